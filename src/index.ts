@@ -1,0 +1,16 @@
+/**
+ * dantinox: profile and benchmark transformer language models on Node.js. The root entry holds the shared core;
+ * each layer has its own subpath: `dantinox/profiling`, `dantinox/benchmarking`, `dantinox/visualization`,
+ * `dantinox/models`.
+ *
+ * @packageDocumentation
+ */
+export {
+  DantinoxError,
+  type DantinoxErrorOptions,
+  type ErrorCode,
+  ValidationError,
+  type ValidationIssue,
+} from './errors.js';
+export { ModelConfig, type ModelConfigInput, type PresetName } from './models/model-config.js';
+export { Rng } from './rng.js';

@@ -1,0 +1,74 @@
+/**
+ * Every user-facing message of dantinox, built in one place so wording stays consistent and tests can assert
+ * with the same builders. Shape: what was wrong, the value received, what is allowed, how to fix it.
+ *
+ * Sections are grouped by layer; add new builders to the section of the layer that throws them.
+ *
+ * @packageDocumentation
+ */
+
+/** Levenshtein distance, for did-you-mean suggestions. */
+function editDistance(a: string, b: string): number {
+  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = dp[0] ?? 0;
+    dp[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = dp[j] ?? 0;
+      dp[j] = Math.min((dp[j] ?? 0) + 1, (dp[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return dp[b.length] ?? 0;
+}
+
+/** The closest of `candidates` to `name` (case-insensitive), if it is close enough to be a likely typo. */
+export function didYouMean(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const d = editDistance(name.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+const list = (names: readonly string[]): string => names.join(', ');
+const suggestion = (name: string, candidates: readonly string[]): string => {
+  const s = didYouMean(name, candidates);
+  return s === undefined ? '' : ` Did you mean "${s}"?`;
+};
+
+/** Message builders, by layer. */
+export const messages = {
+  // ── shared ────────────────────────────────────────────────────────────────
+  /** An unknown name looked up in a fixed set (preset, task, chart, format…). */
+  unknownName: (kind: string, name: string, available: readonly string[]): string =>
+    `Unknown ${kind} "${name}".${suggestion(name, available)} Available: ${list(available)}.`,
+  /** A file that could not be read. */
+  cannotRead: (path: string, what: string): string =>
+    `Cannot read ${what} file "${path}": check that the path exists and is readable.`,
+  /** A file whose contents could not be parsed. */
+  malformedFile: (path: string, format: string, cause: unknown): string =>
+    `"${path}" is not valid ${format}: ${cause instanceof Error ? cause.message : String(cause)}. Fix the file or pass another one.`,
+  /** An optional dependency that is not installed. */
+  dependencyMissing: (pkg: string, feature: string): string =>
+    `${feature} needs the package "${pkg}", which is not installed. Install it with: npm install ${pkg}`,
+
+  // ── models: ModelConfig ───────────────────────────────────────────────────
+  /** Header of a ModelConfig validation error. */
+  invalidModelConfig: (count: number): string =>
+    `Invalid model config (${count} problem${count === 1 ? '' : 's'}):`,
+  /** A config key that is neither ours nor the seed's. */
+  unknownKey: (key: string, known: readonly string[]): string =>
+    `unknown field "${key}".${suggestion(key, known)} Allowed fields: ${list(known)} (camelCase or the seed's snake_case).`,
+  /** A seed feature the TypeScript runtime does not build. */
+  unsupportedFeature: (key: string, value: unknown): string =>
+    `${key} = ${JSON.stringify(value)} is not supported by dantinox's runtime (supported: MHA/GQA attention, MLP/MoE FFN, ar/diffusion paradigms); remove it or set it off.`,
+  /** Two spellings of one field with different values. */
+  conflictingKeys: (from: string, a: unknown, b: unknown): string =>
+    `set twice with different values (${JSON.stringify(a)} and ${JSON.stringify(b)} from "${from}"); keep one spelling.`,
+} as const;

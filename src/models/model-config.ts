@@ -1,0 +1,484 @@
+/**
+ * `ModelConfig`: the validated description of a transformer that every layer reads. Pure data: this file imports
+ * no runtime, so the profiling layer (FLOPs, bytes) can use it without loading ONNX Runtime.
+ *
+ * @packageDocumentation
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
+import { messages } from '../messages.js';
+
+/** Attention kind: multi-head (`mha`) or grouped-query (`gqa`, `kvHeads` < `nHeads`). */
+export type AttentionKind = 'mha' | 'gqa';
+/** Feed-forward kind: a dense MLP or a top-k routed mixture of experts. */
+export type FfnKind = 'mlp' | 'moe';
+/** Activation of the MLP when SwiGLU is off. */
+export type Activation = 'gelu' | 'silu' | 'relu';
+/** Normalisation layer. */
+export type NormKind = 'rmsnorm' | 'layernorm';
+/** Position encoding: rotary, learned table, sinusoidal (`absolute`) or none. */
+export type PosEncoding = 'rotary' | 'learned' | 'absolute' | 'none';
+/** Generation paradigm: autoregressive (causal) or masked diffusion (bidirectional). */
+export type ParadigmKind = 'ar' | 'diffusion';
+
+/** A resolved, validated model configuration. Every field is present; derived fields are already computed. */
+export interface ModelConfig {
+  /** Hidden size D. */
+  readonly dim: number;
+  /** Number of query heads H. */
+  readonly nHeads: number;
+  /** Per-head size; always `dim / nHeads`. */
+  readonly headSize: number;
+  /** Number of transformer blocks L. */
+  readonly numBlocks: number;
+  /** Vocabulary size V. */
+  readonly vocabSize: number;
+  /** Longest sequence the model accepts, in tokens (positions table and KV cache size). */
+  readonly maxContext: number;
+  /** `mha` when `kvHeads === nHeads`, else `gqa`. */
+  readonly attention: AttentionKind;
+  /** Number of key/value heads; divides `nHeads`. */
+  readonly kvHeads: number;
+  /** Feed-forward kind. */
+  readonly ffn: FfnKind;
+  /** Number of experts (MoE only; 1 for a dense MLP). */
+  readonly nExperts: number;
+  /** Experts used per token (MoE only; 1 for a dense MLP). */
+  readonly topK: number;
+  /** FFN hidden width multiplier E: the hidden width is `expansion · dim`. */
+  readonly expansion: number;
+  /** SwiGLU MLP (three matrices: gate, up, down) instead of activation(up)·down. */
+  readonly useSwiglu: boolean;
+  /** Activation of the non-SwiGLU MLP. */
+  readonly activation: Activation;
+  /** Normalisation layer. */
+  readonly norm: NormKind;
+  /** Position encoding. */
+  readonly posEncoding: PosEncoding;
+  /** Generation paradigm. */
+  readonly paradigm: ParadigmKind;
+  /** Causal attention mask; `true` for `ar`, `false` for `diffusion`. */
+  readonly causal: boolean;
+  /** Band attention: a query sees keys with `0 ≤ q − k ≤ contextWindow` (causal) or `|q − k| ≤ contextWindow`. */
+  readonly slidingWindow: boolean;
+  /** Sliding-window radius in tokens (used only when `slidingWindow`). */
+  readonly contextWindow: number;
+  /** LM head shares the token-embedding matrix. */
+  readonly weightTying: boolean;
+  /** Token id of `[MASK]` for masked diffusion; defaults to `vocabSize − 1`. */
+  readonly maskTokenId: number;
+  /** Dropout probability used in training; inference and benchmarks always run deterministically. */
+  readonly dropout: number;
+}
+
+/** What {@link ModelConfig.parse} accepts: any subset of the fields, in camelCase or the seed's snake_case. */
+export type ModelConfigInput = Partial<Record<keyof ModelConfig, unknown>> & Record<string, unknown>;
+
+const DEFAULTS = {
+  dim: 512,
+  nHeads: 16,
+  numBlocks: 12,
+  vocabSize: 50257,
+  maxContext: 512,
+  ffn: 'mlp',
+  nExperts: 4,
+  topK: 2,
+  expansion: 4,
+  useSwiglu: true,
+  activation: 'gelu',
+  norm: 'rmsnorm',
+  posEncoding: 'rotary',
+  paradigm: 'ar',
+  slidingWindow: false,
+  contextWindow: 4,
+  weightTying: true,
+  dropout: 0,
+} as const;
+
+const positiveInt = z.number().int().positive();
+const schema = z.object({
+  dim: positiveInt,
+  nHeads: positiveInt,
+  headSize: positiveInt.optional(),
+  numBlocks: positiveInt,
+  vocabSize: z.number().int().min(2),
+  maxContext: positiveInt,
+  attention: z.enum(['mha', 'gqa']).optional(),
+  kvHeads: positiveInt.optional(),
+  ffn: z.enum(['mlp', 'moe']),
+  nExperts: positiveInt,
+  topK: positiveInt,
+  expansion: z.number().positive(),
+  useSwiglu: z.boolean(),
+  activation: z.enum(['gelu', 'silu', 'relu']),
+  norm: z.enum(['rmsnorm', 'layernorm']),
+  posEncoding: z.enum(['rotary', 'learned', 'absolute', 'none']),
+  paradigm: z.enum(['ar', 'diffusion']),
+  causal: z.boolean().optional(),
+  slidingWindow: z.boolean(),
+  contextWindow: z.number().int().min(0),
+  weightTying: z.boolean(),
+  maskTokenId: z.number().int().min(0).optional(),
+  dropout: z.number().min(0).max(1),
+});
+
+/** Seed snake_case names and legacy aliases → our field names (values are converted where needed). */
+const KEY_ALIASES: Record<string, keyof ModelConfig> = {
+  n_heads: 'nHeads',
+  head_size: 'headSize',
+  num_blocks: 'numBlocks',
+  n_layers: 'numBlocks',
+  vocab_size: 'vocabSize',
+  max_context: 'maxContext',
+  kv_heads: 'kvHeads',
+  n_experts: 'nExperts',
+  top_k: 'topK',
+  top_k_mlp: 'topK',
+  use_swiglu: 'useSwiglu',
+  pos_encoding: 'posEncoding',
+  sliding_window: 'slidingWindow',
+  context_window: 'contextWindow',
+  weight_tying: 'weightTying',
+  mask_token_id: 'maskTokenId',
+  dropout_rate: 'dropout',
+  norm_type: 'norm',
+  attention_type: 'attention',
+};
+
+/** Seed fields that do not change the compute or the runtime of the models we build; accepted and ignored. */
+const IGNORED_SEED_KEYS = new Set([
+  'tp_size',
+  'tpSize',
+  'use_flash',
+  'use_flash_attention',
+  'rope_scale',
+  'rope_scale_factor',
+  'moe_balance_coeff',
+  'alpha_balance',
+  'noise_schedule',
+  'lambda_init',
+  'gradient_checkpointing',
+  'inference_mode',
+  'inference',
+  'down_dim_q',
+  'down_dim_kv',
+  'rope_dim',
+  'moe_latent_dim',
+  'bottleneck_dim',
+  'flow_n_steps',
+  'flow_cfg_scale',
+  'elf_n_steps',
+  'elf_cfg_scale',
+  'sde_gamma',
+  't5_model_name',
+  'embed_pooling',
+  'embed_temperature',
+  'lora_rank',
+  'lora_alpha',
+  'lora_dropout',
+  'lora_targets',
+  'name',
+]);
+
+/** Seed fields that select an architecture we do not build; accepted only at their "off" value. */
+const UNSUPPORTED_WHEN_SET: Record<string, (v: unknown) => boolean> = {
+  differential: (v) => v === true,
+  no_sink: (v) => v === true,
+  use_lora: (v) => v === true,
+  moe_latent: (v) => v === true,
+  use_linear_attention: (v) => v === true,
+  embed_dim: (v) => typeof v === 'number' && v > 0,
+  mla: (v) => v === true,
+};
+
+function normaliseKeys(
+  raw: Record<string, unknown>,
+  issues: ValidationIssue[],
+): Partial<Record<keyof ModelConfig, unknown>> {
+  const out: Partial<Record<keyof ModelConfig, unknown>> = {};
+  const set = (key: keyof ModelConfig, value: unknown, from: string): void => {
+    if (key in out && out[key] !== value) {
+      issues.push({ path: key, message: messages.conflictingKeys(from, out[key], value) });
+      return;
+    }
+    out[key] = value;
+  };
+  const known = new Set<string>([
+    ...Object.keys(DEFAULTS),
+    'headSize',
+    'attention',
+    'kvHeads',
+    'causal',
+    'maskTokenId',
+  ]);
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined || value === null) continue;
+    if (known.has(key)) {
+      set(key as keyof ModelConfig, value, key);
+    } else if (key in KEY_ALIASES) {
+      set(KEY_ALIASES[key] as keyof ModelConfig, value, key);
+    } else if (key === 'use_moe') {
+      if (value === true) set('ffn', 'moe', key);
+    } else if (key === 'use_rotary_pos') {
+      if (value === true) set('posEncoding', 'rotary', key);
+    } else if (key === 'trainable_pos') {
+      if (value === true) set('posEncoding', 'learned', key);
+    } else if (key === 'absolute_pos') {
+      if (value === true) set('posEncoding', 'absolute', key);
+    } else if (key === 'model_type' || key === 'modelType') {
+      const paradigm = value === 'autoregressive' ? 'ar' : value === 'diffusion' ? 'diffusion' : value;
+      set('paradigm', paradigm, key);
+    } else if (key in UNSUPPORTED_WHEN_SET) {
+      if (UNSUPPORTED_WHEN_SET[key]?.(value))
+        issues.push({ path: key, message: messages.unsupportedFeature(key, value) });
+    } else if (!IGNORED_SEED_KEYS.has(key)) {
+      issues.push({ path: key, message: messages.unknownKey(key, [...known]) });
+    }
+  }
+  // Seed values with other spellings.
+  if (out.paradigm === 'discrete') out.paradigm = 'diffusion';
+  if (out.paradigm === 'continuous' || out.paradigm === 'embedder') {
+    issues.push({ path: 'paradigm', message: messages.unsupportedFeature('paradigm', out.paradigm) });
+    delete out.paradigm;
+  }
+  if (out.attention === 'mla') {
+    issues.push({ path: 'attention', message: messages.unsupportedFeature('attention', 'mla') });
+    delete out.attention;
+  }
+  if (out.norm === 'layer_norm') out.norm = 'layernorm';
+  if (out.norm === 'rms_norm') out.norm = 'rmsnorm';
+  return out;
+}
+
+function zodIssueMessage(issue: z.core.$ZodIssue, input: Record<string, unknown>): string {
+  const key = String(issue.path[0] ?? '');
+  return `${issue.message.replace(/^Invalid input: /, '')} (received ${JSON.stringify(input[key])})`;
+}
+
+function resolve(raw: Record<string, unknown>): ModelConfig {
+  const issues: ValidationIssue[] = [];
+  const keyed = normaliseKeys(raw, issues);
+  const merged = { ...DEFAULTS, ...keyed };
+  const parsed = schema.safeParse(merged);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      issues.push({ path: issue.path.join('.'), message: zodIssueMessage(issue, merged) });
+    }
+    throw new ValidationError('INVALID_MODEL_CONFIG', messages.invalidModelConfig(issues.length), issues);
+  }
+  const c = parsed.data;
+  if (c.dim % c.nHeads !== 0)
+    issues.push({ path: 'nHeads', message: `nHeads (${c.nHeads}) must divide dim (${c.dim})` });
+  const headSize = Math.floor(c.dim / c.nHeads);
+  if (c.headSize !== undefined && c.headSize * c.nHeads !== c.dim) {
+    issues.push({
+      path: 'headSize',
+      message: `headSize (${c.headSize}) × nHeads (${c.nHeads}) must equal dim (${c.dim}); omit headSize to derive it`,
+    });
+  }
+  if (c.posEncoding === 'rotary' && headSize % 2 !== 0) {
+    issues.push({
+      path: 'posEncoding',
+      message: `rotary positions need an even headSize, got ${headSize} (dim / nHeads)`,
+    });
+  }
+  const kvHeads = c.kvHeads ?? c.nHeads;
+  if (c.nHeads % kvHeads !== 0)
+    issues.push({ path: 'kvHeads', message: `kvHeads (${kvHeads}) must divide nHeads (${c.nHeads})` });
+  if (c.attention === 'mha' && c.kvHeads !== undefined && c.kvHeads !== c.nHeads) {
+    issues.push({
+      path: 'attention',
+      message: `attention "mha" needs kvHeads == nHeads (${c.nHeads}), got ${c.kvHeads}; use attention "gqa"`,
+    });
+  }
+  const moe = c.ffn === 'moe';
+  if (moe && c.topK > c.nExperts)
+    issues.push({ path: 'topK', message: `topK (${c.topK}) must be ≤ nExperts (${c.nExperts})` });
+  if (!Number.isInteger(c.expansion * c.dim)) {
+    issues.push({
+      path: 'expansion',
+      message: `expansion (${c.expansion}) × dim (${c.dim}) must be a whole number of units`,
+    });
+  }
+  const causal = c.paradigm === 'ar';
+  if (c.causal !== undefined && c.causal !== causal) {
+    issues.push({
+      path: 'causal',
+      message: `causal (${c.causal}) contradicts paradigm "${c.paradigm}" (ar is causal, diffusion is bidirectional); omit causal`,
+    });
+  }
+  const maskTokenId = c.maskTokenId ?? c.vocabSize - 1;
+  if (maskTokenId >= c.vocabSize) {
+    issues.push({
+      path: 'maskTokenId',
+      message: `maskTokenId (${maskTokenId}) must be < vocabSize (${c.vocabSize})`,
+    });
+  }
+  if (issues.length > 0)
+    throw new ValidationError('INVALID_MODEL_CONFIG', messages.invalidModelConfig(issues.length), issues);
+  return Object.freeze({
+    dim: c.dim,
+    nHeads: c.nHeads,
+    headSize,
+    numBlocks: c.numBlocks,
+    vocabSize: c.vocabSize,
+    maxContext: c.maxContext,
+    attention: kvHeads === c.nHeads ? 'mha' : 'gqa',
+    kvHeads,
+    ffn: c.ffn,
+    nExperts: moe ? c.nExperts : 1,
+    topK: moe ? c.topK : 1,
+    expansion: c.expansion,
+    useSwiglu: c.useSwiglu,
+    activation: c.activation,
+    norm: c.norm,
+    posEncoding: c.posEncoding,
+    paradigm: c.paradigm,
+    causal,
+    slidingWindow: c.slidingWindow,
+    contextWindow: c.contextWindow,
+    weightTying: c.weightTying,
+    maskTokenId,
+    dropout: c.dropout,
+  });
+}
+
+/** Flattens dict-valued top-level sections (as the seed's `from_yaml` does) so `{model: {dim: 512}}` works. */
+function flattenSections(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+const PRESETS = {
+  /** A few-thousand-parameter model for tests: dim 32, 2 blocks, vocab 256 (byte-level). */
+  tiny: {
+    dim: 32,
+    nHeads: 4,
+    numBlocks: 2,
+    vocabSize: 256,
+    maxContext: 128,
+    useSwiglu: true,
+    norm: 'rmsnorm',
+    posEncoding: 'rotary',
+  },
+  /** ≈ DantinoX "Small": dim 512, 8 heads, 12 blocks, GPT-2 BPE vocabulary, context 512, SwiGLU, RMSNorm, RoPE. */
+  small: {
+    dim: 512,
+    nHeads: 8,
+    numBlocks: 12,
+    vocabSize: 50257,
+    maxContext: 512,
+    expansion: 4,
+    useSwiglu: true,
+    norm: 'rmsnorm',
+    posEncoding: 'rotary',
+  },
+  /** GPT-2 small (124 M): dim 768, 12 heads, 12 blocks, vocab 50257, context 1024, GELU MLP, LayerNorm, learned positions, tied head. */
+  'gpt2-small': {
+    dim: 768,
+    nHeads: 12,
+    numBlocks: 12,
+    vocabSize: 50257,
+    maxContext: 1024,
+    expansion: 4,
+    useSwiglu: false,
+    activation: 'gelu',
+    norm: 'layernorm',
+    posEncoding: 'learned',
+    weightTying: true,
+  },
+} as const satisfies Record<string, ModelConfigInput>;
+
+/** Name of a built-in preset. */
+export type PresetName = keyof typeof PRESETS;
+
+/**
+ * Companion of the {@link ModelConfig} type: parsing, loading and presets.
+ *
+ * @example
+ * ```ts
+ * const a = ModelConfig.parse({ dim: 256, n_heads: 8, num_blocks: 4, vocab_size: 8000 }); // seed snake_case
+ * const b = ModelConfig.preset('gpt2-small');
+ * const c = ModelConfig.load('configs/small.yaml');
+ * ```
+ */
+export const ModelConfig = {
+  /**
+   * Validates a config object (camelCase, the seed's snake_case and its legacy aliases, or nested YAML
+   * sections) and resolves derived values once: `headSize = dim / nHeads`, `kvHeads` defaults to `nHeads`,
+   * `attention` follows from `kvHeads`, `causal` from `paradigm`, `maskTokenId` defaults to `vocabSize − 1`.
+   *
+   * @throws {@link ValidationError} with code `INVALID_MODEL_CONFIG`, listing every problem found.
+   */
+  parse(input: unknown): ModelConfig {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      throw new ValidationError('INVALID_MODEL_CONFIG', messages.invalidModelConfig(1), [
+        { path: '', message: `expected an object of config fields, received ${JSON.stringify(input)}` },
+      ]);
+    }
+    return resolve(flattenSections(input as Record<string, unknown>));
+  },
+
+  /**
+   * Reads a config from a `.json`, `.yaml` or `.yml` file and validates it with {@link ModelConfig.parse}.
+   *
+   * @throws {@link DantinoxError} with code `IO` when the file cannot be read or parsed.
+   */
+  load(path: string): ModelConfig {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (cause) {
+      throw new DantinoxError('IO', messages.cannotRead(path, 'model config'), { cause });
+    }
+    let raw: unknown;
+    try {
+      raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+    } catch (cause) {
+      throw new DantinoxError(
+        'IO',
+        messages.malformedFile(path, extname(path) === '.json' ? 'JSON' : 'YAML', cause),
+        {
+          cause,
+        },
+      );
+    }
+    return ModelConfig.parse(raw ?? {});
+  },
+
+  /** Names of the built-in presets. */
+  presetNames(): PresetName[] {
+    return Object.keys(PRESETS) as PresetName[];
+  },
+
+  /**
+   * A built-in preset, optionally with fields overridden.
+   *
+   * @throws {@link DantinoxError} with code `INVALID_OPTION` for an unknown preset name.
+   */
+  preset(name: string, overrides: ModelConfigInput = {}): ModelConfig {
+    if (!Object.hasOwn(PRESETS, name)) {
+      throw new DantinoxError('INVALID_OPTION', messages.unknownName('preset', name, Object.keys(PRESETS)));
+    }
+    return ModelConfig.parse({ ...PRESETS[name as PresetName], ...overrides });
+  },
+
+  /** Resolves `nameOrPath`: a preset name, or a path to a JSON/YAML config file. */
+  resolve(nameOrPath: string): ModelConfig {
+    return Object.hasOwn(PRESETS, nameOrPath) ? ModelConfig.preset(nameOrPath) : ModelConfig.load(nameOrPath);
+  },
+
+  /** The config as a plain object with the seed's snake_case keys (for YAML/CSV interchange with the seed). */
+  toSnakeCase(config: ModelConfig): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(config)) out[k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)] = v;
+    return out;
+  },
+} as const;

@@ -1,0 +1,88 @@
+/**
+ * The model contract the benchmarking tasks call: a built-in ONNX transformer and a user's Hugging Face export
+ * both implement it, so every task runs on either.
+ *
+ * @packageDocumentation
+ */
+import type { ModelConfig } from './model-config.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/** Shape of a token batch: `batch` sequences of `seq` tokens, row-major. */
+export interface BatchShape {
+  /** Number of sequences B. */
+  readonly batch: number;
+  /** Tokens per sequence T. */
+  readonly seq: number;
+}
+
+/** Logits of a forward pass: `data` holds `batch × seq × vocab` float32 values, row-major. */
+export interface Logits {
+  /** Row-major `[batch, seq, vocab]` values. */
+  readonly data: Float32Array;
+  /** `[batch, seq, vocab]`. */
+  readonly dims: readonly [number, number, number];
+}
+
+/**
+ * The key/value cache of a generation in progress. Opaque to callers except for its length; it is owned by the
+ * model that made it. A state passed to {@link Model.decodeStep} is consumed: use the returned state afterwards.
+ */
+export interface DecodeState {
+  /** Sequences in the batch. */
+  readonly batch: number;
+  /** Tokens already in the cache (the context length c the next step attends over). */
+  readonly length: number;
+  /** Frees the cache's buffers; idempotent. */
+  dispose(): void;
+}
+
+/** Result of {@link Model.prefill} and {@link Model.decodeStep}: the new logits and the cache after them. */
+export interface StepResult {
+  /** Logits of the tokens just processed: `[batch, seq, vocab]` for prefill, `[batch, 1, vocab]` for a step. */
+  readonly logits: Logits;
+  /** The cache including the tokens just processed. */
+  readonly state: DecodeState;
+}
+
+/** What a model reports about itself for the report's identity and environment columns. */
+export interface ModelInfo {
+  /** Preset name, folder name or other short identity, e.g. `small` or `gpt2-hf`. */
+  readonly name: string;
+  /** Engine and version, e.g. `onnxruntime-node 1.30.0 (cpu)`. */
+  readonly engine: string;
+  /** Intra-op threads the engine uses. */
+  readonly threads: number;
+  /** Weight element type, e.g. `float32`. */
+  readonly dtype: string;
+}
+
+/**
+ * A transformer language model run by an inference engine.
+ *
+ * Token ids are `Int32Array`s, row-major `[batch, seq]`. Every method validates its input (ids in
+ * `[0, vocabSize)`, `seq ≥ 1`, context ≤ `maxContext`) and throws a `DantinoxError` with code `INVALID_INPUT`
+ * before touching the engine, so bad input never crashes the native runtime.
+ */
+export interface Model {
+  /** The architecture of this model. */
+  readonly config: ModelConfig;
+  /** Identity and engine details. */
+  readonly info: ModelInfo;
+  /** The model's own tokenizer, when it has one (the built-in GPT-2-vocabulary models and HF folders do). */
+  readonly tokenizer?: Tokenizer;
+  /** Full forward pass over `tokens` (no cache): logits for every position. */
+  forward(tokens: Int32Array, shape: BatchShape): Promise<Logits>;
+  /** Forward pass over a prompt that also returns the KV cache, ready for {@link Model.decodeStep}. */
+  prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult>;
+  /**
+   * One real KV-cache decode step: `tokens` holds one new id per sequence (`length === state.batch`); the step
+   * attends over the `state.length` cached positions plus itself. Consumes `state`.
+   */
+  decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult>;
+  /** Resolves when all work queued on the engine has finished (the seed's `effects_barrier`). */
+  barrier(): Promise<void>;
+  /** Number of parameters (weights), counting tied matrices once. */
+  numParameters(): number;
+  /** Frees the engine's sessions and buffers; idempotent. */
+  dispose(): Promise<void>;
+}
