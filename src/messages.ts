@@ -71,4 +71,28 @@ export const messages = {
   /** Two spellings of one field with different values. */
   conflictingKeys: (from: string, a: unknown, b: unknown): string =>
     `set twice with different values (${JSON.stringify(a)} and ${JSON.stringify(b)} from "${from}"); keep one spelling.`,
+
+  // ── models: weights and safetensors ───────────────────────────────────────
+  /** A weight seed that is not a safe integer. */
+  invalidSeed: (seed: unknown): string =>
+    `seed must be a safe integer, received ${String(seed)}. Pass an integer such as 0.`,
+  /** Header of a weight-map validation error. */
+  invalidWeights: (count: number): string =>
+    `Weights do not match the model config (${count} problem${count === 1 ? '' : 's'}):`,
+  /** A tensor the config needs but the weights lack. */
+  missingWeight: (dims: readonly number[]): string => `missing tensor, expected shape [${dims.join(', ')}]`,
+  /** A tensor with the wrong shape. */
+  weightShape: (got: readonly number[], want: readonly number[]): string =>
+    `shape [${got.join(', ')}] does not match the config's [${want.join(', ')}]`,
+  /** A tensor whose data length does not match its shape. */
+  weightLength: (length: number, dims: readonly number[]): string =>
+    `holds ${length} values but its shape [${dims.join(', ')}] needs ${dims.reduce((a, b) => a * b, 1)}`,
+  /** A tensor the config does not use. */
+  extraWeight: (): string => 'unexpected tensor: the config has no weight of this name (wrong config?)',
+  /** A malformed safetensors file. */
+  badSafetensors: (path: string, problem: string): string =>
+    `"${path}" is not a valid safetensors file: ${problem}.`,
+  /** A safetensors dtype we cannot convert to float32. */
+  unsupportedDtype: (path: string, name: string, dtype: string): string =>
+    `"${path}": tensor "${name}" has dtype ${dtype}; supported dtypes are F32, F16 and BF16. Convert the file to float32.`,
 } as const;
