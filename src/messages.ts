@@ -58,6 +58,23 @@ export const messages = {
   dependencyMissing: (pkg: string, feature: string): string =>
     `${feature} needs the package "${pkg}", which is not installed. Install it with: npm install ${pkg}`,
 
+  // ── profiling ─────────────────────────────────────────────────────────────
+  /** A numeric option outside its allowed range, e.g. `seqLen` must be a positive integer. */
+  invalidNumberOption: (name: string, value: unknown, allowed: string): string =>
+    `\`${name}\` must be ${allowed}, received ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`,
+  /** A FLOPs count whose tokens do not fit in the model's context. */
+  contextTooLong: (seqLen: number, pastLength: number, maxContext: number): string =>
+    `seqLen (${seqLen}) + pastLength (${pastLength}) = ${seqLen + pastLength} tokens exceeds the model's maxContext (${maxContext}). Use a shorter sequence or a config with a larger maxContext.`,
+  /** A decode count at a context with no room for the new token. */
+  decodeContextTooLong: (context: number, maxContext: number): string =>
+    `a decode step at context ${context} needs ${context + 1} positions, more than the model's maxContext (${maxContext}). Use context ≤ ${maxContext - 1}.`,
+  /** The seed formula asked for a KV-cache count, which it cannot express. */
+  seedFormulaNoCache: (pastLength: number): string =>
+    `formula "seed" has no KV-cache mode (the seed always counts a full forward pass), so pastLength must be 0, received ${pastLength}. Use formula "exact" for decode counts.`,
+  /** A latency sample that is not a finite number. */
+  nonFiniteSample: (index: number, value: unknown): string =>
+    `sample ${index} is ${String(value)}; statistics need finite numbers. Drop or fix the sample before summarising.`,
+
   // ── models: ModelConfig ───────────────────────────────────────────────────
   /** Header of a ModelConfig validation error. */
   invalidModelConfig: (count: number): string =>
@@ -95,4 +112,53 @@ export const messages = {
   /** A safetensors dtype we cannot convert to float32. */
   unsupportedDtype: (path: string, name: string, dtype: string): string =>
     `"${path}": tensor "${name}" has dtype ${dtype}; supported dtypes are F32, F16 and BF16. Convert the file to float32.`,
+
+  // ── benchmarking ──────────────────────────────────────────────────────────
+  /** Header of a BenchmarkConfig validation error. */
+  invalidBenchmarkConfig: (count: number): string =>
+    `Invalid benchmark config (${count} problem${count === 1 ? '' : 's'}):`,
+  /** A file the benchmarking layer could not write. */
+  benchWriteFailed: (path: string, what: string): string =>
+    `Cannot write ${what} to "${path}": check that the directory is writable (or pass another \`outDir\`).`,
+  /** A suite built with no tasks. */
+  emptySuite: (): string =>
+    'BenchmarkSuite requires at least one task: pass `tasks: [new ThroughputTask(), …]` or use BenchmarkSuite.default().',
+  /** Two tasks of a suite with the same name. */
+  duplicateTaskName: (name: string): string =>
+    `Two tasks of the suite are named "${name}": task names are the report's row keys and must be unique. Rename one (e.g. give it a \`name\` option).`,
+  /** A sweep cell longer than the model accepts. */
+  seqTooLong: (seqLen: number, maxContext: number): string =>
+    `seq_len ${seqLen} exceeds the model's maxContext ${maxContext}; remove it from \`seqLens\` or use a model with a longer context.`,
+  /** A cell that ran past its time budget. */
+  cellTimeout: (elapsedMs: number, budgetMs: number): string =>
+    `cell stopped after ${elapsedMs.toFixed(0)} ms, over its budget \`maxCellMs\` = ${budgetMs} ms; raise \`maxCellMs\` or lower \`nMeasure\`.`,
+  /** A cell not attempted because its first calls predict it would run past the budget. */
+  cellPredictedTimeout: (predictedMs: number, budgetMs: number): string =>
+    `skipped: its warm-up predicts ${predictedMs.toFixed(0)} ms, over \`maxCellMs\` = ${budgetMs} ms; raise \`maxCellMs\` to measure it.`,
+  /** A cell skipped because a smaller cell of the same sweep already failed. */
+  cellSkippedAfter: (previous: string): string =>
+    `skipped: the smaller cell ${previous} of this sweep already failed or ran out of time.`,
+  /** No sequence length of the config fits the model. */
+  noUsableSeqLen: (seqLens: readonly number[], maxContext: number): string =>
+    `no sequence length in \`seqLens\` (${seqLens.join(', ')}) fits the model's maxContext ${maxContext}; add a shorter one.`,
+  /** Perplexity on a model without a tokenizer. */
+  noTokenizer: (model: string): string =>
+    `model "${model}" has no tokenizer and none is built in for its vocabulary; pass \`new PerplexityTask({ tokenizer })\`.`,
+  /** Validation text shorter than one evaluation window. */
+  dataTooShort: (source: string, tokens: number, needed: number): string =>
+    `validation text ${source} has ${tokens} tokens, fewer than one window of ${needed}; use a longer text or a smaller \`evalSeqLen\`.`,
+  /** Token ids the tokenizer produced that the model cannot embed. */
+  tokenOutOfVocab: (id: number, vocabSize: number, tokenizer: string): string =>
+    `tokenizer "${tokenizer}" produced id ${id}, outside the model's vocabulary [0, ${vocabSize}); use the model's own tokenizer.`,
+  /** The note that replaces KV-cache decode metrics for diffusion. */
+  decodeNotApplicable: (paradigm: string): string =>
+    `not applicable (${paradigm} has no KV-cache decode)`,
+  /** A run stopped by its abort signal. */
+  benchAborted: (task: string): string => `aborted during task "${task}" (the run's signal fired)`,
+  /** A report file whose extension we cannot read or write. */
+  unknownReportFormat: (path: string): string =>
+    `Cannot tell the report format of "${path}" from its extension: use .csv, .json or .jsonl.`,
+  /** A report file that does not have the expected structure. */
+  malformedReport: (path: string, problem: string): string =>
+    `"${path}" is not a dantinox report: ${problem}. Pass a file written by SuiteReport.save().`,
 } as const;
