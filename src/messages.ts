@@ -37,6 +37,13 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
 }
 
 const list = (names: readonly string[]): string => names.join(', ');
+/** The `code` of a Node system error (`EACCES`, `ENOENT`…), else its message. */
+const errorCode = (cause: unknown): string =>
+  cause !== null && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string'
+    ? cause.code
+    : cause instanceof Error
+      ? cause.message
+      : String(cause);
 const suggestion = (name: string, candidates: readonly string[]): string => {
   const s = didYouMean(name, candidates);
   return s === undefined ? '' : ` Did you mean "${s}"?`;
@@ -113,6 +120,85 @@ export const messages = {
   unsupportedDtype: (path: string, name: string, dtype: string): string =>
     `"${path}": tensor "${name}" has dtype ${dtype}; supported dtypes are F32, F16 and BF16. Convert the file to float32.`,
 
+  // ── models: inputs, paradigms, tokenizers ─────────────────────────────────
+  /** Token ids that are not an Int32Array. */
+  tokensNotInt32: (got: string): string =>
+    `tokens must be an Int32Array of token ids, received ${got}. Wrap them: Int32Array.from(ids).`,
+  /** A batch shape whose fields are not positive integers. */
+  badBatchShape: (batch: unknown, seq: unknown): string =>
+    `batch shape must have positive integer batch and seq, received { batch: ${String(batch)}, seq: ${String(seq)} }.`,
+  /** A token array whose length does not match its shape. */
+  tokensLengthMismatch: (length: number, batch: number, seq: number): string =>
+    `tokens has ${length} ids but the shape { batch: ${batch}, seq: ${seq} } needs batch × seq = ${batch * seq}.`,
+  /** A token id outside the vocabulary. */
+  tokenOutOfRange: (index: number, id: number, vocabSize: number): string =>
+    `token id ${id} at index ${index} is outside the vocabulary [0, ${vocabSize}). Use ids in [0, ${vocabSize - 1}] or a config with a larger vocabSize.`,
+  /** A sequence longer than the model's context. */
+  contextExceeded: (tokens: number, maxContext: number, what: string): string =>
+    `${what} needs ${tokens} positions but the model's maxContext is ${maxContext}. Use a shorter input or a config with a larger maxContext.`,
+  /** A decode state that was already consumed, disposed or made by another model. */
+  badDecodeState: (why: string): string =>
+    `invalid decode state: ${why}. Pass the state returned by the previous prefill/decodeStep of this model.`,
+  /** decodeStep fed a number of tokens different from the batch. */
+  decodeTokensMismatch: (length: number, batch: number): string =>
+    `decodeStep needs one token per sequence (${batch}), received ${length}.`,
+  /** A paradigm asked to run on a model of the other kind. */
+  paradigmMismatch: (paradigm: string, modelParadigm: string): string =>
+    `the ${paradigm} paradigm cannot run a model built for "${modelParadigm}"; use Paradigm.for(model.config).`,
+  /** Loss options out of range. */
+  badScoreFrom: (scoreFrom: unknown, scored: number): string =>
+    `scoreFrom must be an integer in [0, ${scored - 1}] (so at least one position is scored), received ${String(scoreFrom)}.`,
+  /** A generation option out of range. */
+  badGenerateOption: (name: string, value: unknown, allowed: string): string =>
+    `generate option ${name} must be ${allowed}, received ${String(value)}.`,
+  /** A model without a tokenizer where text must be tokenized. */
+  noTokenizer: (model: string, vocabSize: number): string =>
+    `model "${model}" has no tokenizer (vocabSize ${vocabSize} is below 256, so neither bytes nor GPT-2 BPE fit). Pass pre-tokenized ids, or use a vocabSize ≥ 256 (bytes) or ≥ 50257 (GPT-2 BPE).`,
+
+  // ── models: Hugging Face folders ──────────────────────────────────────────
+  /** A file a Hugging Face model folder must contain is missing. */
+  hfMissingFile: (folder: string, file: string, what: string): string =>
+    `Hugging Face model folder "${folder}" has no ${file} (${what}). A model folder needs config.json, tokenizer.json and onnx/model.onnx (the transformers.js layout); create one with exportHfModel() or \`optimum-cli export onnx --task text-generation-with-past\`.`,
+  /** A config.json whose model_type dantinox does not map. */
+  hfUnsupportedModelType: (path: string, type: unknown, supported: readonly string[]): string =>
+    `"${path}": model_type ${JSON.stringify(type)} is not supported. Supported model types: ${list(supported)}.`,
+  /** A config.json that lacks a field the model type needs. */
+  hfMissingConfigField: (path: string, keys: readonly string[], modelType: string): string =>
+    `"${path}": a ${modelType} config needs the field ${keys.map((k) => `"${k}"`).join(' or ')}; add it to the file.`,
+  /** A config.json field with a value of the wrong kind. */
+  hfBadConfigValue: (path: string, key: string, value: unknown, allowed: string): string =>
+    `"${path}": ${key === '' ? 'the file' : `field "${key}"`} must be ${allowed}, received ${JSON.stringify(value)}.`,
+  /** An explicit head_dim that differs from hidden_size / num_attention_heads. */
+  hfHeadDimMismatch: (path: string, headDim: number, dim: number, heads: number): string =>
+    `"${path}": head_dim ${headDim} differs from hidden_size / num_attention_heads = ${dim} / ${heads}; dantinox models need head_dim × heads = hidden size.`,
+  /** A config.json whose values do not form a valid ModelConfig. */
+  hfUnrepresentable: (path: string, problem: string): string =>
+    `"${path}" describes an architecture dantinox cannot represent:\n${problem}`,
+  /** An ONNX graph whose inputs/outputs do not follow the HF decoder-with-past convention. */
+  hfBadDecoderIo: (path: string, problem: string): string =>
+    `"${path}" does not follow the Hugging Face decoder-with-past convention: ${problem}. Expected inputs input_ids, attention_mask, optional position_ids and past_key_values.{i}.key/.value for every layer i, and outputs logits and present.{i}.key/.value (export with \`--task text-generation-with-past\`).`,
+  /** An ONNX file that cannot be parsed. */
+  hfBadOnnx: (path: string, problem: string): string =>
+    `"${path}" is not a readable ONNX model: ${problem}. Re-export the model.`,
+  /** An external-data file named by the ONNX model is missing. */
+  hfMissingExternalData: (path: string, dataPath: string): string =>
+    `"${path}" stores its weights in the external file "${dataPath}", which does not exist. Copy it next to the model file.`,
+  /** A tokenizer.json that @huggingface/tokenizers cannot load. */
+  hfBadTokenizer: (path: string, cause: unknown): string =>
+    `"${path}" is not a tokenizer.json that @huggingface/tokenizers can load: ${cause instanceof Error ? cause.message : String(cause)}.`,
+  /** A tokenizer that produces ids the model does not have. */
+  hfTokenizerTooLarge: (path: string, tokenizerVocab: number, modelVocab: number): string =>
+    `"${path}" produces ids up to ${tokenizerVocab - 1}, but the model's vocab_size is ${modelVocab}; use the tokenizer that belongs to this model.`,
+  /** ONNX Runtime could not create a session for a user's model. */
+  hfSessionFailed: (path: string, cause: unknown): string =>
+    `ONNX Runtime cannot load "${path}": ${cause instanceof Error ? cause.message : String(cause)}.`,
+  /** A built-in architecture that has no Hugging Face layout. */
+  hfExportUnsupported: (feature: string): string =>
+    `cannot export this model to the Hugging Face layout: ${feature}. Exportable: ar models with learned positions + LayerNorm + a plain MLP (gpt2), or rotary + RMSNorm + SwiGLU with optional GQA and sliding window (llama / mistral), dense MLP, no MoE.`,
+  /** A tokenizer choice that does not fit the model's vocabulary. */
+  hfExportTokenizer: (tokenizer: string, needs: number, vocabSize: number): string =>
+    `tokenizer "${tokenizer}" needs vocabSize ≥ ${needs}, the model has ${vocabSize}; pass tokenizer 'bytes' (vocabSize ≥ 256), 'gpt2' (≥ 50257) or your own tokenizer.json object.`,
+
   // ── benchmarking ──────────────────────────────────────────────────────────
   /** Header of a BenchmarkConfig validation error. */
   invalidBenchmarkConfig: (count: number): string =>
@@ -142,7 +228,7 @@ export const messages = {
   noUsableSeqLen: (seqLens: readonly number[], maxContext: number): string =>
     `no sequence length in \`seqLens\` (${seqLens.join(', ')}) fits the model's maxContext ${maxContext}; add a shorter one.`,
   /** Perplexity on a model without a tokenizer. */
-  noTokenizer: (model: string): string =>
+  perplexityNoTokenizer: (model: string): string =>
     `model "${model}" has no tokenizer and none is built in for its vocabulary; pass \`new PerplexityTask({ tokenizer })\`.`,
   /** Validation text shorter than one evaluation window. */
   dataTooShort: (source: string, tokens: number, needed: number): string =>
@@ -161,4 +247,35 @@ export const messages = {
   /** A report file that does not have the expected structure. */
   malformedReport: (path: string, problem: string): string =>
     `"${path}" is not a dantinox report: ${problem}. Pass a file written by SuiteReport.save().`,
+
+  // ── cli ───────────────────────────────────────────────────────────────────
+  /** `--config` names neither a preset nor an existing file. */
+  unknownConfig: (value: string, presets: readonly string[]): string =>
+    `Unknown preset "${value}".${suggestion(value, presets)} Available presets: ${list(presets)}; or pass the path of a YAML/JSON model config, e.g. --config my-model.yaml.`,
+  /** `--config` looks like a path but the file does not exist. */
+  configFileMissing: (path: string, presets: readonly string[]): string =>
+    `Model config file "${path}" not found. Pass an existing YAML/JSON file or a preset (${list(presets)}).`,
+  /** A CLI option value that is not a positive integer. */
+  notPositiveInteger: (value: string): string => `"${value}" is not a positive integer, e.g. 4.`,
+  /** A CLI option value that is not a comma-separated list of positive integers. */
+  notIntegerList: (value: string): string =>
+    `"${value}" is not a comma-separated list of positive integers, e.g. 64,128,256.`,
+  /** An output directory that cannot be created or written. */
+  outDirNotWritable: (dir: string, cause: unknown): string =>
+    `Cannot write to the output directory "${dir}" (${errorCode(cause)}). Pass a writable directory with --out <dir>.`,
+  /** A `--data` text file that does not exist or cannot be read. */
+  dataFileMissing: (path: string): string =>
+    `Data file "${path}" not found or not readable. Pass a UTF-8 text file with --data <file>, or leave --data out to use the built-in validation text.`,
+  /** A `--model` folder that does not exist. */
+  modelFolderMissing: (path: string): string =>
+    `Model folder "${path}" not found. Pass a Hugging Face ONNX export folder (config.json, tokenizer.json, onnx/model.onnx) with --model <dir>.`,
+  /** A results file given to `plot` that does not exist. */
+  resultsFileMissing: (path: string): string =>
+    `Results file "${path}" not found. Pass the results.csv or results.json written by "dantinox bench" (e.g. results/<run>/results.csv).`,
+  /** A results directory given to `report` that holds no results. */
+  resultsDirEmpty: (path: string): string =>
+    `"${path}" holds no results.json, results.csv or results.jsonl. Pass a directory written by "dantinox bench --out <dir>".`,
+  /** An error nobody anticipated: a bug, reported with how to get details. */
+  unexpectedError: (message: string): string =>
+    `${message} (unexpected error; rerun with --verbose for the stack trace, and please report it)`,
 } as const;
