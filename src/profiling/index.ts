@@ -1,2 +1,67 @@
-/** @packageDocumentation */
-export {};
+/**
+ * `dantinox/profiling`: analytical FLOPs, parameter and memory counts of a {@link ModelConfig}, and
+ * wall-clock timing — an injectable nanosecond clock with calibrated overhead, a rolling-window
+ * {@link LatencyTracker} with interpolated percentiles and distribution-free confidence intervals, and
+ * {@link profileFn}. Pure TypeScript: this entry point never loads a runtime.
+ *
+ * @example
+ * ```ts
+ * import { countFlops, LatencyTracker } from 'dantinox/profiling';
+ * console.log(String(countFlops(config, { seqLen: 512, batchSize: 4 })));
+ * const tracker = new LatencyTracker();
+ * await tracker.measure(512, () => model.forward(ids));
+ * console.log(String(tracker.result()));
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { countAttendedKeys } from './attended-keys.js';
+export {
+  type Clock,
+  createManualClock,
+  hrtimeClock,
+  type ManualClock,
+  type ManualClockOptions,
+} from './clock.js';
+export {
+  type CountDecodeFlopsOptions,
+  type CountFlopsOptions,
+  type CountTrainingFlopsOptions,
+  countDecodeFlops,
+  countFlops,
+  countTrainingFlops,
+  FlopsBreakdown,
+  type FlopsBreakdownInit,
+  type FlopsFormula,
+  type FlopsPass,
+  type MoeCounting,
+} from './flops.js';
+export { formatFlops } from './format-flops.js';
+export {
+  type Barrier,
+  type LatencyResultOptions,
+  type LatencySpan,
+  LatencyTracker,
+  type LatencyTrackerOptions,
+} from './latency-tracker.js';
+export {
+  BYTES_PER_ELEMENT,
+  type Dtype,
+  type MemoryFootprint,
+  type MemoryFootprintOptions,
+  memoryFootprint,
+} from './memory.js';
+export { countParameters, type ParameterCount } from './parameters.js';
+export { type ProfileFnOptions, profileFn } from './profile-fn.js';
+export { ProfilingResult, type ProfilingResultInit } from './profiling-result.js';
+export {
+  type Interval,
+  minSamplesForQuantileCi,
+  type OrderStatisticRanks,
+  quantileCiSorted,
+  quantileRanks,
+  quantileSorted,
+  type SampleSummary,
+  summarize,
+} from './statistics.js';
+export { type CalibrateTimerOptions, calibrateTimer, type TimerDiagnostics } from './timer-diagnostics.js';
