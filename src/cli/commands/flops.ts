@@ -1,0 +1,136 @@
+/**
+ * `dantinox flops`: the analytical FLOPs of one forward pass (the seed's `print(flops)`), plus parameters,
+ * weight bytes and KV-cache bytes per token.
+ *
+ * @packageDocumentation
+ */
+import type { Command } from 'commander';
+import {
+  type CountFlopsOptions,
+  countFlops,
+  countParameters,
+  type MemoryFootprintOptions,
+  memoryFootprint,
+} from '../../profiling/index.js';
+import { addCliOptions, type CliOptions } from '../cli-options.js';
+import type { CommandContext } from '../command-context.js';
+import { describeModel } from '../describe-model.js';
+import { formatBytes, formatCount, formatInteger } from '../format-quantity.js';
+import { parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
+import { resolveModelConfig } from '../resolve-model-config.js';
+
+/** The library options `dantinox flops` exposes: every field of `countFlops` and `memoryFootprint` options. */
+const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
+  seqLen: {
+    flags: '--seq-len <n>',
+    description: 'new tokens per sequence T',
+    parse: parsePositiveInt,
+    default: 512,
+  },
+  batchSize: {
+    flags: '--batch-size <n>',
+    description: 'sequences per batch B',
+    parse: parsePositiveInt,
+    default: 4,
+  },
+  pastLength: {
+    flags: '--past-length <n>',
+    description: 'tokens already in the KV cache (exact formula only)',
+    parse: parseNonNegativeInt,
+    default: 0,
+  },
+  formula: {
+    flags: '--formula <name>',
+    description: "'exact' for the architecture built, 'seed' for the seed's documented formulas",
+    choices: ['exact', 'seed'],
+    default: 'exact',
+  },
+  moe: {
+    flags: '--moe <counting>',
+    description: "MoE layers: 'active' (router + top-k experts) or 'dense' (all experts)",
+    choices: ['active', 'dense'],
+    default: 'active',
+  },
+  dtype: {
+    flags: '--dtype <type>',
+    description: 'element type of weights and KV cache, for the byte counts',
+    choices: ['float32', 'float16', 'bfloat16', 'int8'],
+    default: 'float32',
+  },
+};
+
+/** Parsed options of `dantinox flops`. */
+interface FlopsCliOptions extends Required<CountFlopsOptions & MemoryFootprintOptions> {
+  readonly config: string;
+  readonly json?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  $ dantinox flops --config small
+  $ dantinox flops --config gpt2-small --seq-len 1024 --batch-size 1
+  $ dantinox flops --config my-model.yaml --formula seed --json
+  $ dantinox flops --config small --seq-len 1 --past-length 511   # one decode step at context 511
+`;
+
+/** Registers `dantinox flops` on `program`. */
+export function registerFlopsCommand(program: Command, ctx: CommandContext): Command {
+  const command = program
+    .command('flops')
+    .summary('count FLOPs, parameters and memory of a model config (no model is run)')
+    .description(
+      "Counts the FLOPs of one forward pass analytically (1 multiply-add = 2 FLOPs, matrix products only) and prints them in the seed's form, plus parameters, weight bytes and KV-cache bytes per token.",
+    )
+    .option(
+      '-c, --config <file|preset>',
+      'model preset (tiny, small, gpt2-small) or YAML/JSON config file',
+      'small',
+    );
+  addCliOptions(command, FLOPS_OPTIONS);
+  return command
+    .option('--json', 'print one JSON object instead of text')
+    .option('--verbose', 'print stack traces on errors')
+    .addHelpText('after', EXAMPLES)
+    .action((options: FlopsCliOptions) => {
+      const { config, name, isPreset } = resolveModelConfig(options.config, ctx.io.cwd);
+      const { seqLen, batchSize, pastLength, formula, moe, dtype } = options;
+      const flops = countFlops(config, { seqLen, batchSize, pastLength, formula, moe });
+      const parameters = countParameters(config);
+      const memory = memoryFootprint(config, { dtype });
+      const out = ctx.io.stdout;
+      if (options.json === true) {
+        const { attention, ffn, embedding, total, attentionProjections, attentionScores, router, lmHead } =
+          flops;
+        const json = {
+          model: { name, preset: isPreset, config },
+          pass: flops.pass,
+          seqLen,
+          batchSize,
+          pastLength,
+          formula,
+          moe,
+          flops: { attention, ffn, embedding, total, attentionProjections, attentionScores, router, lmHead },
+          parameters,
+          memory,
+        };
+        out.write(`${JSON.stringify(json, null, 2)}\n`);
+        return;
+      }
+      const active =
+        parameters.active === parameters.total ? '' : `; ${formatCount(parameters.active)} active per token`;
+      const past = pastLength > 0 ? ` after ${pastLength} cached tokens` : '';
+      out.write(
+        [
+          `Model: ${name}${isPreset ? ' (preset)' : ''}: ${describeModel(config)}`,
+          `Counted: one forward pass of ${batchSize} × ${seqLen} tokens${past}, formula ${formula} (1 multiply-add = 2 FLOPs)`,
+          '',
+          flops.toString(),
+          '',
+          `Parameters         : ${formatInteger(parameters.total)} (${formatCount(parameters.total)}; ${formatCount(parameters.embedding)} embedding${active})`,
+          `Weight bytes       : ${formatInteger(memory.weightBytes)} (${formatBytes(memory.weightBytes)}, ${dtype})`,
+          `KV cache per token : ${formatInteger(memory.kvBytesPerToken)} (${formatBytes(memory.kvBytesPerToken)}, ${dtype}, per sequence)`,
+          '',
+        ].join('\n'),
+      );
+    });
+}

@@ -1,0 +1,20 @@
+/**
+ * Exit codes of the `dantinox` command.
+ *
+ * @packageDocumentation
+ */
+
+/**
+ * Exit codes of the `dantinox` command: `ok` (0) when everything ran, `taskFailed` (1) when at least one
+ * benchmark task or measurement failed (its row is in the results with `status` and `error`) or an unexpected
+ * error stopped the run, `usage` (2) for usage and configuration errors (unknown option, preset, task or chart,
+ * invalid config, missing or unwritable file), which are reported before any measurement starts.
+ */
+export const ExitCode = {
+  ok: 0,
+  taskFailed: 1,
+  usage: 2,
+} as const;
+
+/** One of the {@link ExitCode} values. */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,0 +1,46 @@
+/**
+ * Parsers for CLI option values: each returns the typed value or throws commander's `InvalidArgumentError`,
+ * which commander reports as `error: option '--x <n>' argument 'abc' is invalid. <why>` (exit 2).
+ *
+ * @packageDocumentation
+ */
+import { InvalidArgumentError } from 'commander';
+import { messages } from '../messages.js';
+
+/** Parses a positive integer such as `4`. */
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError(messages.notPositiveInteger(value));
+  }
+  return n;
+}
+
+/** Parses a non-negative integer such as `0` (seeds). */
+export function parseNonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError(`"${value}" is not a non-negative integer, e.g. 0.`);
+  }
+  return n;
+}
+
+/** Parses a comma-separated list of positive integers such as `64,128,256`. */
+export function parsePositiveIntList(value: string): number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  if (
+    parts.length === 0 ||
+    parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1 || !Number.isSafeInteger(Number(p)))
+  ) {
+    throw new InvalidArgumentError(messages.notIntegerList(value));
+  }
+  return parts.map(Number);
+}
+
+/** Parses a comma-separated list of names such as `throughput,latency`, dropping empty entries. */
+export function parseNameList(value: string): string[] {
+  return value
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+}
