@@ -46,7 +46,8 @@ function loadOneLineErrors(path: string): ModelConfig {
   try {
     return ModelConfig.load(path);
   } catch (error) {
-    if (!(error instanceof DantinoxError) || error.code !== 'IO' || !(error.cause instanceof Error)) throw error;
+    if (!(error instanceof DantinoxError) || error.code !== 'IO' || !(error.cause instanceof Error))
+      throw error;
     const firstLine = error.cause.message.split('\n')[0]?.replace(/:\s*$/, '') ?? error.cause.message;
     if (firstLine === error.cause.message) throw error;
     const format = extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML';
