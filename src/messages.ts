@@ -195,6 +195,12 @@ export const messages = {
   /** A built-in architecture that has no Hugging Face layout. */
   hfExportUnsupported: (feature: string): string =>
     `cannot export this model to the Hugging Face layout: ${feature}. Exportable: ar models with learned positions + LayerNorm + a plain MLP (gpt2), or rotary + RMSNorm + SwiGLU with optional GQA and sliding window (llama / mistral), dense MLP, no MoE.`,
+  /** A folder that cannot be written during export. */
+  hfCannotWrite: (folder: string, cause: unknown): string =>
+    `Cannot write the Hugging Face model folder "${folder}": ${cause instanceof Error ? cause.message : String(cause)}. Pass a writable folder.`,
+  /** A thread count that is not a positive integer. */
+  hfBadThreads: (threads: unknown): string =>
+    `threads must be a positive integer, received ${String(threads)}. Pass e.g. { threads: 2 }.`,
   /** A tokenizer choice that does not fit the model's vocabulary. */
   hfExportTokenizer: (tokenizer: string, needs: number, vocabSize: number): string =>
     `tokenizer "${tokenizer}" needs vocabSize ≥ ${needs}, the model has ${vocabSize}; pass tokenizer 'bytes' (vocabSize ≥ 256), 'gpt2' (≥ 50257) or your own tokenizer.json object.`,

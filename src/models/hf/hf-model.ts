@@ -1,0 +1,348 @@
+/**
+ * `loadHfModel`: a user's Hugging Face ONNX folder (the transformers.js layout) as a dantinox {@link Model}, so
+ * every benchmark task runs on it. Reads `config.json` (→ {@link ModelConfig}, for FLOPs and MFU),
+ * `tokenizer.json` (+ `tokenizer_config.json`) and `onnx/model.onnx` (+ its external data), never the network.
+ *
+ * @packageDocumentation
+ */
+import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { InferenceSession, Tensor, TypedTensor } from 'onnxruntime-node';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
+import type { ModelConfig } from '../model-config.js';
+import { checkTokenBatch } from '../token-checks.js';
+import { type HfModelType, readHfConfig } from './hf-config.js';
+import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
+import { type HfTokenizer, loadHfTokenizer } from './hf-tokenizer.js';
+import { countOnnxParameters, readOnnxInitializers } from './onnx-file-info.js';
+
+type Ort = typeof import('onnxruntime-node');
+
+/** Options of {@link loadHfModel}. */
+export interface LoadHfModelOptions {
+  /** Intra-op threads of ONNX Runtime. @default os.availableParallelism() */
+  readonly threads?: number;
+  /** Name reported in {@link ModelInfo.name}. @default the folder name */
+  readonly name?: string;
+  /** ONNX file inside the folder. @default 'onnx/model.onnx' */
+  readonly onnxFile?: string;
+}
+
+/** The KV cache of a loaded model: the `present.*` tensors of the previous call, fed back as `past_key_values.*`. */
+class HfDecodeState implements DecodeState {
+  consumed = false;
+  disposed = false;
+  constructor(
+    readonly owner: HfModel,
+    readonly batch: number,
+    readonly length: number,
+    public past: Tensor[],
+  ) {}
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const t of this.past) t.dispose();
+    this.past = [];
+  }
+}
+
+/** A Hugging Face ONNX decoder folder loaded into ONNX Runtime; implements {@link Model}. */
+export class HfModel implements Model {
+  /** Architecture mapped from `config.json`. */
+  readonly config: ModelConfig;
+  /** `model_type` of `config.json`. */
+  readonly modelType: HfModelType;
+  /** Folder name, engine `onnxruntime-node <version> (cpu)`, threads, dtype of the KV cache. */
+  readonly info: ModelInfo;
+  /** The folder's `tokenizer.json`. */
+  readonly tokenizer: HfTokenizer;
+  /** The absolute folder path. */
+  readonly folder: string;
+  readonly #ort: Ort;
+  readonly #session: InferenceSession;
+  readonly #io: DecoderIo;
+  readonly #parameters: number;
+  #emptyPast = new Map<number, Tensor[]>();
+  #ones = new BigInt64Array(0);
+  #disposed = false;
+
+  /** @internal Use {@link loadHfModel}. */
+  constructor(parts: {
+    folder: string;
+    config: ModelConfig;
+    modelType: HfModelType;
+    tokenizer: HfTokenizer;
+    ort: Ort;
+    session: InferenceSession;
+    io: DecoderIo;
+    parameters: number;
+    info: ModelInfo;
+  }) {
+    this.folder = parts.folder;
+    this.config = parts.config;
+    this.modelType = parts.modelType;
+    this.tokenizer = parts.tokenizer;
+    this.#ort = parts.ort;
+    this.#session = parts.session;
+    this.#io = parts.io;
+    this.#parameters = parts.parameters;
+    this.info = parts.info;
+  }
+
+  /** Full forward pass over `tokens` with an empty cache: logits for every position. */
+  async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
+    checkTokenBatch(this.config, tokens, shape, 0, 'forward');
+    const out = await this.#run(tokens, shape, 0, this.#empty(shape.batch), false);
+    return out.logits;
+  }
+
+  /** Forward pass over a prompt that returns the `present.*` tensors as the decode state. */
+  async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
+    checkTokenBatch(this.config, tokens, shape, 0, 'prefill');
+    const out = await this.#run(tokens, shape, 0, this.#empty(shape.batch), true);
+    return { logits: out.logits, state: new HfDecodeState(this, shape.batch, shape.seq, out.present) };
+  }
+
+  /** One decode step: past = the previous present, attention mask of c + 1 ones, position id c. Consumes `state`. */
+  async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
+    if (!(state instanceof HfDecodeState) || state.owner !== this) {
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
+    }
+    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
+    if (state.consumed) {
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.badDecodeState('it was already consumed by decodeStep'),
+      );
+    }
+    if (tokens instanceof Int32Array && tokens.length !== state.batch) {
+      throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, state.batch));
+    }
+    const shape = { batch: state.batch, seq: 1 };
+    checkTokenBatch(this.config, tokens, shape, state.length, 'decodeStep');
+    state.consumed = true;
+    const out = await this.#run(tokens, shape, state.length, state.past, true);
+    state.dispose();
+    return { logits: out.logits, state: new HfDecodeState(this, state.batch, state.length + 1, out.present) };
+  }
+
+  /** Resolves at once: `session.run()` has already finished all of ONNX Runtime's work when it resolves. */
+  async barrier(): Promise<void> {}
+
+  /** Parameters declared by the ONNX file's initializers (see {@link countOnnxParameters}). */
+  numParameters(): number {
+    return this.#parameters;
+  }
+
+  /** Releases the ONNX Runtime session; idempotent. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#emptyPast.clear();
+    await this.#session.release();
+  }
+
+  /** Empty `past_key_values.*` tensors `[batch, kvHeads, 0, headSize]`, cached per batch size. */
+  #empty(batch: number): Tensor[] {
+    let past = this.#emptyPast.get(batch);
+    if (past === undefined) {
+      const { kvHeads, headSize } = this.#io.past;
+      const dims = [batch, kvHeads, 0, headSize];
+      const type = this.#io.past.type;
+      past = this.#io.pastNames.map(() =>
+        type === 'float16'
+          ? new this.#ort.Tensor('float16', new Uint16Array(0), dims)
+          : new this.#ort.Tensor('float32', new Float32Array(0), dims),
+      );
+      this.#emptyPast.set(batch, past);
+    }
+    return past;
+  }
+
+  async #run(
+    tokens: Int32Array,
+    shape: BatchShape,
+    pastLength: number,
+    past: readonly Tensor[],
+    wantPresent: boolean,
+  ): Promise<{ logits: Logits; present: Tensor[] }> {
+    if (this.#disposed)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('the model was disposed'));
+    const { batch, seq } = shape;
+    const total = pastLength + seq;
+    const io = this.#io;
+    const T = this.#ort.Tensor;
+    const feeds: Record<string, Tensor> = {};
+    feeds[io.inputIds] =
+      io.idsType === 'int32'
+        ? new T('int32', tokens, [batch, seq])
+        : new T(
+            'int64',
+            BigInt64Array.from(tokens, (v) => BigInt(v)),
+            [batch, seq],
+          );
+    feeds[io.attentionMask] = new T('int64', this.#onesOf(batch * total), [batch, total]);
+    if (io.positionIds !== undefined) {
+      const pos = new BigInt64Array(batch * seq);
+      for (let b = 0; b < batch; b++) for (let t = 0; t < seq; t++) pos[b * seq + t] = BigInt(pastLength + t);
+      feeds[io.positionIds] = new T('int64', pos, [batch, seq]);
+    }
+    io.pastNames.forEach((name, i) => {
+      feeds[name] = past[i] as Tensor;
+    });
+    let results: InferenceSession.OnnxValueMapType;
+    try {
+      results = await this.#session.run(feeds, wantPresent ? io.fetchAll : io.fetchLogits);
+    } catch (cause) {
+      throw new DantinoxError('RUNTIME_ERROR', messages.hfSessionFailed(this.folder, cause), { cause });
+    }
+    const logitsTensor = results[io.logits] as Tensor;
+    const present = wantPresent ? io.presentNames.map((n) => results[n] as Tensor) : [];
+    return { logits: toLogits(logitsTensor, batch, seq), present };
+  }
+
+  /** A view of `n` int64 ones (the buffer grows as needed and is reused). */
+  #onesOf(n: number): BigInt64Array {
+    if (this.#ones.length < n) this.#ones = new BigInt64Array(Math.max(n, 2 * this.#ones.length)).fill(1n);
+    return this.#ones.length === n ? this.#ones : this.#ones.subarray(0, n);
+  }
+}
+
+function toLogits(t: Tensor, batch: number, seq: number): Logits {
+  const vocab = Number(t.dims[t.dims.length - 1]);
+  if (t.type === 'float32') return { data: (t as TypedTensor<'float32'>).data, dims: [batch, seq, vocab] };
+  const half = t.data as Uint16Array;
+  const data = new Float32Array(half.length);
+  for (let i = 0; i < half.length; i++) data[i] = halfToFloat(half[i] ?? 0);
+  return { data, dims: [batch, seq, vocab] };
+}
+
+function halfToFloat(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
+  if (exp === 31) return frac === 0 ? sign * Number.POSITIVE_INFINITY : Number.NaN;
+  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
+}
+
+async function importOrt(): Promise<Ort> {
+  try {
+    return await import('onnxruntime-node');
+  } catch (cause) {
+    throw new DantinoxError(
+      'DEPENDENCY_MISSING',
+      messages.dependencyMissing('onnxruntime-node', 'Loading Hugging Face ONNX models'),
+      {
+        cause,
+      },
+    );
+  }
+}
+
+function requireFile(folder: string, file: string, what: string): string {
+  const path = join(folder, file);
+  if (!existsSync(path)) throw new DantinoxError('IO', messages.hfMissingFile(folder, file, what));
+  return path;
+}
+
+/**
+ * Loads a Hugging Face ONNX decoder folder (`config.json`, `tokenizer.json`, optional `tokenizer_config.json`,
+ * `onnx/model.onnx` with optional external data) into ONNX Runtime on the CPU. The graph must follow the
+ * decoder-with-past convention (`input_ids`, `attention_mask`, optional `position_ids`,
+ * `past_key_values.{i}.key/.value` → `logits`, `present.{i}.key/.value`). Nothing is fetched from a hub.
+ *
+ * @example
+ * ```ts
+ * const model = await loadHfModel('models/gpt2', { threads: 2 });
+ * const suite = BenchmarkSuite.default();
+ * const report = await suite.run(Paradigm.for(model.config), model);
+ * ```
+ * @throws {@link DantinoxError} `IO` for a missing folder or file (naming it and what it should hold);
+ *   `UNSUPPORTED` for a `model_type` other than gpt2, llama, mistral, qwen2, phi3; `INVALID_MODEL_CONFIG` for a
+ *   malformed config.json; `INVALID_INPUT` for a graph whose inputs/outputs do not follow the convention or a
+ *   tokenizer that does not fit; `RUNTIME_ERROR` when ONNX Runtime cannot load the graph;
+ *   `DEPENDENCY_MISSING` without onnxruntime-node.
+ */
+export async function loadHfModel(folder: string, options: LoadHfModelOptions = {}): Promise<HfModel> {
+  const dir = resolve(folder);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new DantinoxError('IO', messages.hfMissingFile(dirname(dir), basename(dir), 'the model folder'));
+  }
+  const configPath = requireFile(dir, 'config.json', 'the architecture');
+  requireFile(dir, 'tokenizer.json', 'the tokenizer');
+  const onnxFile = options.onnxFile ?? join('onnx', 'model.onnx');
+  const onnxPath = requireFile(dir, onnxFile, 'the ONNX decoder graph');
+  const { config, modelType } = readHfConfig(configPath);
+  const tokenizer = loadHfTokenizer(dir);
+  if (tokenizer.vocabSize > config.vocabSize) {
+    throw new DantinoxError(
+      'INVALID_INPUT',
+      messages.hfTokenizerTooLarge(join(dir, 'tokenizer.json'), tokenizer.vocabSize, config.vocabSize),
+    );
+  }
+  let initializers: ReturnType<typeof readOnnxInitializers>;
+  try {
+    initializers = readOnnxInitializers(onnxPath);
+  } catch (cause) {
+    throw new DantinoxError(
+      'IO',
+      messages.hfBadOnnx(onnxPath, cause instanceof Error ? cause.message : String(cause)),
+      {
+        cause,
+      },
+    );
+  }
+  for (const location of new Set(initializers.map((t) => t.externalLocation))) {
+    if (location !== undefined && !existsSync(join(dirname(onnxPath), location))) {
+      throw new DantinoxError(
+        'IO',
+        messages.hfMissingExternalData(onnxPath, join(dirname(onnxPath), location)),
+      );
+    }
+  }
+  const threads = options.threads ?? availableParallelism();
+  if (!Number.isSafeInteger(threads) || threads < 1) {
+    throw new DantinoxError('INVALID_OPTION', messages.hfBadThreads(threads));
+  }
+  const ort = await importOrt();
+  let session: InferenceSession;
+  try {
+    session = await ort.InferenceSession.create(onnxPath, {
+      executionProviders: ['cpu'],
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    });
+  } catch (cause) {
+    throw new DantinoxError('RUNTIME_ERROR', messages.hfSessionFailed(onnxPath, cause), { cause });
+  }
+  let io: DecoderIo;
+  try {
+    io = decoderIo(session, config, onnxPath);
+  } catch (error) {
+    await session.release();
+    throw error;
+  }
+  return new HfModel({
+    folder: dir,
+    config,
+    modelType,
+    tokenizer,
+    ort,
+    session,
+    io,
+    parameters: countOnnxParameters(initializers, config),
+    info: {
+      name: options.name ?? basename(dir),
+      engine: `onnxruntime-node ${ort.env.versions.node ?? ort.env.versions.common} (cpu)`,
+      threads,
+      dtype: io.past.type,
+    },
+  });
+}

@@ -1,0 +1,188 @@
+/**
+ * What an `.onnx` file declares about its weights, read without loading them: a streaming protobuf scan of
+ * `ModelProto.graph.initializer` that skips tensor payloads (so a 500 MB model costs a few hundred small reads),
+ * and the parameter count derived from it.
+ *
+ * @packageDocumentation
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { ModelConfig } from '../model-config.js';
+
+/** One initializer of an ONNX graph: name, shape, ONNX element type and external-data file if any. */
+export interface OnnxInitializerInfo {
+  /** Initializer name. */
+  readonly name: string;
+  /** Shape, outermost first. */
+  readonly dims: readonly number[];
+  /** `TensorProto.DataType` number (1 = float32, 10 = float16, 16 = bfloat16, 7 = int64…). */
+  readonly dataType: number;
+  /** `location` of its external data, relative to the model file, when stored outside it. */
+  readonly externalLocation?: string;
+}
+
+/** Reads a byte range of a file through a 64 KiB window. */
+class FileWindow {
+  #buf = Buffer.alloc(0);
+  #start = 0;
+  constructor(
+    private readonly fd: number,
+    readonly size: number,
+  ) {}
+
+  byte(pos: number): number {
+    if (pos < this.#start || pos >= this.#start + this.#buf.length) this.#fill(pos, 65536);
+    return this.#buf[pos - this.#start] ?? 0;
+  }
+
+  bytes(pos: number, len: number): Buffer {
+    if (pos < this.#start || pos + len > this.#start + this.#buf.length)
+      this.#fill(pos, Math.max(len, 65536));
+    return this.#buf.subarray(pos - this.#start, pos - this.#start + len);
+  }
+
+  #fill(pos: number, len: number): void {
+    const n = Math.min(len, this.size - pos);
+    if (n <= 0) throw new Error(`truncated file (read past byte ${this.size})`);
+    const buf = Buffer.alloc(n);
+    readSync(this.fd, buf, 0, n, pos);
+    this.#buf = buf;
+    this.#start = pos;
+  }
+}
+
+/** A protobuf field: number, wire type, and either a varint value or the byte range of its payload. */
+interface Field {
+  readonly num: number;
+  readonly wire: number;
+  readonly value: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+function varint(w: FileWindow, pos: number): [value: number, next: number] {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
+    const b = w.byte(pos + i);
+    value += (b & 0x7f) * scale;
+    scale *= 128;
+    if ((b & 0x80) === 0) return [value, pos + i + 1];
+  }
+  throw new Error(`malformed varint at byte ${pos}`);
+}
+
+function* fields(w: FileWindow, start: number, end: number): Generator<Field> {
+  let pos = start;
+  while (pos < end) {
+    const [tag, afterTag] = varint(w, pos);
+    const num = Math.floor(tag / 8);
+    const wire = tag % 8;
+    if (wire === 0) {
+      const [value, next] = varint(w, afterTag);
+      yield { num, wire, value, start: afterTag, end: next };
+      pos = next;
+    } else if (wire === 2) {
+      const [len, next] = varint(w, afterTag);
+      yield { num, wire, value: len, start: next, end: next + len };
+      pos = next + len;
+    } else if (wire === 1 || wire === 5) {
+      const size = wire === 1 ? 8 : 4;
+      yield { num, wire, value: 0, start: afterTag, end: afterTag + size };
+      pos = afterTag + size;
+    } else {
+      throw new Error(`unsupported protobuf wire type ${wire} at byte ${pos}`);
+    }
+    if (pos > end) throw new Error(`field ${num} runs past its message (byte ${pos} > ${end})`);
+  }
+}
+
+const text = (w: FileWindow, f: Field): string => w.bytes(f.start, f.end - f.start).toString('utf8');
+
+function tensorInfo(w: FileWindow, start: number, end: number): OnnxInitializerInfo {
+  const dims: number[] = [];
+  let name = '';
+  let dataType = 0;
+  let externalLocation: string | undefined;
+  for (const f of fields(w, start, end)) {
+    if (f.num === 1 && f.wire === 0) dims.push(f.value);
+    else if (f.num === 1 && f.wire === 2) {
+      for (let p = f.start; p < f.end; ) {
+        const [d, next] = varint(w, p);
+        dims.push(d);
+        p = next;
+      }
+    } else if (f.num === 2) dataType = f.value;
+    else if (f.num === 8) name = text(w, f);
+    else if (f.num === 13) {
+      let key = '';
+      let value = '';
+      for (const e of fields(w, f.start, f.end)) {
+        if (e.num === 1) key = text(w, e);
+        else if (e.num === 2) value = text(w, e);
+      }
+      if (key === 'location') externalLocation = value;
+    }
+  }
+  return externalLocation === undefined
+    ? { name, dims, dataType }
+    : { name, dims, dataType, externalLocation };
+}
+
+/**
+ * The initializers of the ONNX model at `path` (top-level graph only), without reading their data.
+ *
+ * @throws Error when the file is not a well-formed protobuf (callers wrap it in a `DantinoxError`).
+ */
+export function readOnnxInitializers(path: string): OnnxInitializerInfo[] {
+  const fd = openSync(path, 'r');
+  try {
+    const { size } = fstatSync(fd);
+    const w = new FileWindow(fd, size);
+    const out: OnnxInitializerInfo[] = [];
+    let sawGraph = false;
+    for (const f of fields(w, 0, size)) {
+      if (f.num !== 7 || f.wire !== 2) continue;
+      sawGraph = true;
+      for (const g of fields(w, f.start, f.end)) {
+        if (g.num === 5 && g.wire === 2) out.push(tensorInfo(w, g.start, g.end));
+      }
+    }
+    if (!sawGraph) throw new Error('no graph in the file');
+    return out;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** ONNX element types that hold weights: float32/16/64, bfloat16, 8-bit and 4-bit integers (quantized weights). */
+const WEIGHT_TYPES = new Set([1, 10, 11, 16, 2, 3, 21, 22]);
+const ROTARY_NAME = /rope|rotary|cos|sin|inv_freq/i;
+
+/**
+ * Number of parameters declared by `initializers`: elements of weight-typed initializers (float, float16,
+ * bfloat16, double, int8/uint8/int4/uint4), excluding scalars and 1-element constants, integer shape/index tensors,
+ * rotary cos/sin/inverse-frequency tables (by name, for rotary models), and, for a tied head, a `[D, V]` copy of
+ * the `[V, D]` embedding (counted once).
+ */
+export function countOnnxParameters(
+  initializers: readonly OnnxInitializerInfo[],
+  config: ModelConfig,
+): number {
+  let total = 0;
+  let embedding = false;
+  let transposedCopy = 0;
+  for (const t of initializers) {
+    if (!WEIGHT_TYPES.has(t.dataType)) continue;
+    const n = t.dims.reduce((a, b) => a * b, 1);
+    if (t.dims.length === 0 || n <= 1) continue;
+    if (config.posEncoding === 'rotary' && ROTARY_NAME.test(t.name)) {
+      const last = t.dims[t.dims.length - 1];
+      if (last === config.headSize || last === config.headSize / 2) continue;
+    }
+    const [a, b] = t.dims;
+    if (t.dims.length === 2 && a === config.vocabSize && b === config.dim) embedding = true;
+    if (t.dims.length === 2 && a === config.dim && b === config.vocabSize) transposedCopy = n;
+    total += n;
+  }
+  return config.weightTying && embedding ? total - transposedCopy : total;
+}
