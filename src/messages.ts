@@ -151,9 +151,26 @@ export const messages = {
   /** A generation option out of range. */
   badGenerateOption: (name: string, value: unknown, allowed: string): string =>
     `generate option ${name} must be ${allowed}, received ${String(value)}.`,
+  /** An ar loss batch whose rows cannot hold an input and a target. */
+  lossRowTooShort: (seq: number): string =>
+    `ar loss needs rows of at least 2 tokens (T inputs + 1 target), received rows of ${seq}.`,
   /** A model without a tokenizer where text must be tokenized. */
   noTokenizer: (model: string, vocabSize: number): string =>
     `model "${model}" has no tokenizer (vocabSize ${vocabSize} is below 256, so neither bytes nor GPT-2 BPE fit). Pass pre-tokenized ids, or use a vocabSize ≥ 256 (bytes) or ≥ 50257 (GPT-2 BPE).`,
+
+  // ── models: ONNX runtime ──────────────────────────────────────────────────
+  /** A thread count that is not a positive integer. */
+  invalidThreads: (threads: unknown): string =>
+    `threads must be a positive integer (intra-op threads of ONNX Runtime), received ${String(threads)}. Omit it to use every available core.`,
+  /** A model used after dispose(). */
+  modelDisposed: (name: string): string =>
+    `model "${name}" was disposed; create a new one with createModel().`,
+  /** The inference engine failed (graph rejected, run failed). */
+  engineFailed: (engine: string, cause: unknown): string =>
+    `${engine} failed: ${cause instanceof Error ? cause.message : String(cause)}. This is a dantinox bug if the input passed validation; please report it with the config.`,
+  /** A safetensors file without the config needed to rebuild the model. */
+  weightsWithoutConfig: (path: string): string =>
+    `"${path}" has no "dantinox.config" metadata, so the model config is unknown. Pass { config } to loadModel(), or save the file with saveWeights().`,
 
   // ── models: Hugging Face folders ──────────────────────────────────────────
   /** A file a Hugging Face model folder must contain is missing. */

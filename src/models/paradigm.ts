@@ -7,6 +7,8 @@
 import type { Rng } from '../rng.js';
 import type { BatchShape, Model } from './model.js';
 import type { ModelConfig, ParadigmKind } from './model-config.js';
+import { ARParadigm } from './paradigms/ar-paradigm.js';
+import { DiffusionParadigm } from './paradigms/diffusion-paradigm.js';
 
 /** Options of {@link Paradigm.lossFn}. */
 export interface LossOptions {
@@ -90,3 +92,23 @@ export interface Paradigm {
     options?: GenerateOptions,
   ): Promise<GenerationResult>;
 }
+
+/**
+ * Companion of the {@link Paradigm} interface: picks the implementation named by `config.paradigm`.
+ *
+ * @example
+ * ```ts
+ * const paradigm = Paradigm.for(model.config); // ARParadigm for 'ar', DiffusionParadigm for 'diffusion'
+ * const { meanLoss } = await paradigm.lossFn(model, batch, shape, new Rng(0));
+ * ```
+ */
+export const Paradigm = {
+  /** The paradigm of `config`: {@link ARParadigm} for `ar`, {@link DiffusionParadigm} for `diffusion`. */
+  for(config: ModelConfig): Paradigm {
+    return config.paradigm === 'ar' ? new ARParadigm(config) : new DiffusionParadigm(config);
+  },
+  /** The paradigm kinds dantinox implements. */
+  kinds(): ParadigmKind[] {
+    return ['ar', 'diffusion'];
+  },
+} as const;
