@@ -1,2 +1,63 @@
-/** @packageDocumentation */
-export {};
+/**
+ * `dantinox/models`: model configs, the model/paradigm/tokenizer contracts, weights and safetensors I/O, the
+ * TypeScript reference model, the ar and diffusion paradigms, and the built-in tokenizers.
+ *
+ * Importing this entry loads no native module: the ONNX runtime is loaded lazily when a model is created.
+ *
+ * @packageDocumentation
+ */
+
+// ── contracts ───────────────────────────────────────────────────────────────
+export type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from './model.js';
+// ── config ──────────────────────────────────────────────────────────────────
+export {
+  type Activation,
+  type AttentionKind,
+  type FfnKind,
+  ModelConfig,
+  type ModelConfigInput,
+  type NormKind,
+  type ParadigmKind,
+  type PosEncoding,
+  type PresetName,
+} from './model-config.js';
+export {
+  type GenerateOptions,
+  type GenerationResult,
+  type LossOptions,
+  type LossResult,
+  Paradigm,
+} from './paradigm.js';
+// ── paradigms ───────────────────────────────────────────────────────────────
+export { ARParadigm, DEFAULT_MAX_NEW_TOKENS } from './paradigms/ar-paradigm.js';
+export {
+  DEFAULT_DIFFUSION_STEPS,
+  DEFAULT_GEN_LENGTH,
+  DiffusionParadigm,
+  unmaskCount,
+} from './paradigms/diffusion-paradigm.js';
+export { crossEntropy, logSoftmax, logSumExp } from './paradigms/log-probs.js';
+export { argmax, type SamplingOptions, sampleToken } from './paradigms/sampling.js';
+
+// ── reference model ─────────────────────────────────────────────────────────
+export { ReferenceModel, type ReferenceModelOptions } from './reference-model.js';
+// ── weights ─────────────────────────────────────────────────────────────────
+export { loadSafetensors, type SafetensorsFile, saveSafetensors } from './safetensors.js';
+export { checkTokenBatch } from './token-checks.js';
+export type { Tokenizer } from './tokenizer.js';
+// ── tokenizers ──────────────────────────────────────────────────────────────
+export { builtinTokenizer } from './tokenizers/builtin-tokenizer.js';
+export { ByteTokenizer } from './tokenizers/byte-tokenizer.js';
+export { GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer } from './tokenizers/gpt2-tokenizer.js';
+export {
+  checkWeights,
+  countParameters,
+  INIT_STD,
+  initWeights,
+  numElements,
+  type WeightInit,
+  type WeightMap,
+  type WeightSpec,
+  type WeightTensor,
+  weightSpecs,
+} from './weights.js';
