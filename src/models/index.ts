@@ -21,6 +21,9 @@ export {
   type PosEncoding,
   type PresetName,
 } from './model-config.js';
+// ── ONNX runtime ────────────────────────────────────────────────────────────
+export { type CreateModelOptions, createModel, ONNX_ENGINE, OnnxModel } from './onnx/onnx-model.js';
+export { CONFIG_METADATA_KEY, loadModel, loadWeights, saveWeights } from './onnx/weights-io.js';
 export {
   type GenerateOptions,
   type GenerationResult,

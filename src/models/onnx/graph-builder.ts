@@ -1,0 +1,68 @@
+/**
+ * Generates the ONNX graph of a {@link ModelConfig}: embedding, `numBlocks` pre-norm blocks
+ * (`x = x + attn(norm1(x)); x = x + ffn(norm2(x))`), final norm and LM head. One graph serves forward passes,
+ * prefills and KV-cache decode steps (see `attention.ts` for the cache layout).
+ *
+ * Graph inputs: `input_ids` int32 `[batch, seq]`; `position_ids` int64 `[batch, seq]` (absent when
+ * `posEncoding` is `none`); `attention_mask` float `[group · seq, past + seq]`; per layer i
+ * `past_key.{i}` / `past_value.{i}` float `[past, batch, kvHeads, headSize]`. Outputs: `logits`
+ * `[batch, seq, vocab]` and per layer `present_key.{i}` / `present_value.{i}` `[seq, batch, kvHeads, headSize]`.
+ *
+ * @packageDocumentation
+ */
+import type { ModelConfig } from '../model-config.js';
+import type { WeightMap } from '../weights.js';
+import { addAttention } from './attention.js';
+import { addEmbedding } from './embedding.js';
+import { GraphContext, type GraphInputNames } from './graph-context.js';
+import { addMlp } from './mlp.js';
+import { addMoe } from './moe.js';
+import { addNorm } from './norm.js';
+import { ElemType, type ExternalDataEntry, GraphBuilder, MS_DOMAIN } from './proto.js';
+
+/** ONNX opset of the generated graphs. */
+export const GRAPH_OPSET = 21;
+
+/** A generated transformer graph, ready for `InferenceSession.create`. */
+export interface TransformerGraph {
+  /** The encoded `ModelProto` (weights are external: this stays small). */
+  readonly bytes: Uint8Array;
+  /** Views of the weight arrays, for the session's `externalData` option. */
+  readonly externalData: readonly ExternalDataEntry[];
+  /** Whether the graph has a `position_ids` input. */
+  readonly hasPositionIds: boolean;
+}
+
+/** Builds the ONNX graph of `config` over `weights` (which must match the config; see `checkWeights`). */
+export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): TransformerGraph {
+  const g = new GraphBuilder();
+  const inputIds = g.input('input_ids', ElemType.int32, ['batch', 'seq']);
+  const hasPositionIds = config.posEncoding !== 'none';
+  const inputs: GraphInputNames = {
+    inputIds,
+    attentionMask: g.input('attention_mask', ElemType.float, ['mask_rows', 'keys']),
+    ...(hasPositionIds ? { positionIds: g.input('position_ids', ElemType.int64, ['batch', 'seq']) } : {}),
+  };
+  const ctx = new GraphContext(g, config, weights, inputs);
+  let x = addEmbedding(ctx);
+  for (let i = 0; i < config.numBlocks; i++) {
+    const b = `blocks.${i}`;
+    x = g.op('Add', [x, addAttention(ctx, i, addNorm(ctx, `${b}.norm1`, x))]);
+    const h = addNorm(ctx, `${b}.norm2`, x);
+    x = g.op('Add', [x, config.ffn === 'moe' ? addMoe(ctx, i, h) : addMlp(ctx, `${b}.mlp`, h)]);
+  }
+  const hf = addNorm(ctx, 'norm_f', x);
+  if (config.weightTying) {
+    g.op(
+      'FusedMatMul',
+      [hf, ctx.weight('embed.weight')],
+      { transB: { int: 1 } },
+      { domain: MS_DOMAIN, tag: 'lm_head', output: 'logits' },
+    );
+  } else {
+    g.op('MatMul', [hf, ctx.weight('lm_head.weight')], {}, { tag: 'lm_head', output: 'logits' });
+  }
+  g.output('logits');
+  g.metadata('dantinox.config', JSON.stringify(config));
+  return { bytes: g.encode(GRAPH_OPSET), externalData: g.externalData, hasPositionIds };
+}

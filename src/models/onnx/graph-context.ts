@@ -1,0 +1,59 @@
+/**
+ * What every block builder of the transformer graph shares: the graph being built, the config, the weights
+ * (registered as initializers on first use) and the names of the graph-wide inputs.
+ *
+ * @packageDocumentation
+ */
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import type { ModelConfig } from '../model-config.js';
+import type { WeightMap } from '../weights.js';
+import type { GraphBuilder } from './proto.js';
+
+/** Names of the graph inputs the blocks read. */
+export interface GraphInputNames {
+  /** `input_ids`: int32 `[batch, seq]`. */
+  readonly inputIds: string;
+  /** `position_ids`: int64 `[batch, seq]` absolute positions (absent for `posEncoding: 'none'`). */
+  readonly positionIds?: string;
+  /** `attention_mask`: float `[group · seq, past + seq]` additive mask (0 or −∞), rows repeated per group. */
+  readonly attentionMask: string;
+}
+
+/** The state shared by the block builders while one graph is generated. */
+export class GraphContext {
+  readonly #registered = new Set<string>();
+  readonly #memo = new Map<string, unknown>();
+
+  constructor(
+    /** The graph under construction. */
+    readonly g: GraphBuilder,
+    /** The architecture. */
+    readonly config: ModelConfig,
+    /** The weights, by canonical name. */
+    readonly weights: WeightMap,
+    /** Graph input names. */
+    readonly inputs: GraphInputNames,
+  ) {}
+
+  /**
+   * The initializer holding weight `name` (registered on first use as external data viewing the weight's array).
+   *
+   * @throws {@link DantinoxError} `INVALID_INPUT` when the weight is missing.
+   */
+  weight(name: string): string {
+    if (!this.#registered.has(name)) {
+      const t = this.weights.get(name);
+      if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);
+      this.g.floatInit(name, t.dims, t.data);
+      this.#registered.add(name);
+    }
+    return name;
+  }
+
+  /** The value `make()` returned the first time `key` was asked for (shared constants, e.g. rotary tables). */
+  memo<T>(key: string, make: () => T): T {
+    if (!this.#memo.has(key)) this.#memo.set(key, make());
+    return this.#memo.get(key) as T;
+  }
+}

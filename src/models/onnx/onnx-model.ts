@@ -1,0 +1,307 @@
+/**
+ * `OnnxModel`: the built-in transformer, a graph generated from a {@link ModelConfig} and run by ONNX Runtime
+ * (`onnxruntime-node`, CPU execution provider). Create one with {@link createModel}.
+ *
+ * @packageDocumentation
+ */
+import { availableParallelism } from 'node:os';
+import type { InferenceSession, Tensor } from 'onnxruntime-node';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
+import { ModelConfig } from '../model-config.js';
+import { checkTokenBatch } from '../token-checks.js';
+import type { Tokenizer } from '../tokenizer.js';
+import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
+import { checkWeights, countParameters, initWeights, type WeightMap } from '../weights.js';
+import { cacheNames } from './attention.js';
+import { buildAttentionMask, type MaskLayout } from './attention-mask.js';
+import { buildTransformerGraph } from './graph-builder.js';
+import { KvCache, OnnxDecodeState } from './kv-cache.js';
+import { loadOrt, ORT_VERSION, type OrtModule } from './ort-loader.js';
+
+/** Options of {@link createModel}. */
+export interface CreateModelOptions {
+  /** Seed of the random weight initialisation (ignored when `weights` is given). @default 0 */
+  readonly seed?: number;
+  /** Intra-op threads of the ONNX Runtime session. @default os.availableParallelism() */
+  readonly threads?: number;
+  /** Weights to run instead of a random initialisation (e.g. from {@link loadWeights}); checked against the config. */
+  readonly weights?: WeightMap;
+  /** Name reported in {@link ModelInfo.name}. @default the preset name, or `custom` for a config object */
+  readonly name?: string;
+  /**
+   * Write an ONNX Runtime profile (Chrome trace) to `${profileFilePrefix}_<date>.json`; the file is written when
+   * the model is disposed. @default undefined (no profiling)
+   */
+  readonly profileFilePrefix?: string;
+}
+
+/** Names of the graph inputs and outputs (see `graph-builder.ts`). */
+const IO = {
+  inputIds: 'input_ids',
+  positionIds: 'position_ids',
+  attentionMask: 'attention_mask',
+  logits: 'logits',
+} as const;
+
+/** Engine string of {@link ModelInfo.engine}. */
+export const ONNX_ENGINE = `onnxruntime-node ${ORT_VERSION} (cpu)`;
+
+/**
+ * A transformer run by ONNX Runtime, implementing {@link Model}.
+ *
+ * One session holds one graph for every call: `forward` and `prefill` run the sequence with a masked
+ * placeholder cache; `decodeStep` runs one token per sequence against the real cache, which the session reads
+ * in place (no copy of the cache per step; see `attention.ts`). `barrier()` resolves at once: each awaited
+ * `session.run` has already finished its work when it resolves.
+ */
+export class OnnxModel implements Model {
+  /** The architecture. */
+  readonly config: ModelConfig;
+  /** Identity, engine, threads and dtype. */
+  readonly info: ModelInfo;
+  /** GPT-2 BPE or byte tokenizer chosen from the vocabulary size, when one fits. */
+  readonly tokenizer?: Tokenizer;
+  readonly #ort: OrtModule;
+  readonly #session: InferenceSession;
+  readonly #weights: WeightMap;
+  readonly #hasPositionIds: boolean;
+  readonly #profiling: boolean;
+  readonly #token = {};
+  #disposed = false;
+
+  /** Use {@link createModel}. */
+  constructor(
+    config: ModelConfig,
+    ort: OrtModule,
+    session: InferenceSession,
+    weights: WeightMap,
+    hasPositionIds: boolean,
+    info: ModelInfo,
+    profiling = false,
+  ) {
+    this.config = config;
+    this.#ort = ort;
+    this.#session = session;
+    this.#weights = weights;
+    this.#hasPositionIds = hasPositionIds;
+    this.info = info;
+    this.#profiling = profiling;
+    const tokenizer = builtinTokenizer(config);
+    if (tokenizer !== undefined) this.tokenizer = tokenizer;
+  }
+
+  /** The weights this model runs (the arrays ONNX Runtime was given; do not mutate). */
+  get weights(): WeightMap {
+    return this.#weights;
+  }
+
+  /**
+   * Full forward pass: logits `[batch, seq, vocab]` for every position.
+   *
+   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   */
+  async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
+    this.#checkOpen();
+    checkTokenBatch(this.config, tokens, shape, 0, 'forward');
+    const out = await this.#run(tokens, shape.batch, shape.seq, undefined, false);
+    return out.logits;
+  }
+
+  /**
+   * Forward pass over a prompt that also returns its KV cache for {@link OnnxModel.decodeStep}.
+   *
+   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   */
+  async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
+    this.#checkOpen();
+    checkTokenBatch(this.config, tokens, shape, 0, 'prefill');
+    const cache = new KvCache(this.config, shape.batch, shape.seq + 1);
+    const out = await this.#run(tokens, shape.batch, shape.seq, { cache, length: 0 }, true);
+    return { logits: out.logits, state: new OnnxDecodeState(this.#token, shape.batch, shape.seq, cache) };
+  }
+
+  /**
+   * One KV-cache decode step at context `state.length`: one token per sequence attends over the cached
+   * positions (the last `contextWindow` of them with a sliding window) plus itself. Consumes `state`.
+   *
+   * @throws {@link DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * different from the batch, bad ids, or a context that would exceed `maxContext`.
+   */
+  async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
+    this.#checkOpen();
+    if (!(state instanceof OnnxDecodeState) || state.owner !== this.#token) {
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
+    }
+    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
+    if (state.consumed) {
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.badDecodeState('it was already consumed by decodeStep'),
+      );
+    }
+    if (tokens instanceof Int32Array && tokens.length !== state.batch) {
+      throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, state.batch));
+    }
+    checkTokenBatch(this.config, tokens, { batch: state.batch, seq: 1 }, state.length, 'decodeStep');
+    state.consumed = true;
+    const out = await this.#run(tokens, state.batch, 1, { cache: state.cache, length: state.length }, true);
+    return {
+      logits: out.logits,
+      state: new OnnxDecodeState(this.#token, state.batch, state.length + 1, state.cache),
+    };
+  }
+
+  /** Resolves at once: every awaited call has already finished its engine work (`session.run` is synchronous). */
+  async barrier(): Promise<void> {}
+
+  /** Number of parameters (tied matrices counted once). */
+  numParameters(): number {
+    return countParameters(this.config);
+  }
+
+  /** Releases the session (and writes the profile if profiling was on); idempotent. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.#profiling) this.#session.endProfiling();
+    await this.#session.release();
+  }
+
+  #checkOpen(): void {
+    if (this.#disposed) throw new DantinoxError('INVALID_INPUT', messages.modelDisposed(this.info.name));
+  }
+
+  async #run(
+    tokens: Int32Array,
+    batch: number,
+    seq: number,
+    past: { cache: KvCache; length: number } | undefined,
+    fetchCache: boolean,
+  ): Promise<{ logits: Logits }> {
+    const { Tensor } = this.#ort;
+    const { config } = this;
+    const { kvHeads, headSize: hs, numBlocks } = config;
+    const pastLength = past?.length ?? 0;
+    const feeds: Record<string, Tensor> = { [IO.inputIds]: new Tensor('int32', tokens, [batch, seq]) };
+    if (this.#hasPositionIds) {
+      const positions = new BigInt64Array(batch * seq);
+      for (let b = 0; b < batch; b++)
+        for (let t = 0; t < seq; t++) positions[b * seq + t] = BigInt(pastLength + t);
+      feeds[IO.positionIds] = new Tensor('int64', positions, [batch, seq]);
+    }
+    // The past rows the graph sees: the visible cache window, or one masked placeholder row.
+    let layout: MaskLayout;
+    if (past === undefined || pastLength === 0) {
+      layout = { seq, pastLength: 0, pastStart: 0, pastRows: 1, placeholder: true };
+      const zeros = new Float32Array(batch * kvHeads * hs);
+      for (let i = 0; i < numBlocks; i++) {
+        const names = cacheNames(i);
+        feeds[names.pastKey] = new Tensor('float32', zeros, [1, batch, kvHeads, hs]);
+        feeds[names.pastValue] = feeds[names.pastKey] as Tensor;
+      }
+    } else {
+      let start = config.slidingWindow ? Math.max(0, pastLength - config.contextWindow) : 0;
+      const placeholder = start === pastLength;
+      if (placeholder) start = pastLength - 1;
+      layout = { seq, pastLength, pastStart: start, pastRows: pastLength - start, placeholder };
+      for (let i = 0; i < numBlocks; i++) {
+        const names = cacheNames(i);
+        const view = past.cache.view(i, start, pastLength);
+        const dims = [pastLength - start, batch, kvHeads, hs];
+        feeds[names.pastKey] = new Tensor('float32', view.keys, dims);
+        feeds[names.pastValue] = new Tensor('float32', view.values, dims);
+      }
+    }
+    const mask = buildAttentionMask(config, layout);
+    feeds[IO.attentionMask] = new Tensor('float32', mask, [
+      mask.length / (layout.pastRows + seq),
+      layout.pastRows + seq,
+    ]);
+    const fetches: string[] = [IO.logits];
+    if (fetchCache) {
+      for (let i = 0; i < numBlocks; i++) {
+        const names = cacheNames(i);
+        fetches.push(names.presentKey, names.presentValue);
+      }
+    }
+    let results: InferenceSession.ReturnType;
+    try {
+      results = await this.#session.run(feeds, fetches);
+    } catch (cause) {
+      throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed(this.info.engine, cause), { cause });
+    }
+    if (fetchCache && past !== undefined) {
+      for (let i = 0; i < numBlocks; i++) {
+        const names = cacheNames(i);
+        const k = results[names.presentKey]?.data as Float32Array;
+        const v = results[names.presentValue]?.data as Float32Array;
+        past.cache.write(i, pastLength, k, v);
+      }
+    }
+    const data = results[IO.logits]?.data as Float32Array;
+    return { logits: { data, dims: [batch, seq, config.vocabSize] } };
+  }
+}
+
+/**
+ * Creates the built-in transformer for `configOrPreset` (a {@link ModelConfig}, a preset name or a config
+ * file path), with seeded random weights or `options.weights`, on an ONNX Runtime CPU session.
+ *
+ * @example
+ * ```ts
+ * const model = await createModel('tiny', { seed: 0, threads: 2 });
+ * const logits = await model.forward(Int32Array.from([1, 2, 3]), { batch: 1, seq: 3 });
+ * await model.dispose();
+ * ```
+ * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; `INVALID_OPTION` for a bad
+ * thread count or preset; {@link ValidationError} `INVALID_INPUT` when `weights` do not match the config;
+ * `RUNTIME_ERROR` when ONNX Runtime rejects the graph.
+ */
+export async function createModel(
+  configOrPreset: ModelConfig | string,
+  options: CreateModelOptions = {},
+): Promise<OnnxModel> {
+  const config = typeof configOrPreset === 'string' ? ModelConfig.resolve(configOrPreset) : configOrPreset;
+  const threads = options.threads ?? availableParallelism();
+  if (!Number.isSafeInteger(threads) || threads < 1) {
+    throw new DantinoxError('INVALID_OPTION', messages.invalidThreads(threads));
+  }
+  const weights = options.weights ?? initWeights(config, options.seed ?? 0);
+  checkWeights(config, weights);
+  const ort = await loadOrt();
+  const graph = buildTransformerGraph(config, weights);
+  const sessionOptions: InferenceSession.SessionOptions = {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    externalData: graph.externalData.map((e) => ({ path: e.path, data: e.data })),
+    ...(options.profileFilePrefix === undefined
+      ? {}
+      : { enableProfiling: true, profileFilePrefix: options.profileFilePrefix }),
+  };
+  let session: InferenceSession;
+  try {
+    session = await ort.InferenceSession.create(graph.bytes, sessionOptions);
+  } catch (cause) {
+    throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed(ONNX_ENGINE, cause), { cause });
+  }
+  const name = options.name ?? (typeof configOrPreset === 'string' ? configOrPreset : 'custom');
+  return new OnnxModel(
+    config,
+    ort,
+    session,
+    weights,
+    graph.hasPositionIds,
+    {
+      name,
+      engine: ONNX_ENGINE,
+      threads,
+      dtype: 'float32',
+    },
+    options.profileFilePrefix !== undefined,
+  );
+}

@@ -1,0 +1,110 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Model } from '../../../src/models/model.js';
+import { ModelConfig, type ModelConfigInput } from '../../../src/models/model-config.js';
+import { createModel, type OnnxModel } from '../../../src/models/onnx/onnx-model.js';
+import { ReferenceModel } from '../../../src/models/reference-model.js';
+import { Rng } from '../../../src/rng.js';
+
+/** max |a − b| / max |b|: the relative error the issue bounds by 1e-4. */
+function relError(a: Float32Array, b: Float32Array): number {
+  expect(a.length).toBe(b.length);
+  let diff = 0;
+  let scale = 0;
+  for (let i = 0; i < a.length; i++) {
+    diff = Math.max(diff, Math.abs((a[i] ?? 0) - (b[i] ?? 0)));
+    scale = Math.max(scale, Math.abs(b[i] ?? 0));
+  }
+  return diff / scale;
+}
+
+const BASE: ModelConfigInput = { dim: 32, nHeads: 4, numBlocks: 2, vocabSize: 64, maxContext: 24 };
+
+const VARIANTS: Record<string, ModelConfigInput> = {
+  'rotary, rmsnorm, swiglu, mha, causal': {},
+  'learned, layernorm, gelu, tied': { posEncoding: 'learned', norm: 'layernorm', useSwiglu: false },
+  'absolute, relu, untied': {
+    posEncoding: 'absolute',
+    useSwiglu: false,
+    activation: 'relu',
+    weightTying: false,
+  },
+  'no positions, silu mlp': { posEncoding: 'none', useSwiglu: false, activation: 'silu' },
+  'gqa (2 kv heads)': { kvHeads: 2 },
+  'gqa (1 kv head), layernorm': { kvHeads: 1, norm: 'layernorm' },
+  'bidirectional (diffusion)': { paradigm: 'diffusion' },
+  'causal sliding window 3': { slidingWindow: true, contextWindow: 3 },
+  'causal sliding window 0': { slidingWindow: true, contextWindow: 0, kvHeads: 2 },
+  'bidirectional sliding window 2, gqa': {
+    paradigm: 'diffusion',
+    slidingWindow: true,
+    contextWindow: 2,
+    kvHeads: 2,
+  },
+  'moe 4 experts top-2, swiglu': { ffn: 'moe', nExperts: 4, topK: 2 },
+  'moe 3 experts top-1, gelu, learned': {
+    ffn: 'moe',
+    nExperts: 3,
+    topK: 1,
+    useSwiglu: false,
+    posEncoding: 'learned',
+  },
+};
+
+const opened: Model[] = [];
+afterAll(async () => {
+  for (const m of opened) await m.dispose();
+});
+
+async function pair(
+  overrides: ModelConfigInput,
+  seed = 7,
+): Promise<{ onnx: OnnxModel; ref: ReferenceModel }> {
+  const config = ModelConfig.parse({ ...BASE, ...overrides });
+  const onnx = await createModel(config, { seed, threads: 1 });
+  opened.push(onnx);
+  return { onnx, ref: ReferenceModel.create(config, { seed }) };
+}
+
+describe('OnnxModel matches the reference model', () => {
+  for (const [name, overrides] of Object.entries(VARIANTS)) {
+    it(`${name}: forward, prefill and decode steps`, async () => {
+      const { onnx, ref } = await pair(overrides);
+      const batch = 2;
+      const seq = 9;
+      const tokens = new Rng(1).integers(onnx.config.vocabSize, batch * seq);
+      const shape = { batch, seq };
+      const full = await onnx.forward(tokens, shape);
+      const fullRef = await ref.forward(tokens, shape);
+      expect(full.dims).toEqual([batch, seq, onnx.config.vocabSize]);
+      expect(relError(full.data, fullRef.data)).toBeLessThan(1e-4);
+
+      // Prefill 5 tokens, then 4 decode steps: each step's logits equal the forward pass at that position.
+      const prompt = 5;
+      const v = onnx.config.vocabSize;
+      const promptTokens = new Int32Array(batch * prompt);
+      for (let b = 0; b < batch; b++)
+        promptTokens.set(tokens.subarray(b * seq, b * seq + prompt), b * prompt);
+      const pre = await onnx.prefill(promptTokens, { batch, seq: prompt });
+      const preRef = await ref.prefill(promptTokens, { batch, seq: prompt });
+      expect(relError(pre.logits.data, preRef.logits.data)).toBeLessThan(1e-4);
+      let state = pre.state;
+      let refState = preRef.state;
+      for (let t = prompt; t < seq; t++) {
+        const step = Int32Array.from({ length: batch }, (_, b) => tokens[b * seq + t] ?? 0);
+        const out = await onnx.decodeStep(step, state);
+        const outRef = await ref.decodeStep(step, refState);
+        expect(out.state.length).toBe(t + 1);
+        expect(relError(out.logits.data, outRef.logits.data)).toBeLessThan(1e-4);
+        if (onnx.config.causal) {
+          const expected = new Float32Array(batch * v);
+          for (let b = 0; b < batch; b++) {
+            expected.set(full.data.subarray((b * seq + t) * v, (b * seq + t + 1) * v), b * v);
+          }
+          expect(relError(out.logits.data, expected)).toBeLessThan(1e-4);
+        }
+        state = out.state;
+        refState = outRef.state;
+      }
+    });
+  }
+});
