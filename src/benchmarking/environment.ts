@@ -1,0 +1,142 @@
+/**
+ * The environment block recorded in every report: hardware, software versions, the configuration and the command
+ * line, so a number can always be traced back to where and how it was measured.
+ *
+ * @packageDocumentation
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import type { ModelInfo } from '../models/model.js';
+import type { BenchmarkConfig } from './config.js';
+
+/** Where and how a report was measured. */
+export interface Environment {
+  /** CPU model name, e.g. `AMD EPYC 9R45`. */
+  readonly cpuModel: string;
+  /** SIMD/ISA flags relevant to inference kernels that the CPU reports (e.g. `avx2`, `avx512f`, `fma`). */
+  readonly cpuFlags: readonly string[];
+  /** Logical CPUs the OS reports. */
+  readonly logicalCpus: number;
+  /** CPUs this process may use (`os.availableParallelism()`). */
+  readonly availableParallelism: number;
+  /** Total memory in bytes. */
+  readonly totalMemoryBytes: number;
+  /** OS, release and architecture, e.g. `linux 6.8.0 x64`. */
+  readonly os: string;
+  /** Node.js version, e.g. `v20.19.0`. */
+  readonly node: string;
+  /** Engine of the benchmarked model (from its `info.engine`), e.g. `onnxruntime-node 1.30.0 (cpu)`. */
+  readonly engine: string;
+  /** Intra-op threads of the model's engine. */
+  readonly threads: number | null;
+  /** dantinox version (from its package.json). */
+  readonly packageVersion: string;
+  /** Suite seed. */
+  readonly seed: number;
+  /** The full benchmark config (camelCase). */
+  readonly config: BenchmarkConfig;
+  /** Command line of the process. */
+  readonly commandLine: string;
+  /** ISO-8601 time the run started. */
+  readonly timestamp: string;
+  /** Timer calibration (name, resolution and overhead in ns) when the clock provides it. */
+  readonly timer?: Readonly<Record<string, string | number>>;
+}
+
+/** The flags worth recording: what decides which GEMM kernels ORT/MLAS can use. */
+const ISA_FLAGS = [
+  'sse4_2',
+  'avx',
+  'avx2',
+  'fma',
+  'f16c',
+  'avx512f',
+  'avx512bw',
+  'avx512vl',
+  'avx512_vnni',
+  'avx512_bf16',
+  'avx512_fp16',
+  'avx_vnni',
+  'amx_tile',
+  'amx_bf16',
+  'amx_int8',
+  'neon',
+  'asimd',
+  'asimddp',
+  'sve',
+  'sve2',
+  'i8mm',
+  'bf16',
+];
+
+/** CPU model and ISA flags from `/proc/cpuinfo` (Linux), falling back to `os.cpus()` with no flags. */
+export function readCpuInfo(cpuinfo?: string): { model: string; flags: string[] } {
+  let text = cpuinfo;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/cpuinfo', 'utf8');
+    } catch {
+      text = '';
+    }
+  }
+  const field = (name: string): string | undefined => {
+    const m = new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm').exec(text ?? '');
+    return m?.[1]?.trim();
+  };
+  const model = field('model name') ?? field('Model') ?? os.cpus()[0]?.model ?? 'unknown';
+  const present = new Set((field('flags') ?? field('Features') ?? '').split(/\s+/));
+  return { model, flags: ISA_FLAGS.filter((f) => present.has(f)) };
+}
+
+let packageVersion: string | undefined;
+
+/** dantinox's own version, read once from its package.json. */
+export function readPackageVersion(): string {
+  if (packageVersion === undefined) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version?: unknown;
+      };
+      packageVersion = typeof pkg.version === 'string' ? pkg.version : 'unknown';
+    } catch {
+      packageVersion = 'unknown';
+    }
+  }
+  return packageVersion;
+}
+
+/** Inputs of {@link collectEnvironment}. */
+export interface EnvironmentOptions {
+  /** Config of the run. */
+  readonly config: BenchmarkConfig;
+  /** Info of the benchmarked model. */
+  readonly modelInfo?: ModelInfo;
+  /** Start time of the run. @default new Date() */
+  readonly startedAt?: Date;
+  /** Command line. @default process.argv joined by spaces */
+  readonly commandLine?: string;
+  /** Timer calibration to record. */
+  readonly timer?: Readonly<Record<string, string | number>>;
+}
+
+/** Collects the {@link Environment} of the current process. */
+export function collectEnvironment(options: EnvironmentOptions): Environment {
+  const cpu = readCpuInfo();
+  return {
+    cpuModel: cpu.model,
+    cpuFlags: cpu.flags,
+    logicalCpus: os.cpus().length,
+    availableParallelism: os.availableParallelism(),
+    totalMemoryBytes: os.totalmem(),
+    os: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    engine: options.modelInfo?.engine ?? 'unknown',
+    threads: options.modelInfo?.threads ?? options.config.threads,
+    packageVersion: readPackageVersion(),
+    seed: options.config.seed,
+    config: options.config,
+    commandLine: options.commandLine ?? process.argv.join(' '),
+    timestamp: (options.startedAt ?? new Date()).toISOString(),
+    ...(options.timer === undefined ? {} : { timer: options.timer }),
+  };
+}

@@ -1,0 +1,270 @@
+/**
+ * `SuiteReport`: the results of one suite run. One row per task in the seed's column layout, plus model identity
+ * columns, `status` and `error`; a long format with one row per metric (unit, definition); the environment
+ * block; CSV, JSON and JSONL round trips.
+ *
+ * @packageDocumentation
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
+import * as aq from 'arquero';
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import { type CsvValue, formatCsv } from './csv.js';
+import type { Environment } from './environment.js';
+import { describeMetric } from './metric-schema.js';
+import { readReportFile } from './report-reader.js';
+import type { BenchmarkResult, MetaValue, MetricDescriptor } from './task.js';
+
+/** An arquero table (what {@link SuiteReport.toDataFrame} returns). */
+export type DataFrame = ReturnType<typeof aq.table>;
+
+/** The parts a {@link SuiteReport} is made of (also its JSON form, minus the format tag). */
+export interface SuiteReportData {
+  /** One result per task, in run order. */
+  readonly results: readonly BenchmarkResult[];
+  /** Model identity (snake_case keys: `model`, `paradigm`, `params`, `dim`, …), repeated on every CSV row. */
+  readonly modelMeta?: Readonly<Record<string, MetaValue>>;
+  /** Wall time of the whole run in seconds. */
+  readonly totalTimeS?: number;
+  /** Where and how it was measured. */
+  readonly environment?: Environment;
+  /** Id of the run (also the stem of its JSONL file). */
+  readonly runId?: string;
+  /** Metric descriptors declared by the tasks of the run. */
+  readonly descriptors?: readonly MetricDescriptor[];
+  /** Column order to keep (set when loading a CSV so empty columns survive a round trip). */
+  readonly columnOrder?: readonly string[];
+}
+
+/** Columns at the start of every row. */
+const LEADING = ['task', 'status'] as const;
+/** Columns after the metrics, profiling, FLOPs and meta columns. */
+const TRAILING = ['error', 'duration_ms'] as const;
+
+const finiteOrNull = (v: number | undefined): number | null =>
+  v === undefined || Number.isNaN(v) ? null : v;
+
+/** The seed's `to_dict()` middle part: metrics, then profiling, then FLOPs (GFLOP), then meta. */
+function middleEntries(r: BenchmarkResult): [string, CsvValue][] {
+  const out: [string, CsvValue][] = Object.entries(r.metrics);
+  if (r.profiling) {
+    out.push(['latency_mean_ms', r.profiling.meanMs]);
+    out.push(['latency_p99_ms', r.profiling.p99Ms]);
+    out.push(['throughput_tps', r.profiling.throughputTps]);
+  }
+  if (r.flops) {
+    out.push(['flops_total_g', r.flops.total / 1e9]);
+    out.push(['flops_attn_g', r.flops.attention / 1e9]);
+    out.push(['flops_ffn_g', r.flops.ffn / 1e9]);
+  }
+  const taken = new Set(out.map(([k]) => k));
+  for (const [k, v] of Object.entries(r.meta ?? {})) out.push([taken.has(k) ? `meta_${k}` : k, v]);
+  return out;
+}
+
+/**
+ * The report of one {@link BenchmarkSuite} run.
+ *
+ * @example
+ * ```ts
+ * const report = await BenchmarkSuite.default().run(paradigm, model);
+ * console.log(report.summary());
+ * report.save('results/small.csv');            // seed CSV layout + identity columns
+ * report.save('results/small.json');           // everything, incl. environment and per-cell data
+ * const again = SuiteReport.load('results/small.json');
+ * ```
+ */
+export class SuiteReport {
+  /** One result per task, in run order (status always set). */
+  readonly results: readonly BenchmarkResult[];
+  /** Model identity columns. */
+  readonly modelMeta: Readonly<Record<string, MetaValue>>;
+  /** Wall time of the run in seconds. */
+  readonly totalTimeS: number;
+  /** Environment block, when known. */
+  readonly environment: Environment | undefined;
+  /** Run id, when known. */
+  readonly runId: string | undefined;
+  /** Metric descriptors of the run's tasks. */
+  readonly descriptors: readonly MetricDescriptor[];
+  readonly #columnOrder: readonly string[] | undefined;
+
+  constructor(data: SuiteReportData) {
+    this.results = data.results.map((r) => ({ ...r, status: r.status ?? 'completed' }));
+    this.modelMeta = data.modelMeta ?? {};
+    this.totalTimeS = data.totalTimeS ?? 0;
+    this.environment = data.environment;
+    this.runId = data.runId;
+    this.descriptors = data.descriptors ?? [];
+    this.#columnOrder = data.columnOrder;
+  }
+
+  /** Number of tasks that failed. */
+  get failedCount(): number {
+    return this.results.filter((r) => r.status === 'failed').length;
+  }
+
+  /**
+   * Human-readable summary in the seed's format: a header `BenchmarkSuite  —  {n} task(s)  ({t} s total)`, the
+   * model line, then one line per task with every metric as `k=v` (4 decimals); failed tasks show their error.
+   */
+  summary(): string {
+    const lines = [
+      `BenchmarkSuite  —  ${this.results.length} task(s)  (${this.totalTimeS.toFixed(1)} s total)`,
+    ];
+    const meta = Object.entries(this.modelMeta).filter(([, v]) => v !== null);
+    if (meta.length > 0) lines.push(`  model: ${meta.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
+    for (const r of this.results) {
+      const pairs = Object.entries(r.metrics).map(([k, v]) => `${k}=${v.toFixed(4)}`);
+      const status = r.status === 'completed' ? '' : `  status=${r.status}${r.error ? `: ${r.error}` : ''}`;
+      lines.push(`  [${r.task}]  ${pairs.join('  ')}${status}`.trimEnd());
+    }
+    return lines.join('\n');
+  }
+
+  /** The flat rows (one per task) with their values, keyed by column. Missing and NaN values are `null`. */
+  toRows(): Record<string, CsvValue>[] {
+    return this.results.map((r) => {
+      const row: Record<string, CsvValue> = { task: r.task, status: r.status ?? 'completed' };
+      for (const [k, v] of middleEntries(r)) row[k] = typeof v === 'number' ? finiteOrNull(v) : v;
+      row['error'] = r.error ?? null;
+      row['duration_ms'] = r.durationMs ?? null;
+      for (const [k, v] of Object.entries(this.modelMeta)) row[k] = v;
+      return row;
+    });
+  }
+
+  /**
+   * Column order: `task`, `status`, then the union of metric/profiling/FLOPs/meta columns in first-seen order
+   * (the seed's layout), then `error`, `duration_ms` and the model identity columns.
+   */
+  columns(): string[] {
+    const middle: string[] = [];
+    const seen = new Set<string>([...LEADING, ...TRAILING, ...Object.keys(this.modelMeta)]);
+    for (const col of this.#columnOrder ?? []) {
+      if (!seen.has(col)) {
+        seen.add(col);
+        middle.push(col);
+      }
+    }
+    for (const r of this.results) {
+      for (const [k] of middleEntries(r)) {
+        if (!seen.has(k)) {
+          seen.add(k);
+          middle.push(k);
+        }
+      }
+    }
+    return [...LEADING, ...middle, ...TRAILING, ...Object.keys(this.modelMeta)];
+  }
+
+  /** The report as an arquero table, one row per task, columns as {@link SuiteReport.columns}. */
+  toDataFrame(): DataFrame {
+    const rows = this.toRows();
+    const data: Record<string, CsvValue[]> = {};
+    for (const col of this.columns()) data[col] = rows.map((row) => row[col] ?? null);
+    return aq.table(data);
+  }
+
+  /** The report as CSV text (RFC 4180; empty field for missing or NaN). */
+  toCsv(): string {
+    return formatCsv(this.columns(), this.toRows());
+  }
+
+  /**
+   * Long format: one row per (task, metric) with `run_id`, `model`, `paradigm`, `task`, `status`, `metric`,
+   * `value`, `unit`, `higher_is_better`, `description` (plus `error`). A task with no metrics (e.g. a failed one)
+   * gives one row with a null metric so it is not lost.
+   */
+  toLongFormat(): DataFrame {
+    const out: Record<string, CsvValue>[] = [];
+    const base = {
+      run_id: this.runId ?? null,
+      model: this.modelMeta['model'] ?? null,
+      paradigm: this.modelMeta['paradigm'] ?? null,
+    };
+    for (const r of this.results) {
+      const entries = middleEntries(r).filter((e): e is [string, number] => typeof e[1] === 'number');
+      const row = (metric: string | null, value: number | null): Record<string, CsvValue> => {
+        const d = metric === null ? undefined : describeMetric(metric, this.descriptors);
+        return {
+          ...base,
+          task: r.task,
+          status: r.status ?? 'completed',
+          metric,
+          value,
+          unit: d?.unit ?? null,
+          higher_is_better: d?.higherIsBetter ?? null,
+          description: d?.description ?? null,
+          error: r.error ?? null,
+        };
+      };
+      if (entries.length === 0) out.push(row(null, null));
+      for (const [k, v] of entries) out.push(row(k, finiteOrNull(v)));
+    }
+    const cols = [
+      'run_id',
+      'model',
+      'paradigm',
+      'task',
+      'status',
+      'metric',
+      'value',
+      'unit',
+      'higher_is_better',
+      'description',
+      'error',
+    ];
+    const data: Record<string, CsvValue[]> = {};
+    for (const c of cols) data[c] = out.map((r) => r[c] ?? null);
+    return aq.table(data);
+  }
+
+  /** Full-fidelity plain object (what `.json` files hold). */
+  toJSON(): Record<string, unknown> {
+    return {
+      format: 'dantinox-report',
+      version: 1,
+      runId: this.runId ?? null,
+      totalTimeS: this.totalTimeS,
+      modelMeta: this.modelMeta,
+      environment: this.environment ?? null,
+      descriptors: this.descriptors,
+      results: this.results,
+    };
+  }
+
+  /**
+   * Writes the report: `.json` → {@link SuiteReport.toJSON} (NaN written as null), anything else → CSV. Creates
+   * the parent directory. Returns the path.
+   *
+   * @throws {@link DantinoxError} with code `IO` when the file cannot be written.
+   */
+  save(path: string): string {
+    const ext = extname(path).toLowerCase();
+    const text = ext === '.json' ? `${JSON.stringify(this.toJSON(), null, 2)}\n` : this.toCsv();
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+    } catch (cause) {
+      throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the report'), { cause });
+    }
+    return path;
+  }
+
+  /**
+   * Loads a report saved by {@link SuiteReport.save} (`.csv`, `.json`) or the JSONL stream of a run (`.jsonl`,
+   * e.g. after a crash). A CSV loads back into a report with an equal table; JSON and JSONL keep everything.
+   *
+   * @throws {@link DantinoxError} with code `IO` when the file cannot be read or is not a report.
+   */
+  static load(path: string): SuiteReport {
+    return new SuiteReport(readReportFile(path));
+  }
+
+  /** Summary-style representation. */
+  toString(): string {
+    return `SuiteReport(tasks=[${this.results.map((r) => `'${r.task}'`).join(', ')}], time=${this.totalTimeS.toFixed(1)}s)`;
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * `BenchmarkSuite`: runs tasks in order on one model, each with its own split of the seeded generator, turns a
+ * throwing task into a failed row and goes on, streams every finished cell to a JSONL file, shows progress, and
+ * returns a {@link SuiteReport}.
+ *
+ * @packageDocumentation
+ */
+import { join } from 'node:path';
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import type { Model } from '../models/model.js';
+import type { Paradigm } from '../models/paradigm.js';
+import { type Clock, calibrateTimer, hrtimeClock } from '../profiling/index.js';
+import { Rng } from '../rng.js';
+import { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
+import { collectEnvironment } from './environment.js';
+import { JsonlSink } from './jsonl-sink.js';
+import { type Logger, silentLogger, type TextWriter } from './logger.js';
+import { createProgress, type ProgressMode } from './progress.js';
+import { SuiteReport } from './report.js';
+import type {
+  BenchmarkContext,
+  BenchmarkResult,
+  BenchmarkTask,
+  CellRecord,
+  MetaValue,
+  MetricDescriptor,
+} from './task.js';
+import { LatencyTask } from './tasks/latency-task.js';
+import { PerplexityTask } from './tasks/perplexity-task.js';
+import { ThroughputTask } from './tasks/throughput-task.js';
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** Optional observers of a run; every hook is awaited. */
+export interface SuiteHooks {
+  /** Before the first task, after the JSONL header is written. */
+  onSuiteStart?(info: {
+    readonly runId: string;
+    readonly tasks: readonly string[];
+    readonly jsonlPath?: string;
+  }): Awaitable<void>;
+  /** Before a task runs (`index` is 0-based). */
+  onTaskStart?(task: string, index: number): Awaitable<void>;
+  /** After a cell is appended to the JSONL file. */
+  onCell?(cell: CellRecord): Awaitable<void>;
+  /** After a task's row exists (completed or failed). */
+  onTaskEnd?(result: BenchmarkResult): Awaitable<void>;
+  /** After the run, with its report. */
+  onSuiteEnd?(report: SuiteReport): Awaitable<void>;
+}
+
+/** Options of {@link BenchmarkSuite.run}. */
+export interface SuiteRunOptions extends SuiteHooks {
+  /** Write the CSV report here (`true` → `{outDir}/{runId}.csv`). @default undefined (no CSV) */
+  readonly saveCsv?: string | boolean;
+  /** Write the JSON report here (`true` → `{outDir}/{runId}.json`). @default undefined (no JSON) */
+  readonly saveJson?: string | boolean;
+  /** Directory of the JSONL stream and of `true` report paths. @default config.outputDir */
+  readonly outDir?: string;
+  /** JSONL stream path, `true` for `{outDir}/{runId}.jsonl`, `false` for none. @default true */
+  readonly jsonl?: string | boolean;
+  /** Progress display. @default 'auto' (a live bar when `writer` is a TTY, plain lines otherwise) */
+  readonly progress?: ProgressMode;
+  /** Where progress goes (the CLI passes `process.stderr`). @default undefined (no progress output) */
+  readonly writer?: TextWriter;
+  /** Where warnings go. @default a silent logger */
+  readonly logger?: Logger;
+  /** Stops the run between cells; the current task becomes failed, the rest skipped. */
+  readonly signal?: AbortSignal;
+  /** Clock of all timing. @default hrtimeClock */
+  readonly clock?: Clock;
+  /** Run id (JSONL/report file stem and `run_id` column). @default `{model}-{ISO time}` */
+  readonly runId?: string;
+  /** Start time recorded in the environment. @default new Date() */
+  readonly startedAt?: Date;
+  /** Command line recorded in the environment. @default process.argv */
+  readonly commandLine?: string;
+  /** Re-throw the first task error instead of recording a failed row. @default false */
+  readonly throwOnError?: boolean;
+}
+
+/** Options of the {@link BenchmarkSuite} constructor. */
+export interface BenchmarkSuiteOptions {
+  /** Tasks, run in this order; names must be unique. */
+  readonly tasks: readonly BenchmarkTask[];
+  /** Configuration (validated). @default BenchmarkConfig.defaults() */
+  readonly config?: BenchmarkConfig | BenchmarkConfigInput;
+}
+
+const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Model identity columns of the report (snake_case, as CSV columns). */
+export function modelIdentity(paradigm: Paradigm, model: Model, runId: string): Record<string, MetaValue> {
+  const c = model.config;
+  let params: number | null = null;
+  try {
+    params = paradigm.numParameters(model);
+  } catch {
+    params = null;
+  }
+  return {
+    model: model.info.name,
+    paradigm: paradigm.type,
+    params,
+    dim: c.dim,
+    num_blocks: c.numBlocks,
+    n_heads: c.nHeads,
+    kv_heads: c.kvHeads,
+    vocab_size: c.vocabSize,
+    max_context: c.maxContext,
+    attention: c.attention,
+    ffn: c.ffn,
+    engine: model.info.engine,
+    threads: model.info.threads,
+    dtype: model.info.dtype,
+    run_id: runId,
+  };
+}
+
+/**
+ * Runs benchmark tasks on one model and collects a {@link SuiteReport}.
+ *
+ * @example
+ * ```ts
+ * const suite = new BenchmarkSuite({
+ *   tasks: [new ThroughputTask(), new LatencyTask(), new MyTask()],
+ *   config: { seq_lens: [128, 256, 512], n_measure: 30 },
+ * });
+ * const report = await suite.run(paradigm, model, { saveCsv: 'results.csv', writer: process.stderr });
+ * console.log(report.summary());
+ * ```
+ */
+export class BenchmarkSuite {
+  /** Tasks, in run order. */
+  readonly tasks: readonly BenchmarkTask[];
+  /** Validated configuration. */
+  readonly config: BenchmarkConfig;
+
+  /**
+   * @throws {@link DantinoxError} `INVALID_OPTION` for an empty task list or duplicate task names, and
+   * {@link ValidationError} for an invalid config.
+   */
+  constructor(options: BenchmarkSuiteOptions) {
+    if (options.tasks.length === 0) throw new DantinoxError('INVALID_OPTION', messages.emptySuite());
+    const seen = new Set<string>();
+    for (const t of options.tasks) {
+      if (seen.has(t.name)) throw new DantinoxError('INVALID_OPTION', messages.duplicateTaskName(t.name));
+      seen.add(t.name);
+    }
+    this.tasks = [...options.tasks];
+    this.config = BenchmarkConfig.parse(options.config ?? {});
+  }
+
+  /** Throughput, latency and perplexity (Brown corpus) — the seed's default suite. */
+  static default(config?: BenchmarkConfig | BenchmarkConfigInput): BenchmarkSuite {
+    return new BenchmarkSuite({
+      tasks: [new ThroughputTask(), new LatencyTask(), new PerplexityTask()],
+      ...(config === undefined ? {} : { config }),
+    });
+  }
+
+  /** Throughput only, for a quick hardware check. */
+  static throughputOnly(config?: BenchmarkConfig | BenchmarkConfigInput): BenchmarkSuite {
+    return new BenchmarkSuite({ tasks: [new ThroughputTask()], ...(config === undefined ? {} : { config }) });
+  }
+
+  /**
+   * Runs every task in order and returns the report. Never throws for a failing task (unless `throwOnError`):
+   * the task's row gets `status: 'failed'` and its error, and the next task runs. Every cell is appended to the
+   * JSONL file as soon as it finishes; the CSV/JSON reports are written at the end from the results.
+   *
+   * @throws {@link DantinoxError} `IO` when the JSONL or report files cannot be written.
+   */
+  async run(paradigm: Paradigm, model: Model, options: SuiteRunOptions = {}): Promise<SuiteReport> {
+    const clock = options.clock ?? hrtimeClock;
+    const startedAt = options.startedAt ?? new Date();
+    const runId = options.runId ?? `${model.info.name}-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
+    const outDir = options.outDir ?? this.config.outputDir;
+    const pathFor = (opt: string | boolean | undefined, ext: string): string | undefined =>
+      opt === true ? join(outDir, `${runId}.${ext}`) : typeof opt === 'string' ? opt : undefined;
+    const logger = options.logger ?? silentLogger;
+    const progress = createProgress(options.progress ?? 'auto', options.writer);
+    const t0 = clock.now();
+    const elapsedS = (): number => Number(clock.now() - t0) / 1e9;
+
+    const modelMeta = modelIdentity(paradigm, model, runId);
+    const descriptors: MetricDescriptor[] = this.tasks.flatMap((t) => t.metrics ?? []);
+    const timer =
+      clock === hrtimeClock
+        ? (({ clockName, overheadNs, resolutionNs }) => ({ clockName, overheadNs, resolutionNs }))(
+            calibrateTimer(clock),
+          )
+        : { clockName: clock.name };
+    const environment = collectEnvironment({
+      config: this.config,
+      modelInfo: model.info,
+      startedAt,
+      timer,
+      ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }),
+    });
+    const jsonlPath = pathFor(options.jsonl ?? true, 'jsonl');
+    const sink = jsonlPath === undefined ? undefined : new JsonlSink(jsonlPath);
+    sink?.append({
+      type: 'run',
+      runId,
+      tasks: this.tasks.map((t) => t.name),
+      modelMeta,
+      environment,
+      descriptors,
+    });
+    await options.onSuiteStart?.({
+      runId,
+      tasks: this.tasks.map((t) => t.name),
+      ...(jsonlPath ? { jsonlPath } : {}),
+    });
+
+    const taskRngs = new Rng(this.config.seed).split(this.tasks.length);
+    const results: BenchmarkResult[] = [];
+    let aborted = false;
+    try {
+      for (const [i, task] of this.tasks.entries()) {
+        if (aborted || options.signal?.aborted) {
+          aborted = true;
+          results.push({
+            task: task.name,
+            status: 'skipped',
+            error: 'not run: the run was aborted',
+            metrics: {},
+          });
+          continue;
+        }
+        progress.taskStart(task.name, i, this.tasks.length);
+        await options.onTaskStart?.(task.name, i);
+        const cells: CellRecord[] = [];
+        const context: BenchmarkContext = {
+          logger,
+          clock,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          plan: (n) => progress.plan(task.name, n),
+          recordCell: async (cell) => {
+            cells.push(cell);
+            sink?.append({ ...cell, type: 'cell', elapsedS: elapsedS() });
+            progress.cell(cell);
+            await options.onCell?.(cell);
+          },
+        };
+        const start = clock.now();
+        let result: BenchmarkResult;
+        try {
+          const raw = await task.run(paradigm, model, this.config, taskRngs[i] as Rng, context);
+          result = { ...raw, task: raw.task || task.name, status: raw.status ?? 'completed' };
+        } catch (error) {
+          if (options.throwOnError === true) throw error;
+          aborted = options.signal?.aborted === true;
+          const message = aborted ? messages.benchAborted(task.name) : errorMessage(error);
+          logger.log('error', `task ${task.name} failed: ${message}`);
+          result = { task: task.name, status: 'failed', error: message, metrics: {} };
+        }
+        result = { ...result, cells: result.cells ?? cells, durationMs: Number(clock.now() - start) / 1e6 };
+        results.push(result);
+        sink?.append({ type: 'task', result });
+        progress.taskEnd(result);
+        await options.onTaskEnd?.(result);
+      }
+    } finally {
+      progress.stop();
+    }
+    const totalTimeS = elapsedS();
+    sink?.append({ type: 'end', totalTimeS, aborted });
+    const report = new SuiteReport({ results, modelMeta, totalTimeS, environment, runId, descriptors });
+    const csv = pathFor(options.saveCsv, 'csv');
+    if (csv !== undefined) report.save(csv);
+    const json = pathFor(options.saveJson, 'json');
+    if (json !== undefined) report.save(json);
+    await options.onSuiteEnd?.(report);
+    return report;
+  }
+
+  /** `BenchmarkSuite(tasks=[…])`. */
+  toString(): string {
+    return `BenchmarkSuite(tasks=[${this.tasks.map((t) => `'${t.name}'`).join(', ')}])`;
+  }
+}
