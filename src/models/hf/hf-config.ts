@@ -159,7 +159,7 @@ function llamaLikeFields(f: FieldReader, modelType: HfModelType, path: string): 
     norm: 'rmsnorm',
     posEncoding: 'rotary',
     slidingWindow: hasWindow,
-    contextWindow: hasWindow ? window - 1 : 0,
+    ...(hasWindow ? { contextWindow: window - 1 } : {}),
     weightTying: f.bool('tie_word_embeddings', false),
   };
 }

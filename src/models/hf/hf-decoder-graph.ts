@@ -10,7 +10,7 @@
  *
  * The computation follows the shared architecture conventions exactly (no biases, `[in, out]` weights, pre-norm
  * blocks, eps 1e-5, rotate-half RoPE base 10000 at `position_ids`, learned positions gathered at `position_ids`,
- * exact-erf GELU, causal mask with optional sliding window, GQA by broadcasting each KV head over its query group),
+ * exact-erf GELU, SwiGLU = down(silu(x@gate) · x@up) whatever `activation` says, causal mask with optional sliding window, GQA by broadcasting each KV head over its query group),
  * so its logits equal the reference model's. Initializers keep the canonical weight names.
  *
  * @packageDocumentation
@@ -135,15 +135,16 @@ function mlp(ctx: Ctx, h: string, i: number): string {
   const { g, config } = ctx;
   const b = `blocks.${i}.mlp`;
   const up = g.op('MatMul', [h, weight(ctx, `${b}.up.weight`)]);
+  const silu = (x: string): string => g.op('Mul', [x, g.op('Sigmoid', [x])]);
   const act = (x: string): string => {
     if (config.activation === 'relu') return g.op('Relu', [x]);
-    if (config.activation === 'silu') return g.op('Mul', [x, g.op('Sigmoid', [x])]);
+    if (config.activation === 'silu') return silu(x);
     // Exact GELU: x · ½ · (1 + erf(x / √2)), the pattern ONNX Runtime fuses into one Gelu kernel.
     const erf = g.op('Erf', [g.op('Div', [x, g.floatConst([Math.SQRT2])])]);
     return g.op('Mul', [g.op('Mul', [x, g.op('Add', [erf, g.floatConst([1])])]), g.floatConst([0.5])]);
   };
   const hidden = config.useSwiglu
-    ? g.op('Mul', [act(g.op('MatMul', [h, weight(ctx, `${b}.gate.weight`)])), up])
+    ? g.op('Mul', [silu(g.op('MatMul', [h, weight(ctx, `${b}.gate.weight`)])), up])
     : act(up);
   return g.op('MatMul', [hidden, weight(ctx, `${b}.down.weight`)]);
 }

@@ -107,7 +107,7 @@ export function hfConfigJson(
     intermediate_size: ffn,
     max_position_embeddings: config.maxContext,
     vocab_size: config.vocabSize,
-    hidden_act: config.activation,
+    hidden_act: 'silu',
     rms_norm_eps: 1e-5,
     rope_theta: 10000,
     attention_bias: false,
