@@ -21,6 +21,19 @@ export interface MaskLayout {
   readonly placeholder: boolean;
 }
 
+/**
+ * The layout a call with `seq` new tokens after `pastLength` cached ones feeds the graph: no cache → one masked
+ * placeholder row; otherwise the whole cache, or with a sliding window only its last `contextWindow` rows (at
+ * least one row, masked when the window holds none).
+ */
+export function maskLayout(config: ModelConfig, seq: number, pastLength: number): MaskLayout {
+  if (pastLength === 0) return { seq, pastLength: 0, pastStart: 0, pastRows: 1, placeholder: true };
+  let start = config.slidingWindow ? Math.max(0, pastLength - config.contextWindow) : 0;
+  const placeholder = start === pastLength;
+  if (placeholder) start = pastLength - 1;
+  return { seq, pastLength, pastStart: start, pastRows: pastLength - start, placeholder };
+}
+
 /** Whether key position `k` is visible to query position `q` under the config's mask. */
 export function isVisible(
   config: Pick<ModelConfig, 'causal' | 'slidingWindow' | 'contextWindow'>,

@@ -15,7 +15,7 @@ import type { Tokenizer } from '../tokenizer.js';
 import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
 import { checkWeights, countParameters, initWeights, type WeightMap } from '../weights.js';
 import { cacheNames } from './attention.js';
-import { buildAttentionMask, type MaskLayout } from './attention-mask.js';
+import { buildAttentionMask, maskLayout } from './attention-mask.js';
 import { buildTransformerGraph } from './graph-builder.js';
 import { KvCache, OnnxDecodeState } from './kv-cache.js';
 import { loadOrt, ORT_VERSION, type OrtModule } from './ort-loader.js';
@@ -192,27 +192,17 @@ export class OnnxModel implements Model {
       feeds[IO.positionIds] = new Tensor('int64', positions, [batch, seq]);
     }
     // The past rows the graph sees: the visible cache window, or one masked placeholder row.
-    let layout: MaskLayout;
-    if (past === undefined || pastLength === 0) {
-      layout = { seq, pastLength: 0, pastStart: 0, pastRows: 1, placeholder: true };
-      const zeros = new Float32Array(batch * kvHeads * hs);
-      for (let i = 0; i < numBlocks; i++) {
-        const names = cacheNames(i);
-        feeds[names.pastKey] = new Tensor('float32', zeros, [1, batch, kvHeads, hs]);
-        feeds[names.pastValue] = feeds[names.pastKey] as Tensor;
-      }
-    } else {
-      let start = config.slidingWindow ? Math.max(0, pastLength - config.contextWindow) : 0;
-      const placeholder = start === pastLength;
-      if (placeholder) start = pastLength - 1;
-      layout = { seq, pastLength, pastStart: start, pastRows: pastLength - start, placeholder };
-      for (let i = 0; i < numBlocks; i++) {
-        const names = cacheNames(i);
-        const view = past.cache.view(i, start, pastLength);
-        const dims = [pastLength - start, batch, kvHeads, hs];
-        feeds[names.pastKey] = new Tensor('float32', view.keys, dims);
-        feeds[names.pastValue] = new Tensor('float32', view.values, dims);
-      }
+    const layout = maskLayout(config, seq, past === undefined ? 0 : pastLength);
+    const zeros = pastLength === 0 ? new Float32Array(batch * kvHeads * hs) : undefined;
+    for (let i = 0; i < numBlocks; i++) {
+      const names = cacheNames(i);
+      const dims = [layout.pastRows, batch, kvHeads, hs];
+      const view =
+        past !== undefined && zeros === undefined
+          ? past.cache.view(i, layout.pastStart, layout.pastStart + layout.pastRows)
+          : { keys: zeros as Float32Array, values: zeros as Float32Array };
+      feeds[names.pastKey] = new Tensor('float32', view.keys, dims);
+      feeds[names.pastValue] = new Tensor('float32', view.values, dims);
     }
     const mask = buildAttentionMask(config, layout);
     feeds[IO.attentionMask] = new Tensor('float32', mask, [

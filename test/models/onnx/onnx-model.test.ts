@@ -4,6 +4,7 @@ import { ModelConfig, type ModelConfigInput } from '../../../src/models/model-co
 import { createModel, type OnnxModel } from '../../../src/models/onnx/onnx-model.js';
 import { ReferenceModel } from '../../../src/models/reference-model.js';
 import { Rng } from '../../../src/rng.js';
+import { BASE, VARIANTS } from './variants.js';
 
 /** max |a − b| / max |b|: the relative error the issue bounds by 1e-4. */
 function relError(a: Float32Array, b: Float32Array): number {
@@ -16,39 +17,6 @@ function relError(a: Float32Array, b: Float32Array): number {
   }
   return diff / scale;
 }
-
-const BASE: ModelConfigInput = { dim: 32, nHeads: 4, numBlocks: 2, vocabSize: 64, maxContext: 24 };
-
-const VARIANTS: Record<string, ModelConfigInput> = {
-  'rotary, rmsnorm, swiglu, mha, causal': {},
-  'learned, layernorm, gelu, tied': { posEncoding: 'learned', norm: 'layernorm', useSwiglu: false },
-  'absolute, relu, untied': {
-    posEncoding: 'absolute',
-    useSwiglu: false,
-    activation: 'relu',
-    weightTying: false,
-  },
-  'no positions, silu mlp': { posEncoding: 'none', useSwiglu: false, activation: 'silu' },
-  'gqa (2 kv heads)': { kvHeads: 2 },
-  'gqa (1 kv head), layernorm': { kvHeads: 1, norm: 'layernorm' },
-  'bidirectional (diffusion)': { paradigm: 'diffusion' },
-  'causal sliding window 3': { slidingWindow: true, contextWindow: 3 },
-  'causal sliding window 0': { slidingWindow: true, contextWindow: 0, kvHeads: 2 },
-  'bidirectional sliding window 2, gqa': {
-    paradigm: 'diffusion',
-    slidingWindow: true,
-    contextWindow: 2,
-    kvHeads: 2,
-  },
-  'moe 4 experts top-2, swiglu': { ffn: 'moe', nExperts: 4, topK: 2 },
-  'moe 3 experts top-1, gelu, learned': {
-    ffn: 'moe',
-    nExperts: 3,
-    topK: 1,
-    useSwiglu: false,
-    posEncoding: 'learned',
-  },
-};
 
 const opened: Model[] = [];
 afterAll(async () => {

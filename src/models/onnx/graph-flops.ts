@@ -1,0 +1,295 @@
+/**
+ * FLOPs counted over a generated ONNX graph: the model bytes are decoded, every node's output shape is inferred
+ * from the input shapes a call feeds (`batch`, `seq`, `pastLength`), and each matrix product contributes
+ * `2 · (batch dims) · M · K · N`. It is the independent check of the analytical `countFlops` (same convention:
+ * 1 multiply-add = 2 FLOPs, only matrix products counted).
+ *
+ * Two node kinds need more than shapes, and follow the convention of `helpers-common.md`:
+ * - attention scores and values (`attention:*` tags): the graph multiplies against every fed key column and
+ *   masks; the convention counts every key a query may attend to (the full square for causal attention, only
+ *   the visible band with a sliding window, never the masked placeholder row). The counter takes the sizes from
+ *   the inferred shapes and the key set from a pair-by-pair walk of the mask rule.
+ * - MoE expert rows (`moe:route` NonZero): data-dependent; each expert is charged `N · topK / nExperts` rows,
+ *   whose sum over experts is exactly the `N · topK` rows the routed graph executes.
+ *
+ * `executed` is the plain shape count (masked columns and placeholder included), for reference.
+ *
+ * @packageDocumentation
+ */
+import onnxProto from 'onnx-proto';
+import { DantinoxError } from '../../errors.js';
+import { ModelConfig } from '../model-config.js';
+import { ATTENTION_TAGS } from './attention.js';
+import { isVisible, maskLayout } from './attention-mask.js';
+import { MOE_ROUTE_TAG } from './moe.js';
+
+const { onnx } = onnxProto;
+
+/** Call shape the graph is counted for. */
+export interface GraphFlopsOptions {
+  /** Sequences B. @default 1 */
+  readonly batchSize?: number;
+  /** New tokens per sequence T. */
+  readonly seqLen: number;
+  /** Cached tokens before them. @default 0 */
+  readonly pastLength?: number;
+}
+
+/** FLOPs of one call of the graph, by part (same split as `FlopsBreakdown`). */
+export interface GraphFlops {
+  /** Q, K, V, O projections. */
+  readonly attentionProjections: number;
+  /** QKᵀ and AV under the convention's key set. */
+  readonly attentionScores: number;
+  /** MLP / experts plus router. */
+  readonly ffn: number;
+  /** MoE router (part of `ffn`). */
+  readonly router: number;
+  /** LM head. */
+  readonly lmHead: number;
+  /** Sum of the parts. */
+  readonly total: number;
+  /** Plain shape count of every matrix product the graph runs (masked columns included). */
+  readonly executed: number;
+}
+
+type Shape = number[];
+
+interface State {
+  readonly shapes: Map<string, Shape>;
+  /** Known int64 contents (constants, Shape outputs) of 1-D tensors. */
+  readonly values: Map<string, number[]>;
+}
+
+function attrInt(node: onnxProto.onnx.INodeProto, name: string, fallback: number): number {
+  const a = node.attribute?.find((x) => x.name === name);
+  return a?.i === undefined || a.i === null ? fallback : Number(a.i);
+}
+
+function attrInts(node: onnxProto.onnx.INodeProto, name: string): number[] | undefined {
+  const a = node.attribute?.find((x) => x.name === name);
+  return a?.ints ? a.ints.map(Number) : undefined;
+}
+
+function broadcast(a: Shape, b: Shape): Shape {
+  const n = Math.max(a.length, b.length);
+  const out: Shape = [];
+  for (let i = 0; i < n; i++) {
+    const x = a[a.length - n + i] ?? 1;
+    const y = b[b.length - n + i] ?? 1;
+    out.push(x === 1 ? y : x);
+  }
+  return out;
+}
+
+const norm = (axis: number, rank: number): number => (axis < 0 ? axis + rank : axis);
+
+/** Output shapes of one node (the ops the graph builder emits). */
+function inferNode(node: onnxProto.onnx.INodeProto, s: State, routedRows: number): Shape[] {
+  const inputs = node.input ?? [];
+  const shape = (i: number): Shape => s.shapes.get(inputs[i] ?? '') ?? [];
+  const value = (i: number): number[] => s.values.get(inputs[i] ?? '') ?? [];
+  const x = shape(0);
+  switch (node.opType) {
+    case 'Gather': {
+      const axis = norm(attrInt(node, 'axis', 0), x.length);
+      return [[...x.slice(0, axis), ...shape(1), ...x.slice(axis + 1)]];
+    }
+    case 'Add':
+    case 'Mul':
+    case 'Div':
+    case 'Equal':
+    case 'Greater':
+      return [broadcast(x, shape(1))];
+    case 'MatMul':
+    case 'FusedMatMul':
+    case 'Gemm':
+      return [matmulShapes(node, x, shape(1)).out];
+    case 'Reshape': {
+      const target = value(1);
+      const known = target.map((d, i) => (d === 0 ? (x[i] ?? 0) : d));
+      const total = x.reduce((p, d) => p * d, 1);
+      const rest = known.reduce((p, d) => (d === -1 ? p : p * d), 1);
+      return [known.map((d) => (d === -1 ? total / rest : d))];
+    }
+    case 'Transpose': {
+      const perm = attrInts(node, 'perm') ?? x.map((_, i) => x.length - 1 - i);
+      return [perm.map((p) => x[p] ?? 0)];
+    }
+    case 'Concat': {
+      const axis = norm(attrInt(node, 'axis', 0), x.length);
+      const out = [...x];
+      out[axis] = inputs.reduce((sum, _, i) => sum + (shape(i)[axis] ?? 0), 0);
+      return [out];
+    }
+    case 'Slice': {
+      const [starts, ends, axes] = [value(1), value(2), value(3)];
+      const out = [...x];
+      axes.forEach((a, i) => {
+        const ax = norm(a, x.length);
+        const dim = x[ax] ?? 0;
+        const clamp = (v: number): number => Math.min(Math.max(v < 0 ? v + dim : v, 0), dim);
+        out[ax] = Math.max(0, clamp(ends[i] ?? dim) - clamp(starts[i] ?? 0));
+      });
+      return [out];
+    }
+    case 'Shape': {
+      const start = norm(attrInt(node, 'start', 0), x.length);
+      const end = norm(attrInt(node, 'end', x.length), x.length);
+      return [[end - start]];
+    }
+    case 'TopK': {
+      const k = value(1)[0] ?? 0;
+      const out = [...x];
+      out[norm(attrInt(node, 'axis', -1), x.length)] = k;
+      return [out, out];
+    }
+    case 'ReduceSum':
+    case 'ReduceMax': {
+      const axes = value(1).map((a) => norm(a, x.length));
+      const keep = attrInt(node, 'keepdims', 1) === 1;
+      return [x.flatMap((d, i) => (axes.includes(i) ? (keep ? [1] : []) : [d]))];
+    }
+    case 'NonZero':
+      return [[x.length, node.docString === MOE_ROUTE_TAG ? routedRows : x.reduce((p, d) => p * d, 1)]];
+    case 'Squeeze': {
+      const axes = value(1).map((a) => norm(a, x.length));
+      return [x.filter((_, i) => !axes.includes(i))];
+    }
+    case 'Unsqueeze': {
+      const out = [...x];
+      for (const a of value(1)) out.splice(norm(a, out.length + 1), 0, 1);
+      return [out];
+    }
+    case 'RotaryEmbedding':
+    case 'SimplifiedLayerNormalization':
+    case 'LayerNormalization':
+    case 'Softmax':
+    case 'Gelu':
+    case 'QuickGelu':
+    case 'Relu':
+    case 'Cast':
+    case 'ScatterND':
+      return [x];
+    default:
+      throw new DantinoxError('UNSUPPORTED', `graph FLOPs: no shape rule for op ${node.opType}`);
+  }
+}
+
+/** Shapes of a (Fused)MatMul/Gemm: batch dims, M, K, N and the output. */
+function matmulShapes(
+  node: onnxProto.onnx.INodeProto,
+  a: Shape,
+  b0: Shape,
+): { batch: number; m: number; k: number; n: number; out: Shape } {
+  let b = [...b0];
+  if (attrInt(node, 'transBatchB', 0) === 1 && b.length > 2)
+    b = [...b.slice(1, -1), b[0] ?? 0, b.at(-1) ?? 0];
+  const transA = attrInt(node, 'transA', 0) === 1;
+  const transB = attrInt(node, 'transB', 0) === 1;
+  const m = (transA ? a.at(-1) : a.at(-2)) ?? 1;
+  const k = (transA ? a.at(-2) : a.at(-1)) ?? 1;
+  const n = (transB ? b.at(-2) : b.at(-1)) ?? 1;
+  const batchDims = broadcast(a.slice(0, -2), b.slice(0, -2));
+  const batch = batchDims.reduce((p, d) => p * d, 1);
+  return { batch, m, k, n, out: [...batchDims, m, n] };
+}
+
+/** (query, key) pairs the convention counts for the past or new key block of a call, per sequence and head. */
+function conventionPairs(
+  config: ModelConfig,
+  seq: number,
+  pastLength: number,
+  block: 'past' | 'new',
+): number {
+  const layout = maskLayout(config, seq, pastLength);
+  let pairs = 0;
+  for (let t = 0; t < seq; t++) {
+    const q = pastLength + t;
+    if (block === 'past') {
+      if (layout.placeholder) continue;
+      for (let j = 0; j < layout.pastRows; j++) {
+        if (!config.slidingWindow || isVisible(config, q, layout.pastStart + j)) pairs++;
+      }
+    } else {
+      for (let j = 0; j < seq; j++)
+        if (!config.slidingWindow || isVisible(config, q, pastLength + j)) pairs++;
+    }
+  }
+  return pairs;
+}
+
+/**
+ * Counts the FLOPs of one call of the transformer graph `model` (bytes from `buildTransformerGraph`).
+ *
+ * @throws {@link DantinoxError} `INVALID_INPUT` when the graph has no dantinox config metadata;
+ * `UNSUPPORTED` for an op without a shape rule.
+ */
+export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): GraphFlops {
+  const proto = onnx.ModelProto.decode(model);
+  const meta = proto.metadataProps?.find((p) => p.key === 'dantinox.config')?.value;
+  if (!meta)
+    throw new DantinoxError('INVALID_INPUT', 'graph FLOPs: the model has no dantinox.config metadata');
+  const config = ModelConfig.parse(JSON.parse(meta));
+  const { batchSize: batch = 1, seqLen: seq, pastLength = 0 } = options;
+  const layout = maskLayout(config, seq, pastLength);
+  const group = config.nHeads / config.kvHeads;
+  const s: State = { shapes: new Map(), values: new Map() };
+  for (const init of proto.graph?.initializer ?? []) {
+    s.shapes.set(init.name ?? '', (init.dims ?? []).map(Number));
+    if (init.int64Data && init.int64Data.length > 0)
+      s.values.set(init.name ?? '', init.int64Data.map(Number));
+  }
+  const cache = [layout.pastRows, batch, config.kvHeads, config.headSize];
+  for (const input of proto.graph?.input ?? []) {
+    const name = input.name ?? '';
+    if (name === 'input_ids' || name === 'position_ids') s.shapes.set(name, [batch, seq]);
+    else if (name === 'attention_mask') s.shapes.set(name, [group * seq, layout.pastRows + seq]);
+    else s.shapes.set(name, cache);
+  }
+  const routedRows = (batch * seq * config.topK) / config.nExperts;
+  const parts = { attentionProjections: 0, attentionScores: 0, ffn: 0, router: 0, lmHead: 0, executed: 0 };
+  for (const node of proto.graph?.node ?? []) {
+    const outs = inferNode(node, s, routedRows);
+    (node.output ?? []).forEach((name, i) => {
+      if (name) s.shapes.set(name, outs[i] ?? []);
+    });
+    if (node.opType === 'Shape') {
+      const x = s.shapes.get(node.input?.[0] ?? '') ?? [];
+      const start = norm(attrInt(node, 'start', 0), x.length);
+      s.values.set(node.output?.[0] ?? '', x.slice(start, norm(attrInt(node, 'end', x.length), x.length)));
+    }
+    if (!['MatMul', 'FusedMatMul', 'Gemm'].includes(node.opType ?? '')) continue;
+    const shapes = matmulShapes(
+      node,
+      s.shapes.get(node.input?.[0] ?? '') ?? [],
+      s.shapes.get(node.input?.[1] ?? '') ?? [],
+    );
+    const flops = 2 * shapes.batch * shapes.m * shapes.k * shapes.n;
+    parts.executed += flops;
+    const tag = node.docString ?? '';
+    if (tag === ATTENTION_TAGS.scores || tag === ATTENTION_TAGS.values) {
+      // Scores: [B·kvH, group·T, hs] × [hs, keys]; values: [B·kvH, group·T, keys] × [keys, hs].
+      const keys = tag === ATTENTION_TAGS.scores ? shapes.n : shapes.k;
+      // The past block is the one read from the time-major cache (transBatchB); 2·B·kvH·hs FLOPs per
+      // (query row, key) of the product, times `group` query heads per row block of one key head.
+      const block = attrInt(node, 'transBatchB', 0) === 1 ? 'past' : 'new';
+      const perPair = flops / (shapes.m * keys);
+      parts.attentionScores += perPair * group * conventionPairs(config, seq, pastLength, block);
+    } else if (tag === 'attention:proj') parts.attentionProjections += flops;
+    else if (tag === 'router') parts.router += flops;
+    else if (tag === 'ffn') parts.ffn += flops;
+    else if (tag === 'lm_head') parts.lmHead += flops;
+    else throw new DantinoxError('UNSUPPORTED', `graph FLOPs: untagged matrix product ${node.name ?? ''}`);
+  }
+  const ffn = parts.ffn + parts.router;
+  return {
+    attentionProjections: parts.attentionProjections,
+    attentionScores: parts.attentionScores,
+    ffn,
+    router: parts.router,
+    lmHead: parts.lmHead,
+    total: parts.attentionProjections + parts.attentionScores + ffn + parts.lmHead,
+    executed: parts.executed,
+  };
+}
