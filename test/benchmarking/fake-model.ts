@@ -1,0 +1,133 @@
+/**
+ * A deterministic fake {@link Model} for benchmarking tests: its logits come from a fixed bigram table (row
+ * `prev` holds log P(next | prev)), and every call advances a manual clock by a known cost, so timings,
+ * throughputs and losses have exact expected values.
+ */
+import type {
+  BatchShape,
+  DecodeState,
+  Logits,
+  Model,
+  ModelInfo,
+  StepResult,
+} from '../../src/models/model.js';
+import { ModelConfig, type ModelConfigInput } from '../../src/models/model-config.js';
+import type { Tokenizer } from '../../src/models/tokenizer.js';
+import { createManualClock, type ManualClock } from '../../src/profiling/index.js';
+
+/** Cost model of the fake engine: a call over `tokens` tokens takes `fixedNs + perTokenNs · tokens`. */
+export interface FakeCost {
+  readonly fixedNs: number;
+  readonly perTokenNs: number;
+}
+
+export interface FakeModelOptions {
+  /** Model config overrides (vocabSize, maxContext, paradigm…). */
+  readonly config?: ModelConfigInput;
+  /** Bigram table `[vocab][vocab]` of probabilities; default uniform. */
+  readonly bigram?: readonly (readonly number[])[];
+  readonly tokenizer?: Tokenizer;
+  readonly clock?: ManualClock;
+  readonly cost?: FakeCost;
+  /** Throw from forward when batch·seq exceeds this (simulates out-of-memory). */
+  readonly maxTokensPerCall?: number;
+}
+
+class FakeState implements DecodeState {
+  constructor(
+    readonly batch: number,
+    readonly length: number,
+  ) {}
+  dispose(): void {}
+}
+
+/** A fake model: bigram logits, manual-clock costs, optional simulated OOM. */
+export class FakeModel implements Model {
+  readonly config: ModelConfig;
+  readonly info: ModelInfo;
+  readonly tokenizer?: Tokenizer;
+  readonly clock: ManualClock;
+  readonly calls: { kind: string; batch: number; seq: number }[] = [];
+  readonly #logTable: Float32Array;
+  readonly #cost: FakeCost;
+  readonly #maxTokens: number;
+
+  constructor(options: FakeModelOptions = {}) {
+    this.config = ModelConfig.parse({
+      dim: 8,
+      nHeads: 2,
+      numBlocks: 2,
+      vocabSize: 4,
+      maxContext: 64,
+      ...options.config,
+    });
+    this.info = { name: 'fake', engine: 'fake-engine 1.0', threads: 1, dtype: 'float32' };
+    if (options.tokenizer) this.tokenizer = options.tokenizer;
+    this.clock = options.clock ?? createManualClock();
+    this.#cost = options.cost ?? { fixedNs: 1_000_000, perTokenNs: 10_000 };
+    this.#maxTokens = options.maxTokensPerCall ?? Number.POSITIVE_INFINITY;
+    const v = this.config.vocabSize;
+    this.#logTable = new Float32Array(v * v);
+    for (let a = 0; a < v; a++) {
+      for (let b = 0; b < v; b++) {
+        const p = options.bigram?.[a]?.[b] ?? 1 / v;
+        this.#logTable[a * v + b] = options.bigram ? Math.log(p) : 0;
+      }
+    }
+  }
+
+  #spend(kind: string, batch: number, seq: number): void {
+    this.calls.push({ kind, batch, seq });
+    if (batch * seq > this.#maxTokens) throw new Error(`out of memory: ${batch}x${seq} tokens`);
+    this.clock.advance(this.#cost.fixedNs + this.#cost.perTokenNs * batch * seq);
+  }
+
+  #logits(tokens: Int32Array, batch: number, seq: number): Logits {
+    const v = this.config.vocabSize;
+    const data = new Float32Array(batch * seq * v);
+    for (let i = 0; i < batch * seq; i++)
+      data.set(this.#logTable.subarray((tokens[i] ?? 0) * v, ((tokens[i] ?? 0) + 1) * v), i * v);
+    return { data, dims: [batch, seq, v] };
+  }
+
+  async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
+    if (shape.seq > this.config.maxContext) throw new Error(`seq ${shape.seq} > maxContext`);
+    this.#spend('forward', shape.batch, shape.seq);
+    return this.#logits(tokens, shape.batch, shape.seq);
+  }
+
+  async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
+    this.#spend('prefill', shape.batch, shape.seq);
+    return {
+      logits: this.#logits(tokens, shape.batch, shape.seq),
+      state: new FakeState(shape.batch, shape.seq),
+    };
+  }
+
+  async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
+    if (state.length + 1 > this.config.maxContext) throw new Error('cache full');
+    this.#spend('decode', state.batch, 1);
+    return {
+      logits: this.#logits(tokens, state.batch, 1),
+      state: new FakeState(state.batch, state.length + 1),
+    };
+  }
+
+  async barrier(): Promise<void> {}
+
+  numParameters(): number {
+    return 1234;
+  }
+
+  async dispose(): Promise<void> {}
+}
+
+/** A character tokenizer over a fixed alphabet (id = index in `alphabet`). */
+export function charTokenizer(alphabet: string): Tokenizer {
+  return {
+    name: `chars(${alphabet})`,
+    vocabSize: alphabet.length,
+    encode: (text) => Array.from(text, (c) => alphabet.indexOf(c)).filter((i) => i >= 0),
+    decode: (ids) => ids.map((i) => alphabet[i] ?? '').join(''),
+  };
+}

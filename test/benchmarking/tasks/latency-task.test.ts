@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
+import { silentLogger } from '../../../src/benchmarking/logger.js';
+import type { BenchmarkContext, CellRecord } from '../../../src/benchmarking/task.js';
+import { LatencyTask } from '../../../src/benchmarking/tasks/latency-task.js';
+import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
+import { DiffusionParadigm } from '../../../src/models/paradigms/diffusion-paradigm.js';
+import { Rng } from '../../../src/rng.js';
+import { FakeModel } from '../fake-model.js';
+
+function contextFor(model: FakeModel, cells: CellRecord[]): BenchmarkContext {
+  return {
+    logger: silentLogger,
+    clock: model.clock,
+    plan: () => {},
+    recordCell: async (c) => void cells.push(c),
+  };
+}
+
+const config = BenchmarkConfig.parse({
+  seqLens: [8, 16, 128],
+  nWarmup: 1,
+  nMeasure: 3,
+  minWarmupMs: 0,
+  genTokens: 4,
+  diffusionSteps: 5,
+});
+const ms = (tokens: number): number => 1 + 0.01 * tokens; // fake cost per call
+
+describe('LatencyTask', () => {
+  it('ar: prefill at the prompt length, real KV decode, TTFT/TPOT from a timed generation', async () => {
+    const model = new FakeModel(); // maxContext 64 → prompt = 16 (128 does not fit)
+    const cells: CellRecord[] = [];
+    const r = await new LatencyTask().run(
+      new ARParadigm(model.config),
+      model,
+      config,
+      new Rng(0),
+      contextFor(model, cells),
+    );
+    expect(r.metrics['prefill_mean_ms']).toBeCloseTo(ms(16), 9);
+    expect(r.metrics['prefill_p50_ms']).toBeCloseTo(ms(16), 9);
+    expect(r.metrics['prefill_p99_ms']).toBeCloseTo(ms(16), 9);
+    expect(r.metrics['decode_mean_ms']).toBeCloseTo(ms(1), 9);
+    expect(r.metrics['decode_tps']).toBeCloseTo(1000 / ms(1), 6);
+    expect(r.metrics['ttft_ms']).toBeCloseTo(ms(16), 9); // prefill of the 16-token prompt
+    expect(r.metrics['tpot_ms']).toBeCloseTo(ms(1), 9); // (e2e − ttft) / (4 − 1)
+    expect(r.metrics['e2e_ms']).toBeCloseTo(ms(16) + 3 * ms(1), 9);
+    expect(cells.map((c) => c.cell)).toEqual(['prefill@16', 'decode@16', 'generate@16+4']);
+    // The timed decode steps are real cache steps at context 16..18, never a cache-less forward.
+    const decodes = model.calls.filter((c) => c.kind === 'decode');
+    expect(decodes.length).toBeGreaterThan(0);
+    expect(r.meta?.['profiling_cell']).toBe('prefill@16');
+    expect(r.flops?.seqLen).toBe(16);
+    expect(r.meta?.['decode']).toBeUndefined();
+  });
+
+  it('ar: caps the decode context so the timed steps fit in maxContext', async () => {
+    const model = new FakeModel({ config: { maxContext: 16 } });
+    const r = await new LatencyTask().run(
+      new ARParadigm(model.config),
+      model,
+      config,
+      new Rng(0),
+      contextFor(model, []),
+    );
+    expect(r.meta?.['decode_context']).toBe(13); // 16 − nMeasure
+    expect(r.metrics['decode_mean_ms']).toBeCloseTo(ms(1), 9);
+  });
+
+  it('diffusion: denoising pass and generation latency, and says why decode is absent', async () => {
+    const model = new FakeModel({ config: { paradigm: 'diffusion' } });
+    const cells: CellRecord[] = [];
+    const r = await new LatencyTask().run(
+      new DiffusionParadigm(model.config),
+      model,
+      config,
+      new Rng(0),
+      contextFor(model, cells),
+    );
+    expect(r.metrics['decode_mean_ms']).toBeUndefined();
+    expect(r.meta?.['decode']).toBe('not applicable (diffusion has no KV-cache decode)');
+    expect(r.metrics['diffusion_step_mean_ms']).toBeCloseTo(ms(20), 9); // canvas = 16 prompt + 4 generated
+    expect(r.metrics['gen_e2e_ms']).toBeCloseTo(5 * ms(20), 9); // diffusionSteps full passes
+    expect(cells.map((c) => c.cell)).toEqual(['prefill@16', 'diffusion_step@20', 'generate@16+4x5']);
+  });
+
+  it('fails clearly when no sequence length fits', async () => {
+    const model = new FakeModel({ config: { maxContext: 4 } });
+    await expect(
+      new LatencyTask().run(new ARParadigm(model.config), model, config, new Rng(0), contextFor(model, [])),
+    ).rejects.toThrow(/no sequence length in `seqLens` \(8, 16, 128\) fits the model's maxContext 4/);
+  });
+});
