@@ -169,8 +169,11 @@ export class LatencyTracker {
     } catch (error) {
       return Promise.reject(error);
     }
+    // Read the clock before inspecting the value, so a sync sample carries no bookkeeping; a promise's end time
+    // is read again once it settles.
+    const stop = this.clock.now();
     if (isPromiseLike(value)) return this.#finish(nTokens, start, value as PromiseLike<Awaited<T>>);
-    this.#push(Number(this.clock.now() - start), nTokens);
+    this.#push(Number(stop - start), nTokens);
     return Promise.resolve(value as Awaited<T>);
   }
 
