@@ -47,7 +47,15 @@ const finiteOrNull = (v: number | undefined): number | null =>
 
 /** The seed's `to_dict()` middle part: metrics, then profiling, then FLOPs (GFLOP), then meta. */
 function middleEntries(r: BenchmarkResult): [string, CsvValue][] {
-  const out: [string, CsvValue][] = Object.entries(r.metrics);
+  const out: [string, CsvValue][] = valueEntries(r);
+  const taken = new Set(out.map(([k]) => k));
+  for (const [k, v] of Object.entries(r.meta ?? {})) out.push([taken.has(k) ? `meta_${k}` : k, v]);
+  return out;
+}
+
+/** Metrics, then the seed's profiling and FLOPs columns (everything but meta). */
+function valueEntries(r: BenchmarkResult): [string, number][] {
+  const out: [string, number][] = Object.entries(r.metrics);
   if (r.profiling) {
     out.push(['latency_mean_ms', r.profiling.meanMs]);
     out.push(['latency_p99_ms', r.profiling.p99Ms]);
@@ -58,8 +66,6 @@ function middleEntries(r: BenchmarkResult): [string, CsvValue][] {
     out.push(['flops_attn_g', r.flops.attention / 1e9]);
     out.push(['flops_ffn_g', r.flops.ffn / 1e9]);
   }
-  const taken = new Set(out.map(([k]) => k));
-  for (const [k, v] of Object.entries(r.meta ?? {})) out.push([taken.has(k) ? `meta_${k}` : k, v]);
   return out;
 }
 
@@ -117,8 +123,8 @@ export class SuiteReport {
     if (meta.length > 0) lines.push(`  model: ${meta.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
     for (const r of this.results) {
       const pairs = Object.entries(r.metrics).map(([k, v]) => `${k}=${v.toFixed(4)}`);
-      const status = r.status === 'completed' ? '' : `  status=${r.status}${r.error ? `: ${r.error}` : ''}`;
-      lines.push(`  [${r.task}]  ${pairs.join('  ')}${status}`.trimEnd());
+      if (r.status !== 'completed') pairs.push(`status=${r.status}${r.error ? `: ${r.error}` : ''}`);
+      lines.push(`  ${[`[${r.task}]`, ...pairs].join('  ')}`);
     }
     return lines.join('\n');
   }
@@ -173,7 +179,7 @@ export class SuiteReport {
   }
 
   /**
-   * Long format: one row per (task, metric) with `run_id`, `model`, `paradigm`, `task`, `status`, `metric`,
+   * Long format: one row per (task, metric) — metrics and the profiling/FLOPs columns, not meta — with `run_id`, `model`, `paradigm`, `task`, `status`, `metric`,
    * `value`, `unit`, `higher_is_better`, `description` (plus `error`). A task with no metrics (e.g. a failed one)
    * gives one row with a null metric so it is not lost.
    */
@@ -185,7 +191,7 @@ export class SuiteReport {
       paradigm: this.modelMeta['paradigm'] ?? null,
     };
     for (const r of this.results) {
-      const entries = middleEntries(r).filter((e): e is [string, number] => typeof e[1] === 'number');
+      const entries = valueEntries(r);
       const row = (metric: string | null, value: number | null): Record<string, CsvValue> => {
         const d = metric === null ? undefined : describeMetric(metric, this.descriptors);
         return {

@@ -1,0 +1,213 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BenchmarkConfig } from '../../src/benchmarking/config.js';
+import { SuiteReport } from '../../src/benchmarking/report.js';
+import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
+import type { BenchmarkResult, BenchmarkTask } from '../../src/benchmarking/task.js';
+import { ThroughputTask } from '../../src/benchmarking/tasks/throughput-task.js';
+import type { Model } from '../../src/models/model.js';
+import type { Paradigm } from '../../src/models/paradigm.js';
+import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
+import type { Rng } from '../../src/rng.js';
+import { FakeModel } from './fake-model.js';
+
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'dx-suite-'));
+const quick = BenchmarkConfig.parse({
+  seqLens: [8, 16],
+  batchSizes: [1, 2],
+  nWarmup: 1,
+  nMeasure: 3,
+  minWarmupMs: 0,
+});
+
+/** A user task written like the seed's MyTask: only `name` and `run`. */
+class MyTask implements BenchmarkTask {
+  readonly name = 'my_task';
+  draws: number[] = [];
+  async run(_p: Paradigm, model: Model, _c: BenchmarkConfig, rng: Rng): Promise<BenchmarkResult> {
+    this.draws.push(rng.next());
+    return { task: this.name, metrics: { score: model.config.dim / 2 } };
+  }
+}
+
+class Boom implements BenchmarkTask {
+  readonly name = 'boom';
+  async run(): Promise<BenchmarkResult> {
+    throw new Error('engine exploded');
+  }
+}
+
+describe('BenchmarkSuite', () => {
+  it('rejects an empty task list and duplicate names', () => {
+    expect(() => new BenchmarkSuite({ tasks: [] })).toThrow(/requires at least one task/);
+    expect(() => new BenchmarkSuite({ tasks: [new MyTask(), new MyTask()] })).toThrow(
+      /Two tasks of the suite are named "my_task"/,
+    );
+  });
+
+  it('builds the default and throughput-only suites', () => {
+    expect(String(BenchmarkSuite.default())).toBe(
+      "BenchmarkSuite(tasks=['throughput', 'latency', 'perplexity'])",
+    );
+    expect(BenchmarkSuite.throughputOnly({ n_measure: 7 }).config.nMeasure).toBe(7);
+  });
+
+  it('runs a user task with no change to the library; a failing task becomes a failed row and the suite goes on', async () => {
+    const model = new FakeModel();
+    const mine = new MyTask();
+    const ended: string[] = [];
+    const suite = new BenchmarkSuite({ tasks: [new Boom(), mine, new ThroughputTask()], config: quick });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      jsonl: false,
+      onTaskEnd: (r) => void ended.push(`${r.task}:${r.status}`),
+    });
+    expect(ended).toEqual(['boom:failed', 'my_task:completed', 'throughput:completed']);
+    expect(report.results[0]).toMatchObject({
+      task: 'boom',
+      status: 'failed',
+      error: 'engine exploded',
+      metrics: {},
+    });
+    expect(report.results[1]?.metrics).toEqual({ score: 4 });
+    expect(report.failedCount).toBe(1);
+    expect(report.summary()).toContain('  [boom]  status=failed: engine exploded');
+    expect(report.toDataFrame().numRows()).toBe(3);
+  });
+
+  it('can re-throw instead with throwOnError', async () => {
+    const model = new FakeModel();
+    const suite = new BenchmarkSuite({ tasks: [new Boom()], config: quick });
+    await expect(
+      suite.run(new ARParadigm(model.config), model, { jsonl: false, throwOnError: true }),
+    ).rejects.toThrow('engine exploded');
+  });
+
+  it('gives each task its own split of the seeded generator (same seed → same draws)', async () => {
+    const draws = async (seed: number): Promise<number[]> => {
+      const a = new MyTask();
+      const b = Object.assign(new MyTask(), { name: 'other' as 'my_task' });
+      const model = new FakeModel();
+      await new BenchmarkSuite({ tasks: [a, b], config: { ...quick, seed } }).run(
+        new ARParadigm(model.config),
+        model,
+        { jsonl: false },
+      );
+      return [...a.draws, ...b.draws];
+    };
+    const x = await draws(0);
+    expect(await draws(0)).toEqual(x);
+    expect(x[0]).not.toBe(x[1]);
+    expect(await draws(1)).not.toEqual(x);
+  });
+
+  it('appends every cell to the JSONL file as soon as it finishes, and the stream loads back', async () => {
+    const dir = tmp();
+    const model = new FakeModel();
+    const seenAtCell: number[] = [];
+    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask()], config: { ...quick, outputDir: dir } });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      runId: 'run1',
+      onCell: (cell) => {
+        // Read the file mid-run: this cell's line is already there.
+        const lines = readFileSync(join(dir, 'run1.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        const last = lines[lines.length - 1];
+        expect(last).toMatchObject({ type: 'cell', cell: cell.cell, status: cell.status });
+        seenAtCell.push(lines.length);
+      },
+    });
+    expect(seenAtCell).toEqual([2, 3, 4]); // run header, then one line per cell (seq 8, seq 16, batch 2)
+    const loaded = SuiteReport.load(join(dir, 'run1.jsonl'));
+    expect(loaded.toJSON()).toEqual(report.toJSON());
+  });
+
+  it('keeps the measured cells of an interrupted run (abort → failed task, later tasks skipped)', async () => {
+    const dir = tmp();
+    const model = new FakeModel();
+    const controller = new AbortController();
+    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask(), new MyTask()], config: quick });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      jsonl: join(dir, 'a.jsonl'),
+      signal: controller.signal,
+      onCell: () => controller.abort(),
+    });
+    expect(report.results.map((r) => `${r.task}:${r.status}`)).toEqual([
+      'throughput:failed',
+      'my_task:skipped',
+    ]);
+    expect(report.results[0]?.error).toMatch(/aborted during task "throughput"/);
+    expect(report.results[0]?.cells?.length).toBe(1);
+    const lines = readFileSync(join(dir, 'a.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.type === 'cell').length).toBe(1);
+    expect(lines[lines.length - 1]).toMatchObject({ type: 'end', aborted: true });
+  });
+
+  it('rebuilds a report from a JSONL stream cut short by a crash', async () => {
+    const dir = tmp();
+    const model = new FakeModel();
+    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask()], config: quick });
+    let n = 0;
+    await expect(
+      suite.run(new ARParadigm(model.config), model, {
+        clock: model.clock,
+        jsonl: join(dir, 'crash.jsonl'),
+        throwOnError: true,
+        onCell: () => {
+          n += 1;
+          if (n === 2) throw new Error('simulated crash');
+        },
+      }),
+    ).rejects.toThrow('simulated crash');
+    const loaded = SuiteReport.load(join(dir, 'crash.jsonl'));
+    expect(loaded.results[0]).toMatchObject({ task: 'throughput', status: 'failed' });
+    expect(loaded.results[0]?.cells?.map((c) => c.cell)).toEqual(['seq=8,batch=1', 'seq=16,batch=1']);
+  });
+
+  it('writes plain progress lines to an injected writer, and nothing without one', async () => {
+    const model = new FakeModel();
+    let out = '';
+    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask()], config: quick });
+    await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      jsonl: false,
+      progress: 'auto', // not a TTY → plain lines
+      writer: { write: (t: string) => (out += t) },
+    });
+    expect(out).toContain('[1/1] throughput …');
+    expect(out).toMatch(/throughput seq=8,batch=1 \(1\/3\): [\d.]+ tok\/s, mean 1\.08 ms/);
+    expect(out).toMatch(/throughput done in [\d.]+ s/);
+    let silent = '';
+    await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      jsonl: false,
+      progress: 'silent',
+      writer: { write: (t: string) => (silent += t) },
+    });
+    expect(silent).toBe('');
+  });
+
+  it('saves CSV and JSON reports where asked, under outDir for `true`', async () => {
+    const dir = tmp();
+    const model = new FakeModel();
+    const suite = new BenchmarkSuite({ tasks: [new MyTask()], config: quick });
+    await suite.run(new ARParadigm(model.config), model, {
+      outDir: dir,
+      runId: 'r',
+      saveCsv: true,
+      saveJson: join(dir, 'x', 'r.json'),
+    });
+    expect(readFileSync(join(dir, 'r.csv'), 'utf8')).toMatch(/^task,status,score,error,duration_ms,model,/);
+    expect(SuiteReport.load(join(dir, 'x', 'r.json')).results[0]?.metrics).toEqual({ score: 4 });
+    expect(readFileSync(join(dir, 'r.jsonl'), 'utf8').split('\n')[0]).toMatch(/"type":"run"/);
+  });
+});
