@@ -71,7 +71,10 @@ describe('bad input gets a clear error before the engine runs', () => {
   it('rejects bad options, mismatched weights and use after dispose', async () => {
     await expect(createModel(config, { threads: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTION' });
     await expect(createModel('no-such-preset')).rejects.toMatchObject({ code: 'IO' });
-    const wrong = initWeights(ModelConfig.parse({ ...config, dim: 32 }), 0);
+    const wrong = initWeights(
+      ModelConfig.parse({ dim: 32, nHeads: 2, numBlocks: 1, vocabSize: 32, maxContext: 8 }),
+      0,
+    );
     await expect(createModel(config, { weights: wrong })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     const short = await createModel(config, { threads: 1, name: 'short-lived' });
     await short.dispose();
