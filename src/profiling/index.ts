@@ -30,12 +30,14 @@ export {
   countDecodeFlops,
   countFlops,
   countTrainingFlops,
+} from './flops.js';
+export {
   FlopsBreakdown,
   type FlopsBreakdownInit,
   type FlopsFormula,
   type FlopsPass,
   type MoeCounting,
-} from './flops.js';
+} from './flops-breakdown.js';
 export { formatFlops } from './format-flops.js';
 export {
   type Barrier,

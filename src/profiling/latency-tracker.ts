@@ -2,7 +2,7 @@
  * `LatencyTracker`: wall-clock timing of calls over a rolling window of samples.
  */
 import { type Clock, hrtimeClock } from './clock.js';
-import type { FlopsBreakdown } from './flops.js';
+import type { FlopsBreakdown } from './flops-breakdown.js';
 import { checkNonNegativeNumber, checkPositiveInt } from './option-checks.js';
 import { ProfilingResult } from './profiling-result.js';
 import { summarize } from './statistics.js';
@@ -44,11 +44,12 @@ export interface LatencySpan extends AsyncDisposable {
   /** Whether the span has ended or was cancelled. */
   readonly ended: boolean;
   /**
-   * Awaits the barrier, stops the clock and records the sample; resolves to the elapsed time in ms. Calling
-   * it again (or disposing after it) records nothing more and resolves to the same value.
+   * Awaits the barrier, stops the clock and records the sample; resolves to the elapsed time in ms (`NaN` if
+   * the span was cancelled). Calling it again (or disposing after it) records nothing more and resolves to the
+   * same value.
    */
   end(): Promise<number>;
-  /** Ends the span without recording anything (e.g. in a `catch` when the timed work failed). */
+  /** Ends the span without recording anything (e.g. in a `catch` when the timed work failed); no effect once `end()` was called. */
   cancel(): void;
 }
 

@@ -1,7 +1,7 @@
 /**
  * `ProfilingResult`: the timing statistics of a {@link LatencyTracker} window.
  */
-import type { FlopsBreakdown } from './flops.js';
+import type { FlopsBreakdown } from './flops-breakdown.js';
 import { type Interval, minSamplesForQuantileCi } from './statistics.js';
 
 /** The fields of a {@link ProfilingResult}; times in milliseconds. */
@@ -99,6 +99,7 @@ export class ProfilingResult {
   /** Attached analytical FLOPs count, if any. */
   readonly flops: FlopsBreakdown | undefined;
 
+  /** Builds a result from its fields (usually via {@link LatencyTracker.result}); the intervals are copied and frozen. */
   constructor(init: ProfilingResultInit) {
     this.nSamples = init.nSamples;
     this.totalTokens = init.totalTokens;
