@@ -271,6 +271,72 @@ export const messages = {
   malformedReport: (path: string, problem: string): string =>
     `"${path}" is not a dantinox report: ${problem}. Pass a file written by SuiteReport.save().`,
 
+  // ── visualization ─────────────────────────────────────────────────────────
+  /** A chart data row that is not an object. */
+  badChartRow: (index: number, row: unknown): string =>
+    `Chart data row ${index} is ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}, not an object. Pass row objects such as { model: 'tiny', peak_tps: 1200 }.`,
+  /** Chart data that is neither rows nor a table. */
+  badChartData: (data: unknown): string =>
+    `Chart data must be an array of row objects, an arquero table or a .csv/.json/.jsonl path; received ${data === null ? 'null' : typeof data}.`,
+  /** A chart data file with an extension we cannot read. */
+  unsupportedDataFile: (path: string): string =>
+    `Cannot read chart data from "${path}": use a .csv, .json (array of rows) or .jsonl file.`,
+  /** A series column that no row has. */
+  unknownSeriesColumn: (column: string, columns: readonly string[]): string =>
+    `Series column "${column}" is not in the data.${suggestion(column, columns)} Columns: ${list(columns)}.`,
+  /** A render size or scale out of range. */
+  badRenderNumber: (name: string, value: unknown, max: number): string =>
+    `Render option \`${name}\` must be a number in (0, ${max}], received ${String(value)}.`,
+  /** Data that lacks the columns a chart needs. */
+  chartMissingColumns: (
+    chart: string,
+    missing: readonly string[],
+    empty: readonly string[],
+    columns: readonly string[],
+    rows: number,
+  ): string =>
+    [
+      `Chart "${chart}" cannot be drawn from this data (${rows} row${rows === 1 ? '' : 's'}):`,
+      missing.length > 0 ? ` missing column${missing.length === 1 ? '' : 's'} ${missing.join(', ')};` : '',
+      empty.length > 0 ? ` no values in ${empty.join(', ')};` : '',
+      ` columns present: ${columns.length > 0 ? list(columns) : '(none)'}.`,
+    ].join(''),
+  /** Data that passes the column check but has nothing to draw. */
+  chartNothingToDraw: (chart: string, reason: string): string =>
+    `Chart "${chart}" has nothing to draw: ${reason}.`,
+  /** A chart option with a bad value. */
+  badChartOption: (chart: string, option: string, value: unknown, allowed: string): string =>
+    `Chart "${chart}": option \`${option}\` = ${JSON.stringify(value)} is invalid; allowed: ${allowed}.`,
+  /** A chart registered under a name that is taken. */
+  duplicateChart: (name: string): string =>
+    `A chart named "${name}" is already registered. Pick another static name, or register with { override: true } to replace it.`,
+  /** A class given to the chart registry that is not a chart. */
+  notAChart: (what: string): string =>
+    `Cannot register ${what} as a chart: it must be a class extending Chart with a non-empty static \`name\`.`,
+  /** A requested output format we cannot write. */
+  unknownChartFormat: (format: string, allowed: readonly string[]): string =>
+    `Unknown chart output format "${format}".${suggestion(format, allowed)} Available: ${list(allowed)}.`,
+  /** Output files that already exist. */
+  outputExists: (paths: readonly string[]): string =>
+    `Refusing to overwrite existing file${paths.length === 1 ? '' : 's'} ${list(paths.map((p) => `"${p}"`))}. Pass another \`runName\`, another \`outDir\`, or \`overwrite: true\`.`,
+  /** A run name that cannot be used in a file name. */
+  badRunName: (name: string): string =>
+    `Run name "${name}" cannot be used in file names: use letters, digits, ".", "_" and "-" only (at most 100 characters).`,
+  /** A font file the PNG renderer needs but cannot find. */
+  fontMissing: (path: string): string =>
+    `The PNG renderer needs the font file "${path}", which does not exist; without it resvg draws no text at all. Reinstall the "dejavu-fonts-ttf" package (npm ci) or pass \`fontFiles\`.`,
+  /** A browser bundle the HTML report inlines but cannot find. */
+  bundleMissing: (pkg: string, path: string): string =>
+    `The HTML report inlines ${pkg} from "${path}", which does not exist. Reinstall dependencies with npm ci.`,
+  /** Rendering a spec with vega failed. */
+  renderFailed: (chart: string, cause: unknown): string =>
+    `Rendering chart "${chart}" failed: ${cause instanceof Error ? cause.message : String(cause)}.`,
+  /** A file or directory that could not be written. */
+  cannotWrite: (path: string, cause: unknown): string =>
+    `Cannot write "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Check that the directory is writable.`,
+  /** An HTML report without any run. */
+  reportNoRuns: (): string => 'An HTML report needs at least one run with rows; received none.',
+
   // ── cli ───────────────────────────────────────────────────────────────────
   /** `--config` names neither a preset nor an existing file. */
   unknownConfig: (value: string, presets: readonly string[]): string =>
@@ -298,6 +364,21 @@ export const messages = {
   /** A results directory given to `report` that holds no results. */
   resultsDirEmpty: (path: string): string =>
     `"${path}" holds no results.json, results.csv or results.jsonl. Pass a directory written by "dantinox bench --out <dir>".`,
+  /** A `--tasks` entry that is not a built-in task. */
+  unknownTask: (name: string, available: readonly string[]): string =>
+    `Unknown task "${name}".${suggestion(name, available)} Available: ${list(available)}. Custom tasks run through the library API (see examples/custom-task.ts).`,
+  /** An empty `--tasks` list, or one with a name twice. */
+  badTaskList: (value: string, available: readonly string[]): string =>
+    `--tasks "${value}" must list each task once, separated by commas, from: ${list(available)}.`,
+  /** `--config` and `--model` given together. */
+  configAndModel: (): string =>
+    'Pass either --config <file|preset> (a built-in model) or --model <folder> (a Hugging Face ONNX folder), not both.',
+  /** `--paradigm diffusion` on a loaded decoder. */
+  paradigmOnLoadedModel: (paradigm: string): string =>
+    `--paradigm ${paradigm} applies to built-in models only: a Hugging Face decoder folder is autoregressive (ar). Drop --paradigm or use --config.`,
+  /** An unknown chart name in `--charts`. */
+  unknownChart: (name: string, available: readonly string[]): string =>
+    `Unknown chart "${name}".${suggestion(name, available)} Available: ${list(available)}. Custom charts are registered through the library API (see examples/custom-chart.ts).`,
   /** An error nobody anticipated: a bug, reported with how to get details. */
   unexpectedError: (message: string): string =>
     `${message} (unexpected error; rerun with --verbose for the stack trace, and please report it)`,

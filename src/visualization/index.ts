@@ -1,2 +1,122 @@
-/** @packageDocumentation */
-export {};
+/**
+ * `dantinox/visualization`: charts from plain benchmark data. A {@link Chart} turns rows into a Vega-Lite spec
+ * (Vega for the radar); {@link Visualizer} renders registered charts to SVG, PNG (resvg, bundled DejaVu Sans),
+ * spec JSON and a self-contained interactive HTML report. Charts never import the benchmark suite: feed them
+ * rows, an arquero table, or a CSV/JSON/JSONL path.
+ *
+ * @example
+ * ```ts
+ * import { Visualizer } from 'dantinox/visualization';
+ * const results = await new Visualizer().render('results/bench.csv', { outDir: 'plots', formats: ['svg', 'png', 'html'] });
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  Chart,
+  type ChartAccepts,
+  type ChartClass,
+  type ChartParam,
+  type ChartSpec,
+  type ColumnRequirement,
+  checkRequirements,
+  isVegaLiteSpec,
+  VEGA_LITE_SCHEMA,
+  VEGA_SCHEMA,
+} from './chart.js';
+export {
+  type ChartData,
+  type ChartInput,
+  type ChartRow,
+  type ColumnPattern,
+  columnNames,
+  isEmptyCell,
+  loadChartInput,
+  numericCell,
+  type RowTable,
+  readChartData,
+  textCell,
+  toRows,
+} from './chart-data.js';
+export {
+  type AnyChartClass,
+  type BuiltinChartName,
+  type BuiltinChartOptionsMap,
+  builtinCharts,
+  type ChartInfo,
+  ChartRegistry,
+  type CreateChartRegistryOptions,
+  createChartRegistry,
+  type RegisterChartOptions,
+} from './chart-registry.js';
+export { LatencyChart, type LatencyChartOptions, type LatencyPhase } from './charts/latency-chart.js';
+export { ParetoChart, type ParetoChartOptions } from './charts/pareto-chart.js';
+export { DEFAULT_RADAR_METRICS, RadarChart, type RadarChartOptions } from './charts/radar-chart.js';
+export {
+  ThroughputBatchChart,
+  type ThroughputBatchChartOptions,
+  TPS_BATCH_PATTERN,
+} from './charts/throughput-batch-chart.js';
+export { ThroughputChart, type ThroughputChartOptions, TPS_SEQ_PATTERN } from './charts/throughput-chart.js';
+export { TrainingCurveChart, type TrainingCurveChartOptions } from './charts/training-curve-chart.js';
+export {
+  buildHtmlReport,
+  combineRuns,
+  type HtmlReportInput,
+  type ReportChart,
+  type ReportRun,
+  SUMMARY_COLUMNS,
+} from './html-report.js';
+export {
+  type LabelCorner,
+  type LabelledPoint,
+  type PlaceLabelsOptions,
+  placeLabels,
+} from './label-placement.js';
+export {
+  isLowerBetter,
+  LOWER_IS_BETTER_PATTERNS,
+  type MetricDirectionOptions,
+  metricShortLabel,
+  metricTitle,
+} from './metric-labels.js';
+export {
+  type Direction,
+  dominates,
+  type ParetoDirections,
+  type ParetoPoint,
+  paretoFrontier,
+} from './pareto-frontier.js';
+export { defaultFontFiles, PNG_FONT_FAMILY, type SvgToPngOptions, svgToPng } from './png.js';
+export { normalizeMetric } from './radar-normalize.js';
+export { type RenderSvgOptions, renderSvg, toVegaSpec } from './render.js';
+export {
+  DEFAULT_HEIGHT,
+  DEFAULT_SCALE,
+  DEFAULT_WIDTH,
+  type RenderConfig,
+  type ResolvedRenderConfig,
+  resolveRenderConfig,
+} from './render-config.js';
+export {
+  type CollapseOptions,
+  collapseByModel,
+  DEFAULT_SERIES_LABEL,
+  type ModelRecord,
+  SERIES_COLUMNS,
+  type SeriesLabeler,
+  seriesLabeler,
+} from './series.js';
+export { FONT_FAMILY, PALETTES, THEME_NAMES, type ThemeName, vegaLiteTheme, vegaTheme } from './theme.js';
+export {
+  CHART_FORMATS,
+  type ChartFormat,
+  type ChartRenderResult,
+  type ChartSelection,
+  defaultRunName,
+  type RenderResults,
+  Visualizer,
+  type VisualizerOptions,
+  type VisualizerRenderOptions,
+  type VisualizerReportOptions,
+} from './visualizer.js';

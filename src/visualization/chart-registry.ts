@@ -1,0 +1,141 @@
+/**
+ * Chart registries: instances (never a module-global map) that start with the six built-in charts. Built-ins
+ * are a literal map, so importing dantinox registers nothing by side effect.
+ *
+ * @packageDocumentation
+ */
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import { Chart, type ChartAccepts, type ChartClass, type ChartParam } from './chart.js';
+import { LatencyChart } from './charts/latency-chart.js';
+import { ParetoChart } from './charts/pareto-chart.js';
+import { RadarChart } from './charts/radar-chart.js';
+import { ThroughputBatchChart } from './charts/throughput-batch-chart.js';
+import { ThroughputChart } from './charts/throughput-chart.js';
+import { TrainingCurveChart } from './charts/training-curve-chart.js';
+
+/** The built-in charts by name, in the seed's registration order. */
+export const builtinCharts = {
+  training_curve: TrainingCurveChart,
+  throughput: ThroughputChart,
+  throughput_batch: ThroughputBatchChart,
+  latency: LatencyChart,
+  pareto: ParetoChart,
+  radar: RadarChart,
+} as const satisfies Record<string, ChartClass>;
+
+/** Name of a built-in chart. */
+export type BuiltinChartName = keyof typeof builtinCharts;
+
+/** Options of each built-in chart, by name. */
+export interface BuiltinChartOptionsMap {
+  /** {@link TrainingCurveChart} options. */
+  training_curve: NonNullable<ConstructorParameters<typeof TrainingCurveChart>[0]>;
+  /** {@link ThroughputChart} options. */
+  throughput: NonNullable<ConstructorParameters<typeof ThroughputChart>[0]>;
+  /** {@link ThroughputBatchChart} options. */
+  throughput_batch: NonNullable<ConstructorParameters<typeof ThroughputBatchChart>[0]>;
+  /** {@link LatencyChart} options. */
+  latency: NonNullable<ConstructorParameters<typeof LatencyChart>[0]>;
+  /** {@link ParetoChart} options. */
+  pareto: NonNullable<ConstructorParameters<typeof ParetoChart>[0]>;
+  /** {@link RadarChart} options. */
+  radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
+}
+
+/** Metadata of a registered chart, as listed by {@link ChartRegistry.list}. */
+export interface ChartInfo {
+  /** Registry name. */
+  readonly name: string;
+  /** What the chart shows. */
+  readonly description: string;
+  /** What data it needs. */
+  readonly accepts: ChartAccepts;
+  /** Its options. */
+  readonly params: readonly ChartParam[];
+}
+
+/** Options of {@link ChartRegistry.register}. */
+export interface RegisterChartOptions {
+  /** Replace a chart already registered under the same name. @default false */
+  readonly override?: boolean;
+}
+
+/** A chart class of any options type, as stored in a registry. */
+export type AnyChartClass = ChartClass;
+
+/**
+ * A set of chart classes by name. Create one with {@link createChartRegistry}; registries are independent, so
+ * tests and applications can register charts without affecting each other.
+ */
+export class ChartRegistry {
+  readonly #charts = new Map<string, AnyChartClass>();
+
+  /**
+   * Registers `chart` under its static `name`.
+   *
+   * @throws {DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
+   * `INVALID_OPTION` when `chart` is not a {@link Chart} subclass with a non-empty static `name`.
+   */
+  register(chart: AnyChartClass, options: RegisterChartOptions = {}): void {
+    if (typeof chart !== 'function' || !(chart.prototype instanceof Chart)) {
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.notAChart(String((chart as { name?: unknown })?.name ?? chart)),
+      );
+    }
+    const name = chart.name;
+    if (typeof name !== 'string' || name.trim() === '' || !Object.hasOwn(chart, 'name')) {
+      throw new DantinoxError('INVALID_OPTION', messages.notAChart(`class ${String(name)}`));
+    }
+    if (this.#charts.has(name) && options.override !== true) {
+      throw new DantinoxError('DUPLICATE_PLUGIN', messages.duplicateChart(name));
+    }
+    this.#charts.set(name, chart);
+  }
+
+  /**
+   * The chart class registered as `name`.
+   *
+   * @throws {DantinoxError} `UNKNOWN_PLUGIN` listing the available names (with a did-you-mean suggestion).
+   */
+  get(name: string): AnyChartClass {
+    const chart = this.#charts.get(name);
+    if (chart === undefined)
+      throw new DantinoxError('UNKNOWN_PLUGIN', messages.unknownName('chart', name, this.names()));
+    return chart;
+  }
+
+  /** True when a chart is registered as `name`. */
+  has(name: string): boolean {
+    return this.#charts.has(name);
+  }
+
+  /** Registered names in registration order. */
+  names(): string[] {
+    return [...this.#charts.keys()];
+  }
+
+  /** Metadata of every registered chart, in registration order. */
+  list(): ChartInfo[] {
+    return [...this.#charts.values()].map((c) => ({
+      name: c.name,
+      description: c.description,
+      accepts: c.accepts,
+      params: c.params,
+    }));
+  }
+}
+
+/** Options of {@link createChartRegistry}. */
+export interface CreateChartRegistryOptions {
+  /** Start with the six built-in charts. @default true */
+  readonly builtins?: boolean;
+}
+
+/** A new, independent registry holding the built-in charts (unless `builtins: false`). */
+export function createChartRegistry(options: CreateChartRegistryOptions = {}): ChartRegistry {
+  const registry = new ChartRegistry();
+  if (options.builtins !== false) for (const chart of Object.values(builtinCharts)) registry.register(chart);
+  return registry;
+}
