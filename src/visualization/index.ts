@@ -87,7 +87,14 @@ export {
   type ParetoPoint,
   paretoFrontier,
 } from './pareto-frontier.js';
-export { defaultFontFiles, PNG_FONT_FAMILY, type SvgToPngOptions, svgToPng } from './png.js';
+export {
+  defaultFontFiles,
+  PNG_FONT_FAMILY,
+  type RasterImage,
+  rasterizeSvg,
+  type SvgToPngOptions,
+  svgToPng,
+} from './png.js';
 export { normalizeMetric } from './radar-normalize.js';
 export { type RenderSvgOptions, renderSvg, toVegaSpec } from './render.js';
 export {

@@ -63,6 +63,18 @@ const loadResvg = (): Promise<ResvgModule> => {
   return resvgModule;
 };
 
+/** A rasterised SVG: the PNG file bytes and the raw pixels. */
+export interface RasterImage {
+  /** PNG file bytes. */
+  readonly png: Uint8Array;
+  /** Width in device pixels. */
+  readonly width: number;
+  /** Height in device pixels. */
+  readonly height: number;
+  /** RGBA pixels, row-major, 4 bytes per pixel. */
+  readonly pixels: Uint8Array;
+}
+
 /**
  * Rasterises an SVG string to PNG bytes at `scale` device pixels per CSS pixel.
  *
@@ -70,6 +82,16 @@ const loadResvg = (): Promise<ResvgModule> => {
  * `RUNTIME_ERROR` when resvg rejects the SVG.
  */
 export async function svgToPng(svg: string, options: SvgToPngOptions = {}): Promise<Uint8Array> {
+  return (await rasterizeSvg(svg, options)).png;
+}
+
+/**
+ * Rasterises an SVG string like {@link svgToPng} and also returns the raw RGBA pixels (for checks such as
+ * "the title area holds text").
+ *
+ * @throws {DantinoxError} as {@link svgToPng}.
+ */
+export async function rasterizeSvg(svg: string, options: SvgToPngOptions = {}): Promise<RasterImage> {
   const fontFiles = options.fontFiles ? [...options.fontFiles] : defaultFontFiles();
   if (fontFiles.length === 0) {
     throw new DantinoxError('DEPENDENCY_MISSING', messages.fontMissing('(empty fontFiles)'));
@@ -93,7 +115,13 @@ export async function svgToPng(svg: string, options: SvgToPngOptions = {}): Prom
       shapeRendering: 2,
       textRendering: 1,
     });
-    return new Uint8Array(resvg.render().asPng());
+    const image = resvg.render();
+    return {
+      png: new Uint8Array(image.asPng()),
+      width: image.width,
+      height: image.height,
+      pixels: new Uint8Array(image.pixels),
+    };
   } catch (cause) {
     throw new DantinoxError('RUNTIME_ERROR', messages.renderFailed('png', cause), { cause });
   }

@@ -32,7 +32,10 @@ export function standardDecorators(): Plugin {
           inlineSources: true,
         },
       });
-      return { code: out.outputText.replace(/\/\/# sourceMappingURL=.*$/m, ''), map: out.sourceMapText ?? null };
+      return {
+        code: out.outputText.replace(/\/\/# sourceMappingURL=.*$/m, ''),
+        map: out.sourceMapText ?? null,
+      };
     },
   };
 }
