@@ -85,7 +85,10 @@ export class ChartRegistry {
       );
     }
     const name = chart.name;
-    if (typeof name !== 'string' || name.trim() === '' || !Object.hasOwn(chart, 'name')) {
+    // A static class field defines an enumerable own `name`; the built-in Function.name is not enumerable, so a
+    // subclass that forgot `static name = '…'` is refused instead of registering under its JS class name.
+    const own = Object.getOwnPropertyDescriptor(chart, 'name');
+    if (typeof name !== 'string' || name.trim() === '' || own?.enumerable !== true) {
       throw new DantinoxError('INVALID_OPTION', messages.notAChart(`class ${String(name)}`));
     }
     if (this.#charts.has(name) && options.override !== true) {
