@@ -7,6 +7,25 @@
  * @packageDocumentation
  */
 
+// ── Hugging Face ────────────────────────────────────────────────────────────
+export {
+  HF_MODEL_TYPES,
+  type HfConfig,
+  type HfModelType,
+  hfConfigFromJson,
+  readHfConfig,
+} from './hf/hf-config.js';
+export {
+  exportHfModel,
+  type HfExportOptions,
+  type HfExportResult,
+  type HfExportTokenizer,
+  hfConfigJson,
+  hfModelTypeOf,
+} from './hf/hf-export.js';
+export { HfModel, type LoadHfModelOptions, loadHfModel } from './hf/hf-model.js';
+export { HfTokenizer, loadHfTokenizer } from './hf/hf-tokenizer.js';
+export { byteTokenizerFiles, gpt2TokenizerFiles, type HfTokenizerFiles } from './hf/hf-tokenizer-json.js';
 // ── contracts ───────────────────────────────────────────────────────────────
 export type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from './model.js';
 // ── config ──────────────────────────────────────────────────────────────────

@@ -102,10 +102,11 @@ function attention(ctx: Ctx, h: string, i: number): string {
     k = rope(ctx, k);
   }
   const fdims = ['batch_size', kvHeads, 'total_sequence_length', hs];
-  const presentK = g.op('Concat', [`past_key_values.${i}.key`, k], { axis: 2 });
-  const presentV = g.op('Concat', [`past_key_values.${i}.value`, v], { axis: 2 });
-  g.output(presentK, `present.${i}.key`, onnx.TensorProto.DataType.FLOAT, fdims);
-  g.output(presentV, `present.${i}.value`, onnx.TensorProto.DataType.FLOAT, fdims);
+  // Concat writes the graph outputs directly (no Identity copy): present = past followed by the new rows.
+  g.op('Concat', [`past_key_values.${i}.key`, k], { axis: 2 }, `present.${i}.key`);
+  g.op('Concat', [`past_key_values.${i}.value`, v], { axis: 2 }, `present.${i}.value`);
+  g.output(`present.${i}.key`, `present.${i}.key`, onnx.TensorProto.DataType.FLOAT, fdims);
+  g.output(`present.${i}.value`, `present.${i}.value`, onnx.TensorProto.DataType.FLOAT, fdims);
   const scaledQ = g.op('Mul', [q, g.floatConst([1 / Math.sqrt(hs)])]);
   const group = nHeads / kvHeads;
   let ctxOut: string;
@@ -234,6 +235,7 @@ export function buildHfDecoderGraph(config: ModelConfig, weights: WeightMap): Gr
   const head = config.weightTying
     ? g.op('Transpose', ['embed.weight'], { perm: [1, 0] })
     : weight(ctx, 'lm_head.weight');
-  g.output(g.op('MatMul', [h, head]), 'logits', FLOAT, ['batch_size', 'sequence_length', config.vocabSize]);
+  g.op('MatMul', [h, head], {}, 'logits');
+  g.output('logits', 'logits', FLOAT, ['batch_size', 'sequence_length', config.vocabSize]);
   return g;
 }
