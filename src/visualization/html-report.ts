@@ -112,7 +112,6 @@ const formatCell = (v: unknown): string => {
   const n =
     typeof v === 'number' ? v : typeof v === 'string' && /^-?\d/.test(v.trim()) ? Number(v) : Number.NaN;
   if (Number.isFinite(n)) {
-    if (Number.isInteger(n) && Math.abs(n) >= 1e6) return n.toExponential(3).replace('e+', 'e');
     if (Number.isInteger(n)) return n.toLocaleString('en-US');
     return n.toLocaleString('en-US', { maximumSignificantDigits: 5 });
   }
@@ -158,7 +157,7 @@ function summarySection(runs: readonly ReportRun[]): string {
       `${textCell(r, 'model') ?? textCell(r, 'run') ?? ''} ${textCell(r, 'task') ?? ''}: ${textCell(r, 'error') ?? textCell(r, 'status') ?? ''}`.trim(),
     );
   const body = records.map((r) => [r.series, ...present.map((c) => formatCell(r.values[c]))]);
-  return `<section><h2>Summary</h2><p class="note">One row per model; task rows merged (a value appears only where the model's rows agree).</p>${table(['Model', ...present.map(metricShortLabel)], body, 'summary')}${
+  return `<section><h2>Summary</h2><p class="note">One row per model; task rows merged (a value appears only where the model's rows agree).</p><div class="scroll">${table(['Model', ...present.map(metricShortLabel)], body, 'summary')}</div>${
     failures.length > 0
       ? `<h3>Failures</h3><ul class="failures">${failures.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`
       : ''
@@ -193,8 +192,8 @@ h1{font-size:24px}h2{font-size:19px;margin-top:32px;border-bottom:1px solid #ddd
 .note{color:#555;font-size:13px}.runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}
 .card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;overflow-x:auto}
 table{border-collapse:collapse;font-size:13px}th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
-thead th{background:#f5f5f5;text-align:right}tbody th{text-align:left;font-weight:600}table.env td,table.env thead th{text-align:left}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(640px,1fr));gap:24px}
+thead th{background:#f5f5f5;text-align:right}thead th:first-child{text-align:left}tbody th{text-align:left;font-weight:600}table.env td,table.env thead th{text-align:left}
+.charts{display:grid;grid-template-columns:1fr;gap:24px}
 figure{margin:0;border:1px solid #eee;border-radius:6px;padding:8px;overflow-x:auto}figcaption{font-size:12px;color:#555}
 .skipped{color:#8a4b00}.scroll{overflow-x:auto}.failures{color:#a00;font-size:13px}
 `;

@@ -57,7 +57,9 @@ describe('PNG rendering (resvg + bundled DejaVu Sans)', () => {
     const regular = await rasterizeSvg(svg, { scale: 1 });
     const boldOnly = await rasterizeSvg(svg, { scale: 1, fontFiles: [bold] });
     // Everything bold: the axis labels (normal weight by default) now get heavier strokes.
-    expect(darkPixels(boldOnly, 36, boldOnly.height)).toBeGreaterThan(darkPixels(regular, 36, regular.height));
+    expect(darkPixels(boldOnly, 36, boldOnly.height)).toBeGreaterThan(
+      darkPixels(regular, 36, regular.height),
+    );
   });
 
   it('fails loudly when a font file is missing instead of drawing no text', async () => {

@@ -5,8 +5,8 @@ import { fromCSV } from 'arquero';
 import { describe, expect, it } from 'vitest';
 import { DantinoxError } from '../../src/errors.js';
 import { messages } from '../../src/messages.js';
-import { type ChartRow, numericCell } from '../../src/visualization/chart-data.js';
 import { Chart, type ChartAccepts, type ChartSpec, VEGA_LITE_SCHEMA } from '../../src/visualization/chart.js';
+import { type ChartRow, numericCell } from '../../src/visualization/chart-data.js';
 import { builtinCharts, ChartRegistry, createChartRegistry } from '../../src/visualization/chart-registry.js';
 import type { ResolvedRenderConfig } from '../../src/visualization/render-config.js';
 import { defaultRunName, Visualizer } from '../../src/visualization/visualizer.js';
@@ -18,7 +18,7 @@ const BUILTINS = ['training_curve', 'throughput', 'throughput_batch', 'latency',
 /** A minimal custom chart, registered with the standard decorator syntax (lowered by tsc in vitest). */
 @Visualizer.register
 class PeakBarChart extends Chart {
-  static override readonly name = 'peak_bar_test';
+  static override readonly name: string = 'peak_bar_test';
   static override readonly description = 'Peak tokens/s per model, as bars.';
   static override readonly accepts: ChartAccepts = {
     required: [{ anyOf: ['peak_tps'], label: 'peak_tps' }],
@@ -62,7 +62,7 @@ describe('@Visualizer.register and registries', () => {
     const declare = () => {
       @Visualizer.register
       class Again extends PeakBarChart {
-        static override readonly name = 'peak_bar_test';
+        static override readonly name: string = 'peak_bar_test';
       }
       return Again;
     };
@@ -70,7 +70,7 @@ describe('@Visualizer.register and registries', () => {
     const replace = () => {
       @Visualizer.register({ override: true })
       class Replacement extends PeakBarChart {
-        static override readonly name = 'peak_bar_test';
+        static override readonly name: string = 'peak_bar_test';
       }
       return Replacement;
     };
@@ -84,7 +84,7 @@ describe('@Visualizer.register and registries', () => {
     const b = createChartRegistry();
     expect(a.names()).toEqual(BUILTINS);
     class Mine extends PeakBarChart {
-      static override readonly name = 'mine';
+      static override readonly name: string = 'mine';
     }
     a.register(Mine);
     expect(a.has('mine')).toBe(true);
@@ -92,7 +92,12 @@ describe('@Visualizer.register and registries', () => {
     expect(Visualizer.defaultRegistry.has('mine')).toBe(false);
     expect(createChartRegistry({ builtins: false }).names()).toEqual([]);
     expect(() => a.register(builtinCharts.pareto)).toThrow(/already registered/);
-    expect(a.list().find((c) => c.name === 'pareto')?.params.map((p) => p.name)).toContain('xDirection');
+    expect(
+      a
+        .list()
+        .find((c) => c.name === 'pareto')
+        ?.params.map((p) => p.name),
+    ).toContain('xDirection');
   });
 
   it('rejects things that are not charts, and classes without their own static name', () => {
@@ -108,7 +113,9 @@ describe('@Visualizer.register and registries', () => {
     expect(() => v.resolveCharts(['paretto'])).toThrow(
       new DantinoxError('UNKNOWN_PLUGIN', messages.unknownName('chart', 'paretto', BUILTINS)),
     );
-    await expect(v.render([], { outDir: tmp(), charts: ['nope'] })).rejects.toThrow(/Available: training_curve, throughput/);
+    await expect(v.render([], { outDir: tmp(), charts: ['nope'] })).rejects.toThrow(
+      /Available: training_curve, throughput/,
+    );
   });
 });
 
@@ -116,9 +123,16 @@ describe('Visualizer.render', () => {
   it('renders every chart that fits the data and reports the others with a reason', async () => {
     const outDir = tmp();
     const v = new Visualizer({ registry: createChartRegistry() });
-    const results = await v.render(fixture('bench-multi.csv'), { outDir, formats: ['svg', 'png', 'json'], runName: 'multi' });
+    const results = await v.render(fixture('bench-multi.csv'), {
+      outDir,
+      formats: ['svg', 'png', 'json'],
+      runName: 'multi',
+    });
     expect(Object.keys(results)).toEqual(BUILTINS);
-    expect(results['training_curve']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('loss | train_loss') });
+    expect(results['training_curve']).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('loss | train_loss'),
+    });
     for (const name of BUILTINS.slice(1)) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
@@ -150,23 +164,34 @@ describe('Visualizer.render', () => {
     const v = new Visualizer({ registry: createChartRegistry() });
     const opts = { outDir, formats: ['svg'] as const, charts: ['throughput'] };
     const first = await v.render(fixture('bench-multi.csv'), opts);
-    const name = defaultRunName(fromCSV(readFileSync(fixture('bench-multi.csv'), 'utf8'), { autoType: false }).objects());
+    const name = defaultRunName(
+      fromCSV(readFileSync(fixture('bench-multi.csv'), 'utf8'), { autoType: false }).objects() as ChartRow[],
+    );
     expect(name).toMatch(/^run-[0-9a-f]{8}$/);
     expect(first['throughput']).toMatchObject({ paths: { svg: join(outDir, `${name}-throughput.svg`) } });
-    await expect(v.render(fixture('bench-multi.csv'), opts)).rejects.toMatchObject({ code: 'IO', message: expect.stringContaining('overwrite: true') });
-    await expect(v.render(fixture('bench-multi.csv'), { ...opts, overwrite: true })).resolves.toMatchObject({ throughput: { status: 'rendered' } });
+    await expect(v.render(fixture('bench-multi.csv'), opts)).rejects.toMatchObject({
+      code: 'IO',
+      message: expect.stringContaining('overwrite: true'),
+    });
+    await expect(v.render(fixture('bench-multi.csv'), { ...opts, overwrite: true })).resolves.toMatchObject({
+      throughput: { status: 'rendered' },
+    });
     // A different run does not collide.
     await v.render(fixture('bench-single.csv'), opts);
     expect(existsSync(join(outDir, `${name}-throughput.svg`))).toBe(true);
     // The runs fixture has a `run` column with several values → hash; a single run value → that value.
     expect(defaultRunName([{ run: '2025-02-03', x: 1 }])).toBe('2025-02-03');
-    await expect(v.render([], { ...opts, runName: '../escape' })).rejects.toMatchObject({ code: 'INVALID_OPTION' });
-    await expect(v.render([], { outDir, formats: ['gif' as never] })).rejects.toThrow(/Unknown chart output format "gif"/);
+    await expect(v.render([], { ...opts, runName: '../escape' })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
+    await expect(v.render([], { outDir, formats: ['gif' as never] })).rejects.toThrow(
+      /Unknown chart output format "gif"/,
+    );
   });
 
   it('marks a chart that throws as failed and goes on', async () => {
     class Broken extends PeakBarChart {
-      static override readonly name = 'broken';
+      static override readonly name: string = 'broken';
       protected override build(): ChartSpec {
         throw new Error('boom');
       }

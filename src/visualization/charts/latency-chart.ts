@@ -82,7 +82,7 @@ const PHASE_NAMES = Object.keys(PHASES) as LatencyPhase[];
  * the throughput task's last configuration with the latency task's prefill); the title says which.
  */
 export class LatencyChart extends Chart<LatencyChartOptions> {
-  static override readonly name = 'latency';
+  static override readonly name: string = 'latency';
   static override readonly description =
     'Latency (mean, p50–p99) vs throughput per model, with the Pareto frontier (low latency, high throughput).';
   static override readonly accepts: ChartAccepts = {

@@ -46,7 +46,7 @@ const better = (d: Direction): string => (d === 'max' ? 'higher' : 'lower');
  * better). An optional `size` column scales the point area. Models lacking x or y are listed in the subtitle.
  */
 export class ParetoChart extends Chart<ParetoChartOptions> {
-  static override readonly name = 'pareto';
+  static override readonly name: string = 'pareto';
   static override readonly description =
     'Quality vs efficiency per model (default perplexity ↓ vs peak tokens/s ↑) with the Pareto frontier.';
   static override readonly accepts: ChartAccepts = {

@@ -89,7 +89,7 @@ const toNumber = (v: unknown): number | undefined => {
  * neighbouring spokes) and the subtitle lists what is missing.
  */
 export class RadarChart extends Chart<RadarChartOptions> {
-  static override readonly name = 'radar';
+  static override readonly name: string = 'radar';
   static override readonly description =
     'One polygon per model over several metrics, each spoke normalised across models (outer = best).';
   static override readonly accepts: ChartAccepts = {

@@ -25,7 +25,7 @@ export const TPS_BATCH_PATTERN = /^tps_bs(\d+)$/;
  * scale with every power of two in the range labelled, y from zero.
  */
 export class ThroughputBatchChart extends Chart<ThroughputBatchChartOptions> {
-  static override readonly name = 'throughput_batch';
+  static override readonly name: string = 'throughput_batch';
   static override readonly description =
     'Throughput (tokens/s) vs batch size (log-2 axis), one line per model.';
   static override readonly accepts: ChartAccepts = {

@@ -26,7 +26,7 @@ export const TPS_SEQ_PATTERN = /^tps_(?:seq|sl)?(\d+)$/;
  * (labelled at each length), linear otherwise; y starts at zero.
  */
 export class ThroughputChart extends Chart<ThroughputChartOptions> {
-  static override readonly name = 'throughput';
+  static override readonly name: string = 'throughput';
   static override readonly description = 'Throughput (tokens/s) vs sequence length, one line per model.';
   static override readonly accepts: ChartAccepts = {
     required: [{ anyOf: [TPS_SEQ_PATTERN], label: 'tps_seq{L}' }],

@@ -31,7 +31,7 @@ const SPLITS = ['Training', 'Validation'] as const;
  * Several runs in one log (a `model`/`run` column) get one colour each.
  */
 export class TrainingCurveChart extends Chart<TrainingCurveChartOptions> {
-  static override readonly name = 'training_curve';
+  static override readonly name: string = 'training_curve';
   static override readonly description = 'Training and validation loss vs step / epoch from a training log.';
   static override readonly accepts: ChartAccepts = {
     required: [{ anyOf: ['loss', 'train_loss'], label: 'loss | train_loss' }],

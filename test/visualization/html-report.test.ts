@@ -1,0 +1,155 @@
+/**
+ * End to end: the HTML report opened in real headless Chromium (Debian `chromium` driven by playwright-core),
+ * offline. Every chart must render to SVG with no console error, and a screenshot is saved for inspection.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readChartData } from '../../src/visualization/chart-data.js';
+import { createChartRegistry } from '../../src/visualization/chart-registry.js';
+import { buildHtmlReport, escapeHtml, scriptJson } from '../../src/visualization/html-report.js';
+import { type RenderResults, Visualizer } from '../../src/visualization/visualizer.js';
+import { fixture } from './golden.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-sync',
+];
+/** Where screenshots are kept for a human to look at (`SCREENSHOT_DIR` overrides). */
+const SCREENSHOT_DIR = process.env['SCREENSHOT_DIR'] ?? join(tmpdir(), 'dantinox-report-screenshots');
+
+const environment = {
+  cpu: { model: 'AMD EPYC 9R45 (Zen 5)', cores: 2, flags: 'avx2 avx512f avx512bw' },
+  node: 'v20.20.2',
+  onnxruntime: '1.30.0',
+  dantinox: '0.1.0',
+  seed: 0,
+  command: ['dantinox', 'bench', '--config', 'tiny'],
+};
+
+const outDir = mkdtempSync(join(tmpdir(), 'dantinox-report-'));
+let single = '';
+let multi = '';
+let singleResults: RenderResults = {};
+let multiResults: RenderResults = {};
+
+beforeAll(async () => {
+  const v = new Visualizer({ registry: createChartRegistry() });
+  singleResults = await v.render(fixture('bench-multi.csv'), {
+    outDir,
+    formats: ['html'],
+    runName: 'bench-multi',
+    environment,
+    title: 'dantinox benchmark: 6 models',
+  });
+  single = join(outDir, 'bench-multi-report.html');
+  const runs = [
+    { name: 'laptop', rows: await readChartData(fixture('bench-single.csv')), environment },
+    {
+      name: 'server',
+      rows: await readChartData(fixture('bench-multi.csv')),
+      environment: { ...environment, cpu: { model: 'Xeon', cores: 64 } },
+    },
+  ];
+  multi = join(outDir, 'compare.html');
+  multiResults = await v.report(runs, { path: multi, title: 'laptop vs server' });
+});
+
+afterAll(() => {
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+describe('HTML report (static checks)', () => {
+  it('is self-contained: vega, vega-lite and vega-embed inlined, no remote scripts or styles', () => {
+    const html = readFileSync(single, 'utf8');
+    expect(html.length).toBeGreaterThan(500_000);
+    expect(html).not.toMatch(/<script[^>]+src=/i);
+    expect(html).not.toMatch(/<link[^>]+href=/i);
+    expect(html).not.toMatch(/cdn\.jsdelivr|unpkg\.com/);
+    expect(html).toContain('vegaEmbed');
+    expect(html).toContain('AMD EPYC 9R45 (Zen 5)');
+    expect(html).toContain('cpu.cores');
+  });
+
+  it('lists the charts that could not be drawn, with the reason', () => {
+    expect(singleResults['training_curve']).toMatchObject({ status: 'skipped' });
+    const html = readFileSync(single, 'utf8');
+    expect(html).toContain('<strong>training_curve</strong>: not drawn.');
+    expect(multiResults['training_curve']?.status).toBe('skipped');
+  });
+
+  it('escapes text and JSON embedded in the page', async () => {
+    expect(escapeHtml('<a href="x">&\'</a>')).toBe('&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;');
+    expect(scriptJson({ s: '</script><!--' })).not.toMatch(/<\/script|<!--/);
+    const html = await buildHtmlReport({
+      title: '<b>t</b>',
+      runs: [{ name: 'r</script>', rows: [{ model: '<img src=x>', peak_tps: 1 }] }],
+      charts: [],
+    });
+    expect(html).not.toContain('<img src=x>');
+    expect(html).not.toContain('r</script>');
+    await expect(buildHtmlReport({ title: 't', runs: [], charts: [] })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+  });
+});
+
+describe('HTML report in headless Chromium', () => {
+  it('finds the Chromium binary', () => {
+    expect(
+      existsSync(CHROMIUM),
+      `Chromium not found at ${CHROMIUM}. Install it (Debian: apt-get install chromium; .ci/run does this) or set CHROMIUM_PATH.`,
+    ).toBe(true);
+  });
+
+  for (const [label, page, results, shot] of [
+    ['one run', () => single, () => singleResults, 'report-single.png'],
+    ['two runs side by side', () => multi, () => multiResults, 'report-compare.png'],
+  ] as const) {
+    it(`renders every chart of ${label} with no console error, offline`, async () => {
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+      try {
+        const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, offline: true });
+        const tab = await context.newPage();
+        const problems: string[] = [];
+        tab.on('console', (m) => {
+          if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+        });
+        tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+        tab.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+        await tab.goto(pathToFileURL(page()).href);
+        await tab.waitForSelector('body[data-charts-done="true"]', { timeout: 30_000 });
+        const state = await tab.evaluate(
+          () => (globalThis as unknown as { __dantinoxCharts: unknown }).__dantinoxCharts,
+        );
+        const drawn = Object.entries(results())
+          .filter(([, r]) => r.status === 'rendered')
+          .map(([n]) => n);
+        expect(drawn.length).toBeGreaterThanOrEqual(5);
+        expect(state).toMatchObject({ total: drawn.length, rendered: drawn.length, failed: [] });
+        for (const name of drawn) {
+          const marks = await tab
+            .locator(`[data-chart="${name}"] svg.marks path, [data-chart="${name}"] svg.marks text`)
+            .count();
+          expect(marks, `${name} has SVG marks`).toBeGreaterThan(10);
+        }
+        const summaryRows = await tab.locator('table.summary tbody tr').count();
+        expect(summaryRows).toBeGreaterThanOrEqual(6);
+        await tab.screenshot({ path: join(SCREENSHOT_DIR, shot), fullPage: true });
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    });
+  }
+});
