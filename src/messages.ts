@@ -243,10 +243,10 @@ export const messages = {
     `cell stopped after ${elapsedMs.toFixed(0)} ms, over its budget \`maxCellMs\` = ${budgetMs} ms; raise \`maxCellMs\` or lower \`nMeasure\`.`,
   /** A cell not attempted because its first calls predict it would run past the budget. */
   cellPredictedTimeout: (predictedMs: number, budgetMs: number): string =>
-    `skipped: its warm-up predicts ${predictedMs.toFixed(0)} ms, over \`maxCellMs\` = ${budgetMs} ms; raise \`maxCellMs\` to measure it.`,
+    `its warm-up predicts ${predictedMs.toFixed(0)} ms, over \`maxCellMs\` = ${budgetMs} ms; raise \`maxCellMs\` to measure it.`,
   /** A cell skipped because a smaller cell of the same sweep already failed. */
   cellSkippedAfter: (previous: string): string =>
-    `skipped: the smaller cell ${previous} of this sweep already failed or ran out of time.`,
+    `the smaller cell ${previous} of this sweep already failed or ran out of time.`,
   /** No sequence length of the config fits the model. */
   noUsableSeqLen: (seqLens: readonly number[], maxContext: number): string =>
     `no sequence length in \`seqLens\` (${seqLens.join(', ')}) fits the model's maxContext ${maxContext}; add a shorter one.`,

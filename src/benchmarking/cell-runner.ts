@@ -133,10 +133,13 @@ export async function runCell(spec: CellSpec, budget: CellBudget, env: CellEnvir
       if (barrier) await barrier();
       lastMs = Number(clock.now() - start) / 1e6;
       if (i === 0) firstMs = lastMs;
-      const remainingWarmup = Math.max(0, budget.nWarmup - i - 1);
-      const predicted = elapsedMs() + lastMs * (remainingWarmup + budget.nMeasure);
-      if (predicted > budget.maxCellMs)
-        throw new SkipCell(messages.cellPredictedTimeout(predicted, budget.maxCellMs));
+      // Predict from a warm call (the second one when there is one): the cold first call overestimates.
+      if (i >= 1 || budget.nWarmup <= 1) {
+        const remainingWarmup = Math.max(0, budget.nWarmup - i - 1);
+        const predicted = elapsedMs() + lastMs * (remainingWarmup + budget.nMeasure);
+        if (predicted > budget.maxCellMs)
+          throw new SkipCell(messages.cellPredictedTimeout(predicted, budget.maxCellMs));
+      }
       if (elapsedMs() > budget.maxCellMs) break;
     }
     const tracker = new LatencyTracker({ clock, ...(barrier === undefined ? {} : { barrier }) });

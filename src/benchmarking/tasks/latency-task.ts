@@ -142,13 +142,17 @@ export class LatencyTask {
     const failed = failedCellsNote(cells);
     if (failed !== '') meta['failed_cells'] = failed;
     if (Object.keys(metrics).length === 0) throw new Error(`no cell completed: ${failed}`);
-    meta['profiling_cell'] = prefill.cell;
-    meta['flops_shape'] = `seq=${prompt},batch=1`;
+    const timed = prefill.status === 'completed';
+    if (timed) {
+      meta['profiling_cell'] = prefill.cell;
+      meta['flops_shape'] = `seq=${prompt},batch=1`;
+    }
     return {
       task: this.name,
       metrics,
-      ...(prefill.profiling === undefined ? {} : { profiling: prefill.profiling }),
-      flops: prefillFlops,
+      ...(timed && prefill.profiling !== undefined
+        ? { profiling: prefill.profiling, flops: prefillFlops }
+        : {}),
       meta,
     };
   }
