@@ -18,6 +18,7 @@
 import { rotaryTables } from './embedding.js';
 import type { GraphContext } from './graph-context.js';
 import { ElemType, MS_DOMAIN } from './proto.js';
+import { concatColumns } from './weight-layout.js';
 
 /** Node tags read by the FLOPs counter. */
 export const ATTENTION_TAGS = { scores: 'attention:scores', values: 'attention:values' } as const;
@@ -60,9 +61,21 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
   const pastKey = g.input(names.pastKey, ElemType.float, cacheDims);
   const pastValue = g.input(names.pastValue, ElemType.float, cacheDims);
 
-  let q = g.op('MatMul', [h, ctx.weight(`${prefix}.q.weight`)], {}, { tag: 'attention:proj' });
-  let k = g.op('MatMul', [h, ctx.weight(`${prefix}.k.weight`)], {}, { tag: 'attention:proj' });
-  const v = g.op('MatMul', [h, ctx.weight(`${prefix}.v.weight`)], {}, { tag: 'attention:proj' });
+  // One product for Q, K and V over the column-concatenated weights, then split.
+  const d = config.dim;
+  const [qCols, kvCols] = [heads * hs, kvHeads * hs];
+  const qkvWeight = ctx.derived(`${prefix}.qkv.fused`, [d, qCols + 2 * kvCols], () =>
+    concatColumns(d, [
+      { data: ctx.data(`${prefix}.q.weight`), cols: qCols },
+      { data: ctx.data(`${prefix}.k.weight`), cols: kvCols },
+      { data: ctx.data(`${prefix}.v.weight`), cols: kvCols },
+    ]),
+  );
+  const qkv = g.op('MatMul', [h, qkvWeight], {}, { tag: 'attention:proj' });
+  const [q0, k0, v] = g.node('Split', [qkv, g.int64([qCols, kvCols, kvCols])], 3, { axis: { int: -1 } });
+  // Scale the queries (not the scores): products with alpha = 1 take MLAS's streaming M = 1 kernels in decode.
+  let q = g.op('Mul', [q0 as string, g.float([1 / Math.sqrt(hs)])]);
+  let k = k0 as string;
   if (config.posEncoding === 'rotary' && inputs.positionIds !== undefined) {
     const { cos, sin } = rotary(ctx);
     const rope = (x: string, n: number): string =>
@@ -79,7 +92,7 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
   // New keys/values: [B, T, kvH, hs] → cache rows (time-major) and head-major operands.
   const headsShape = g.int64([0, 0, kvHeads, hs]);
   const k4 = g.op('Reshape', [k, headsShape]);
-  const v4 = g.op('Reshape', [v, headsShape]);
+  const v4 = g.op('Reshape', [v as string, headsShape]);
   g.op('Transpose', [k4], { perm: { ints: [1, 0, 2, 3] } }, { output: names.presentKey });
   g.op('Transpose', [v4], { perm: { ints: [1, 0, 2, 3] } }, { output: names.presentValue });
   g.output(names.presentKey);
@@ -92,17 +105,16 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
   const qt = g.op('Transpose', [q5], { perm: { ints: [0, 2, 3, 1, 4] } });
   const qg = g.op('Reshape', [qt, g.int64([0, 0, -1, hs])]);
 
-  const scale = { float: 1 / Math.sqrt(hs) };
   const scoresPast = g.op(
     'FusedMatMul',
     [qg, pastKey],
-    { transB: { int: 1 }, transBatchB: { int: 1 }, alpha: scale },
+    { transB: { int: 1 }, transBatchB: { int: 1 } },
     { domain: MS_DOMAIN, tag: ATTENTION_TAGS.scores },
   );
   const scoresNew = g.op(
     'FusedMatMul',
     [qg, kNew],
-    { transB: { int: 1 }, alpha: scale },
+    { transB: { int: 1 } },
     { domain: MS_DOMAIN, tag: ATTENTION_TAGS.scores },
   );
   const scores = g.op('Add', [

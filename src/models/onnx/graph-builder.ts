@@ -18,7 +18,8 @@ import { GraphContext, type GraphInputNames } from './graph-context.js';
 import { addMlp } from './mlp.js';
 import { addMoe } from './moe.js';
 import { addNorm } from './norm.js';
-import { ElemType, type ExternalDataEntry, GraphBuilder, MS_DOMAIN } from './proto.js';
+import { ElemType, type ExternalDataEntry, GraphBuilder } from './proto.js';
+import { transpose } from './weight-layout.js';
 
 /** ONNX opset of the generated graphs. */
 export const GRAPH_OPSET = 21;
@@ -52,16 +53,13 @@ export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): 
     x = g.op('Add', [x, config.ffn === 'moe' ? addMoe(ctx, i, h) : addMlp(ctx, `${b}.mlp`, h)]);
   }
   const hf = addNorm(ctx, 'norm_f', x);
-  if (config.weightTying) {
-    g.op(
-      'FusedMatMul',
-      [hf, ctx.weight('embed.weight')],
-      { transB: { int: 1 } },
-      { domain: MS_DOMAIN, tag: 'lm_head', output: 'logits' },
-    );
-  } else {
-    g.op('MatMul', [hf, ctx.weight('lm_head.weight')], {}, { tag: 'lm_head', output: 'logits' });
-  }
+  // Tied head: a plain MatMul over the transposed embedding [D, V] (prepacked by ONNX Runtime).
+  const head = config.weightTying
+    ? ctx.derived('embed.weight.transposed', [config.dim, config.vocabSize], () =>
+        transpose(ctx.data('embed.weight'), config.vocabSize, config.dim),
+      )
+    : ctx.weight('lm_head.weight');
+  g.op('MatMul', [hf, head], {}, { tag: 'lm_head', output: 'logits' });
   g.output('logits');
   g.metadata('dantinox.config', JSON.stringify(config));
   return { bytes: g.encode(GRAPH_OPSET), externalData: g.externalData, hasPositionIds };

@@ -51,6 +51,25 @@ export class GraphContext {
     return name;
   }
 
+  /**
+   * An initializer derived from the weights (fused or transposed layouts), computed by `make` on first use and
+   * registered as external data.
+   */
+  derived(name: string, dims: readonly number[], make: () => Float32Array): string {
+    if (!this.#registered.has(name)) {
+      this.g.floatInit(name, dims, make());
+      this.#registered.add(name);
+    }
+    return name;
+  }
+
+  /** The data of weight `name`. @throws {@link DantinoxError} `INVALID_INPUT` when it is missing. */
+  data(name: string): Float32Array {
+    const t = this.weights.get(name);
+    if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);
+    return t.data;
+  }
+
   /** The value `make()` returned the first time `key` was asked for (shared constants, e.g. rotary tables). */
   memo<T>(key: string, make: () => T): T {
     if (!this.#memo.has(key)) this.#memo.set(key, make());

@@ -138,6 +138,10 @@ function inferNode(node: onnxProto.onnx.INodeProto, s: State, routedRows: number
       const end = norm(attrInt(node, 'end', x.length), x.length);
       return [[end - start]];
     }
+    case 'Split': {
+      const axis = norm(attrInt(node, 'axis', 0), x.length);
+      return value(1).map((size) => x.map((d, i) => (i === axis ? size : d)));
+    }
     case 'TopK': {
       const k = value(1)[0] ?? 0;
       const out = [...x];

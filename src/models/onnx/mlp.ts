@@ -8,6 +8,7 @@
 import type { Activation } from '../model-config.js';
 import type { GraphContext } from './graph-context.js';
 import { MS_DOMAIN } from './proto.js';
+import { concatColumns } from './weight-layout.js';
 
 /** Adds the activation `kind` over `x`. */
 export function addActivation(ctx: GraphContext, kind: Activation, x: string): string {
@@ -19,12 +20,21 @@ export function addActivation(ctx: GraphContext, kind: Activation, x: string): s
 /** Adds the MLP whose weights are `${prefix}.{gate,up,down}.weight` over `x` (`[…, D]`); returns `[…, D]`. */
 export function addMlp(ctx: GraphContext, prefix: string, x: string): string {
   const { g, config } = ctx;
-  const up = g.op('MatMul', [x, ctx.weight(`${prefix}.up.weight`)], {}, { tag: 'ffn' });
+  const f = Math.round(config.expansion * config.dim);
   let hidden: string;
   if (config.useSwiglu) {
-    const gate = g.op('MatMul', [x, ctx.weight(`${prefix}.gate.weight`)], {}, { tag: 'ffn' });
+    // Gate and up in one product over [D, 2F], then split.
+    const fused = ctx.derived(`${prefix}.gate_up.fused`, [config.dim, 2 * f], () =>
+      concatColumns(config.dim, [
+        { data: ctx.data(`${prefix}.gate.weight`), cols: f },
+        { data: ctx.data(`${prefix}.up.weight`), cols: f },
+      ]),
+    );
+    const both = g.op('MatMul', [x, fused], {}, { tag: 'ffn' });
+    const [gate, up] = g.node('Split', [both, g.int64([f, f])], 2, { axis: { int: -1 } }) as [string, string];
     hidden = g.op('Mul', [addActivation(ctx, 'silu', gate), up]);
   } else {
+    const up = g.op('MatMul', [x, ctx.weight(`${prefix}.up.weight`)], {}, { tag: 'ffn' });
     hidden = addActivation(ctx, config.activation, up);
   }
   return g.op('MatMul', [hidden, ctx.weight(`${prefix}.down.weight`)], {}, { tag: 'ffn' });

@@ -37,6 +37,11 @@ export interface CreateModelOptions {
   readonly profileFilePrefix?: string;
 }
 
+/** Where a model's weights come from: the caller's map, or a seed that regenerates them. */
+type WeightSource =
+  | { readonly kind: 'given'; readonly weights: WeightMap }
+  | { readonly kind: 'seeded'; readonly seed: number };
+
 /** Names of the graph inputs and outputs (see `graph-builder.ts`). */
 const IO = {
   inputIds: 'input_ids',
@@ -65,7 +70,8 @@ export class OnnxModel implements Model {
   readonly tokenizer?: Tokenizer;
   readonly #ort: OrtModule;
   readonly #session: InferenceSession;
-  readonly #weights: WeightMap;
+  /** The caller's weights, or the seed that regenerates them (seeded weights are not kept: ORT holds its copy). */
+  readonly #weights: WeightSource;
   readonly #hasPositionIds: boolean;
   readonly #profiling: boolean;
   readonly #token = {};
@@ -76,7 +82,7 @@ export class OnnxModel implements Model {
     config: ModelConfig,
     ort: OrtModule,
     session: InferenceSession,
-    weights: WeightMap,
+    weights: WeightSource,
     hasPositionIds: boolean,
     info: ModelInfo,
     profiling = false,
@@ -92,9 +98,14 @@ export class OnnxModel implements Model {
     if (tokenizer !== undefined) this.tokenizer = tokenizer;
   }
 
-  /** The weights this model runs (the arrays ONNX Runtime was given; do not mutate). */
+  /**
+   * The weights this model runs. For a seeded model they are regenerated on each access (deterministic in the
+   * seed): only ONNX Runtime keeps a copy in memory while the model lives. Weights passed to
+   * {@link createModel} are returned as given (do not mutate them: the session holds its own copy).
+   */
   get weights(): WeightMap {
-    return this.#weights;
+    const w = this.#weights;
+    return w.kind === 'seeded' ? initWeights(this.config, w.seed) : w.weights;
   }
 
   /**
@@ -284,7 +295,9 @@ export async function createModel(
     config,
     ort,
     session,
-    weights,
+    options.weights === undefined
+      ? { kind: 'seeded', seed: options.seed ?? 0 }
+      : { kind: 'given', weights: options.weights },
     graph.hasPositionIds,
     {
       name,
