@@ -36,7 +36,7 @@ export const PALETTES: Readonly<Record<ThemeName, readonly string[]>> = {
     '#5C677D',
     '#FB5607',
   ],
-  dark: ['#00B4D8', '#EF233C', '#80ED99', '#F72585', '#4CC9F0', '#F9C74F', '#F8961E', '#B5179E'],
+  dark: ['#00B4D8', '#EF233C', '#80ED99', '#F72585', '#F9C74F', '#F8961E', '#B5179E', '#4CC9F0'],
   minimal: ['#222222', '#6E6E6E', '#A0A0A0', '#3A86FF', '#FF6B35', '#2DC653'],
 };
 

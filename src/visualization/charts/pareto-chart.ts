@@ -154,12 +154,17 @@ export class ParetoChart extends Chart<ParetoChartOptions> {
       missing.length > 0 ? `not shown (missing ${xColumn} or ${yColumn}): ${missing.join(', ')}` : '',
     ].filter((s) => s !== '');
     const palette = PALETTES[config.theme];
-    const axis = (field: string, title: string) => ({
-      field,
-      type: 'quantitative' as const,
-      title,
-      scale: { zero: false, nice: true, padding: 24 },
-    });
+    const xDomain = degenerateDomain(points.map((p) => p.x));
+    const yDomain = degenerateDomain(points.map((p) => p.y));
+    const axis = (field: string, title: string) => {
+      const domain = field.endsWith('x') ? xDomain : yDomain;
+      return {
+        field,
+        type: 'quantitative' as const,
+        title,
+        scale: { zero: false, nice: true, padding: 24, ...(domain === undefined ? {} : { domain }) },
+      };
+    };
     return {
       ...vegaLiteFrame(
         config,
@@ -199,7 +204,10 @@ export class ParetoChart extends Chart<ParetoChartOptions> {
                   field: 'status',
                   type: 'nominal' as const,
                   title: null,
-                  scale: { domain: [ON, OFF], range: [palette[0]!, '#9A9A9A'] },
+                  scale: {
+                    domain: [ON, OFF].filter((s) => values.some((v) => v.status === s)),
+                    range: values.some((v) => v.status === ON) ? [palette[0]!, '#9A9A9A'] : ['#9A9A9A'],
+                  },
                   legend: { orient: 'bottom' as const, direction: 'horizontal' as const },
                 },
                 ...(sizeColumn === undefined
@@ -269,6 +277,15 @@ function pixelPositions(
   const fy = (y: number) =>
     y1 > y0 ? config.height - pad - ((y - y0) / (y1 - y0)) * (config.height - 2 * pad) : config.height / 2;
   return points.map((p) => ({ px: fx(p.x), py: fy(p.y), text: p.label }));
+}
+
+/** A ±10 % domain (±1 around 0) when every value is equal, so a single point gets readable ticks. */
+function degenerateDomain(values: readonly number[]): [number, number] | undefined {
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  if (lo !== hi) return undefined;
+  const half = lo === 0 ? 1 : Math.abs(lo) * 0.1;
+  return [lo - half, lo + half];
 }
 
 const toNumber = (v: unknown): number | undefined => {

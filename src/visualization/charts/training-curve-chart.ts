@@ -23,6 +23,8 @@ export interface TrainingCurveChartOptions {
 }
 
 const SPLITS = ['Training', 'Validation'] as const;
+/** Legend entries drawn as short line segments, so solid vs dashed is visible. */
+const LINE_LEGEND = { symbolType: 'stroke', symbolStrokeWidth: 2.5, symbolSize: 300 } as const;
 
 /**
  * Loss curves from a training log: training loss (`loss`, or `train_loss` as the seed's own trainer writes it)
@@ -111,12 +113,13 @@ export class TrainingCurveChart extends Chart<TrainingCurveChartOptions> {
           scale: logY ? { type: 'log' } : { zero: false },
         },
         color: multiRun
-          ? { field: 'series', type: 'nominal', title: 'Run', scale: { domain: labels } }
+          ? { field: 'series', type: 'nominal', title: 'Run', scale: { domain: labels }, legend: LINE_LEGEND }
           : {
               field: 'split',
               type: 'nominal',
               title: 'Loss',
               scale: { domain: [...splits], range: palette.slice(0, splits.length) },
+              legend: LINE_LEGEND,
             },
         strokeDash: {
           field: 'split',
@@ -124,7 +127,7 @@ export class TrainingCurveChart extends Chart<TrainingCurveChartOptions> {
           // Single run: same title as the colour legend, so Vega-Lite merges them into one legend.
           title: multiRun ? 'Split' : 'Loss',
           scale: { domain: [...splits], range: splits.map((s) => (s === 'Training' ? [1, 0] : [6, 4])) },
-          legend: multiRun && splits.length < 2 ? null : {},
+          legend: multiRun && splits.length < 2 ? null : LINE_LEGEND,
         },
         detail: { field: 'series', type: 'nominal' },
         tooltip: [
