@@ -10,6 +10,8 @@ import type { ExitCode } from './exit-code.js';
 export interface CommandContext {
   /** Where output goes and where relative paths start. */
   readonly io: CliIo;
+  /** The arguments after the program name, as typed (recorded in reports). */
+  readonly argv: readonly string[];
   /** The exit code an action decided on (e.g. {@link ExitCode.taskFailed} when a task failed). */
   exitCode: ExitCode;
 }

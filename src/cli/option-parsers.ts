@@ -25,6 +25,15 @@ export function parseNonNegativeInt(value: string): number {
   return n;
 }
 
+/** Parses a non-negative number such as `1000` or `0.5` (durations in ms). */
+export function parseNonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new InvalidArgumentError(`"${value}" is not a non-negative number, e.g. 1000.`);
+  }
+  return n;
+}
+
 /** Parses a comma-separated list of positive integers such as `64,128,256`. */
 export function parsePositiveIntList(value: string): number[] {
   const parts = value.split(',').map((p) => p.trim());

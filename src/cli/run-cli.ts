@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
+import { registerBenchCommand } from './commands/bench.js';
 import { registerFlopsCommand } from './commands/flops.js';
+import { registerPlotCommand } from './commands/plot.js';
+import { registerReportCommand } from './commands/report.js';
 import { ExitCode } from './exit-code.js';
 import { exitCodeFor, printError } from './print-error.js';
 
@@ -51,7 +54,10 @@ export function createProgram(ctx: CommandContext): Command {
     .exitOverride()
     .addHelpText('after', EXAMPLES);
   program.addHelpCommand('help [command]', 'show help for a command');
+  registerBenchCommand(program, ctx);
   registerFlopsCommand(program, ctx);
+  registerPlotCommand(program, ctx);
+  registerReportCommand(program, ctx);
   return program;
 }
 
@@ -60,7 +66,7 @@ export function createProgram(ctx: CommandContext): Command {
  * failed, 2 usage or configuration error. Never throws and never calls `process.exit`.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
-  const ctx: CommandContext = { io, exitCode: ExitCode.ok };
+  const ctx: CommandContext = { io, argv, exitCode: ExitCode.ok };
   const verbose = argv.includes('--verbose');
   try {
     const program = createProgram(ctx);

@@ -4,7 +4,7 @@ import { ensureBuilt, expectGolden, runCli } from './built-cli.js';
 beforeAll(() => ensureBuilt(), 180_000);
 
 /** Every command; each must have a golden `--help` (regenerate with UPDATE_GOLDEN=1). */
-const COMMANDS = ['flops'] as const;
+const COMMANDS = ['bench', 'flops', 'plot', 'report'] as const;
 
 describe('--help', () => {
   it('the program help lists every command, with examples and exit codes', async () => {
