@@ -14,6 +14,7 @@ import { normalizeMetric } from '../radar-normalize.js';
 import type { ResolvedRenderConfig } from '../render-config.js';
 import { collapseByModel, type ModelRecord } from '../series.js';
 import { FONT_FAMILY, themeGrid, themeSubtle, themeText, vegaTheme } from '../theme.js';
+import { radarMarks } from './radar-marks.js';
 
 /** Options of {@link RadarChart}. */
 export interface RadarChartOptions extends MetricDirectionOptions {
@@ -184,8 +185,6 @@ export class RadarChart extends Chart<RadarChartOptions> {
       spokes.some((s) => s.inverted) ? '↓ = lower is better (scale inverted)' : '',
       ...missingNotes(table),
     ].filter((s) => s !== '');
-    const point = (r: string): string => `${r} * cos(datum.angle)`;
-    const pointY = (r: string): string => `${r} * sin(datum.angle)`;
     const spec: VegaSpec = {
       $schema: VEGA_SCHEMA,
       width: size,
@@ -239,119 +238,12 @@ export class RadarChart extends Chart<RadarChartOptions> {
         {
           type: 'group',
           encode: { enter: { x: { signal: 'radius' }, y: { signal: 'radius' } } },
-          marks: [
-            {
-              type: 'group',
-              from: { facet: { data: 'rings', name: 'ring', groupby: ['level'] } },
-              marks: [
-                {
-                  type: 'line',
-                  from: { data: 'ring' },
-                  encode: {
-                    enter: {
-                      interpolate: { value: 'linear-closed' },
-                      x: { signal: point("scale('radial', datum.level)") },
-                      y: { signal: pointY("scale('radial', datum.level)") },
-                      stroke: { value: grid },
-                      strokeWidth: { value: 1 },
-                    },
-                  },
-                },
-              ],
-            },
-            {
-              type: 'rule',
-              from: { data: 'spokes' },
-              encode: {
-                enter: {
-                  x: { value: 0 },
-                  y: { value: 0 },
-                  x2: { signal: point('radius') },
-                  y2: { signal: pointY('radius') },
-                  stroke: { value: grid },
-                  strokeWidth: { value: 1 },
-                },
-              },
-            },
-            {
-              type: 'text',
-              from: { data: 'ring-labels' },
-              encode: {
-                enter: {
-                  x: { signal: point("scale('radial', datum.level)") },
-                  y: { signal: pointY("scale('radial', datum.level)") },
-                  text: { signal: "format(datum.level, '.2')" },
-                  align: { value: 'center' },
-                  font: { value: FONT_FAMILY },
-                  fontSize: { value: 10 },
-                  fill: { value: themeSubtle(config.theme) },
-                  baseline: { value: 'middle' },
-                },
-              },
-            },
-            {
-              type: 'group',
-              from: { facet: { data: 'present', name: 'model', groupby: ['series'] } },
-              marks: [
-                {
-                  type: 'line',
-                  from: { data: 'model' },
-                  encode: {
-                    enter: {
-                      interpolate: { value: 'linear-closed' },
-                      x: { signal: point("scale('radial', datum.norm)") },
-                      y: { signal: pointY("scale('radial', datum.norm)") },
-                      stroke: { scale: 'color', field: 'series' },
-                      strokeWidth: { value: 2 },
-                      fill: { scale: 'color', field: 'series' },
-                      fillOpacity: { value: records.length > 3 ? 0.05 : 0.12 },
-                    },
-                  },
-                },
-                {
-                  type: 'symbol',
-                  from: { data: 'model' },
-                  encode: {
-                    enter: {
-                      x: { signal: point("scale('radial', datum.norm)") },
-                      y: { signal: pointY("scale('radial', datum.norm)") },
-                      fill: { scale: 'color', field: 'series' },
-                      size: { value: 36 },
-                      tooltip: {
-                        signal:
-                          "{'Model': datum.series, 'Metric': datum.metric, 'Value': format(datum.value, ',.4~f'), 'Normalised (1 = best)': format(datum.norm, '.2f')}",
-                      },
-                    },
-                  },
-                },
-              ],
-            },
-            {
-              type: 'text',
-              from: { data: 'spokes' },
-              encode: {
-                enter: {
-                  x: { signal: point('(radius + 10)') },
-                  y: { signal: pointY('(radius + 10)') },
-                  text: { field: 'label' },
-                  font: { value: FONT_FAMILY },
-                  fontSize: { value: 12 },
-                  fontWeight: { value: 'bold' },
-                  fill: { value: text },
-                  align: [
-                    { test: 'abs(cos(datum.angle)) < 0.2', value: 'center' },
-                    { test: 'cos(datum.angle) > 0', value: 'left' },
-                    { value: 'right' },
-                  ],
-                  baseline: [
-                    { test: 'abs(sin(datum.angle)) < 0.2', value: 'middle' },
-                    { test: 'sin(datum.angle) > 0', value: 'top' },
-                    { value: 'bottom' },
-                  ],
-                },
-              },
-            },
-          ],
+          marks: radarMarks({
+            grid,
+            text,
+            subtle: themeSubtle(config.theme),
+            fillOpacity: records.length > 3 ? 0.05 : 0.12,
+          }),
         },
       ],
     };
