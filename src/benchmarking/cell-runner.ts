@@ -136,7 +136,13 @@ export async function runCell(spec: CellSpec, budget: CellBudget, env: CellEnvir
       // Predict from a warm call (the second one when there is one): the cold first call overestimates.
       if (i >= 1 || budget.nWarmup <= 1) {
         const remainingWarmup = Math.max(0, budget.nWarmup - i - 1);
-        const predicted = elapsedMs() + lastMs * (remainingWarmup + budget.nMeasure);
+        const full = elapsedMs() + lastMs * (remainingWarmup + budget.nMeasure);
+        // With a soft stop, measuring ends at the first call after it (at least one timed call).
+        const soft = budget.softStopMs ?? Number.POSITIVE_INFINITY;
+        const predicted = Math.min(
+          full,
+          Math.max(elapsedMs() + lastMs * (remainingWarmup + 1), soft) + lastMs,
+        );
         if (predicted > budget.maxCellMs)
           throw new SkipCell(messages.cellPredictedTimeout(predicted, budget.maxCellMs));
       }

@@ -85,6 +85,22 @@ describe('LatencyTask', () => {
     expect(cells.map((c) => c.cell)).toEqual(['prefill@16', 'diffusion_step@20', 'generate@16+4x5']);
   });
 
+  it('ar: generations stop at half the cell budget instead of being skipped', async () => {
+    const model = new FakeModel();
+    const cfg = { ...config, nMeasure: 10, maxCellMs: 20 }; // one generation = 1.16 + 3 × 1.01 = 4.19 ms
+    const cells: CellRecord[] = [];
+    const r = await new LatencyTask().run(
+      new ARParadigm(model.config),
+      model,
+      cfg,
+      new Rng(0),
+      contextFor(model, cells),
+    );
+    expect(cells[2]?.status).toBe('completed');
+    expect(r.meta?.['gen_samples']).toBe(2); // warm-up 4.19 ms, then timed calls until ≥ 10 ms have passed
+    expect(r.metrics['ttft_ms']).toBeCloseTo(ms(16), 9);
+  });
+
   it('fails clearly when no sequence length fits', async () => {
     const model = new FakeModel({ config: { maxContext: 4 } });
     await expect(
