@@ -8,10 +8,6 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
-import { registerBenchCommand } from './commands/bench.js';
-import { registerFlopsCommand } from './commands/flops.js';
-import { registerPlotCommand } from './commands/plot.js';
-import { registerReportCommand } from './commands/report.js';
 import { ExitCode } from './exit-code.js';
 import { exitCodeFor, printError } from './print-error.js';
 
@@ -34,8 +30,25 @@ Examples:
 Exit codes: 0 ok, 1 a task failed (its row records the error), 2 usage or configuration error.
 `;
 
-/** Builds the `dantinox` program with every command, writing through `ctx.io`. */
-export function createProgram(ctx: CommandContext): Command {
+/** Registers one command on the program. */
+type RegisterCommand = (program: Command, ctx: CommandContext) => Command;
+
+/**
+ * The commands, loaded on demand: an invocation imports only the command it runs (a usage error in `flops`
+ * never loads ONNX Runtime or vega), while the program's help loads them all.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
+  bench: async () => (await import('./commands/bench.js')).registerBenchCommand,
+  flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
+  plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
+  report: async () => (await import('./commands/report.js')).registerReportCommand,
+};
+
+/**
+ * Builds the `dantinox` program, writing through `ctx.io`: with `only`, just that command (plus the program's
+ * options); otherwise every command.
+ */
+export async function createProgram(ctx: CommandContext, only?: string): Promise<Command> {
   const program = new Command('dantinox')
     .description(
       'Profile and benchmark transformer language models on Node.js: analytical FLOPs, latency and throughput, perplexity, charts and HTML reports, on real models run by ONNX Runtime.',
@@ -54,10 +67,13 @@ export function createProgram(ctx: CommandContext): Command {
     .exitOverride()
     .addHelpText('after', EXAMPLES);
   program.addHelpCommand('help [command]', 'show help for a command');
-  registerBenchCommand(program, ctx);
-  registerFlopsCommand(program, ctx);
-  registerPlotCommand(program, ctx);
-  registerReportCommand(program, ctx);
+  const versionOnly = only === '--version' || only === '-V';
+  const names =
+    only !== undefined && Object.hasOwn(COMMANDS, only) ? [only] : versionOnly ? [] : Object.keys(COMMANDS);
+  const registers = await Promise.all(
+    names.map((name) => (COMMANDS[name] as () => Promise<RegisterCommand>)()),
+  );
+  for (const register of registers) register(program, ctx);
   return program;
 }
 
@@ -69,7 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   const ctx: CommandContext = { io, argv, exitCode: ExitCode.ok };
   const verbose = argv.includes('--verbose');
   try {
-    const program = createProgram(ctx);
+    const program = await createProgram(ctx, argv[0]);
     if (argv.length === 0) {
       program.outputHelp({ error: true });
       return ExitCode.usage;

@@ -7,22 +7,15 @@
 import { accessSync, constants } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import {
-  BenchmarkConfig,
-  type BenchmarkConfigInput,
-  BenchmarkSuite,
-  createWriterLogger,
-  type LogLevel,
-  type SuiteReport,
-} from '../../benchmarking/index.js';
+import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
+import type { LogLevel, SuiteReport } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import type { ParadigmKind } from '../../models/index.js';
-import { createTasks, DEFAULT_TASKS } from '../builtin-tasks.js';
+import type { ParadigmKind } from '../../models/model-config.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
-import { checkModelSelection, DEFAULT_PRESET, openModel } from '../open-model.js';
+import { checkModelSelection, DEFAULT_PRESET } from '../model-selection.js';
 import {
   parseNameList,
   parseNonNegativeInt,
@@ -31,7 +24,7 @@ import {
   parsePositiveIntList,
 } from '../option-parsers.js';
 import { prepareOutputDir, timestampName } from '../output-dir.js';
-import { writeRunOutputs } from '../run-outputs.js';
+import { checkTaskNames, DEFAULT_TASKS } from '../task-names.js';
 
 /**
  * The sweep `dantinox bench` runs when no `--bench-config` is given: the library defaults
@@ -257,8 +250,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   // Everything a newcomer can get wrong is checked before the (slow) model build.
   const config = benchmarkConfig(options, io.cwd);
   const dataPath = checkDataFile(options.data, io.cwd);
-  const taskNames = options.tasks ?? [...DEFAULT_TASKS];
-  const tasks = createTasks(taskNames, dataPath === undefined ? {} : { data: dataPath });
+  const taskNames = checkTaskNames(options.tasks ?? DEFAULT_TASKS);
   const selection = {
     ...(options.config === undefined ? {} : { config: options.config }),
     ...(options.model === undefined ? {} : { model: options.model }),
@@ -270,6 +262,15 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
   const outDir = prepareOutputDir(outArg, io.cwd);
+  // The heavy modules (ONNX Runtime, the suite, charts) load only once the arguments are known to be valid.
+  const [{ BenchmarkSuite, createWriterLogger }, { createTasks }, { openModel }, { writeRunOutputs }] =
+    await Promise.all([
+      import('../../benchmarking/index.js'),
+      import('../builtin-tasks.js'),
+      import('../open-model.js'),
+      import('../run-outputs.js'),
+    ]);
+  const tasks = createTasks(taskNames, dataPath === undefined ? {} : { data: dataPath });
   const level: LogLevel = options.verbose === true ? 'debug' : options.quiet === true ? 'error' : 'warn';
   const logger = createWriterLogger(io.stderr, level);
   if (dataPath !== undefined && !taskNames.includes('perplexity'))
