@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main as countFlopsMain } from '../examples/count-flops.js';
+import { main as customChartMain } from '../examples/custom-chart.js';
+import { main as customTaskMain } from '../examples/custom-task.js';
 import { main as trackLatencyMain } from '../examples/track-latency.js';
 import { ModelConfig } from '../src/models/model-config.js';
 import { countFlops } from '../src/profiling/index.js';
@@ -22,5 +25,19 @@ describe('examples run and print what they promise', () => {
     const out = await capture(trackLatencyMain);
     expect(out).toMatch(/over 40 samples/);
     expect(out).toMatch(/throughput \d+ tokens\/s/);
+  });
+
+  it('custom-task.ts', async () => {
+    const out = await capture(customTaskMain);
+    expect(out).toContain('BenchmarkSuite  —  2 task(s)');
+    expect(out).toMatch(/\[generation_speed\] {2}gen_tps=\d+\.\d{4}/);
+  });
+
+  it('custom-chart.ts', async () => {
+    const written: string[] = [];
+    const out = await capture(async (log) => written.push(...(await customChartMain(log))));
+    expect(out).toMatch(/^tokens_per_param: .*example-tokens_per_param\.svg$/m);
+    expect(written).toHaveLength(2);
+    expect(readFileSync(written[0] as string, 'utf8')).toContain('tokens/s per M params');
   });
 });
