@@ -36,8 +36,9 @@ export function needsMallocRespawn(
 
 /**
  * Runs `node <script> ...argv` as a child with {@link MALLOC_TUNING} added to the environment and the same
- * stdio, and resolves to its exit code. Ctrl-C reaches the child through the terminal's process group; the
- * parent ignores it and waits, so the child can finish writing what it measured.
+ * stdio, and resolves to its exit code. SIGINT and SIGTERM sent to the parent are forwarded to the child (a
+ * terminal's Ctrl-C reaches both; the child ignores the duplicate, see `bench`), and the parent waits, so the
+ * child can finish writing what it measured.
  */
 export function respawnWithMallocTuning(script: string, argv: readonly string[]): Promise<number> {
   return new Promise((resolvePromise, reject) => {
@@ -45,17 +46,17 @@ export function respawnWithMallocTuning(script: string, argv: readonly string[])
       stdio: 'inherit',
       env: { ...process.env, ...MALLOC_TUNING },
     });
-    const ignore = (): void => {};
-    process.on('SIGINT', ignore);
-    process.on('SIGTERM', ignore);
+    const forwardInt = (): void => {
+      child.kill('SIGINT');
+    };
     const forwardTerm = (): void => {
       child.kill('SIGTERM');
     };
+    process.on('SIGINT', forwardInt);
     process.on('SIGTERM', forwardTerm);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      process.off('SIGINT', ignore);
-      process.off('SIGTERM', ignore);
+      process.off('SIGINT', forwardInt);
       process.off('SIGTERM', forwardTerm);
       resolvePromise(code ?? (signal === 'SIGINT' ? 130 : 1));
     });

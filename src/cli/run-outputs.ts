@@ -24,18 +24,27 @@ export function safeRunName(name: string): string {
   return safe === '' ? 'run' : safe;
 }
 
+/** What {@link writeRunOutputs} wrote. */
+export interface RunOutputs {
+  /** Every file of the run directory, relative to it, results first. */
+  readonly files: string[];
+  /** Charts that threw while rendering (a bug or a broken install, unlike charts skipped for lack of data). */
+  readonly failedCharts: string[];
+}
+
 /**
  * Renders every chart the report's data supports into `outDir/charts/` (SVG and PNG) and writes
  * `outDir/report.html`. Charts the data cannot feed (e.g. a training curve from a benchmark) are skipped
- * with a debug note. Returns every file of the run directory, relative to `outDir`, results first.
+ * with a debug note; charts that fail are logged as warnings and listed.
  */
 export async function writeRunOutputs(
   report: SuiteReport,
   outDir: string,
   options: RunOutputOptions,
-): Promise<string[]> {
+): Promise<RunOutputs> {
   const written = ['results.csv', 'results.json', 'results.jsonl'];
-  if (!options.charts) return written;
+  const failedCharts: string[] = [];
+  if (!options.charts) return { files: written, failedCharts };
   const rows = report.toRows();
   const visualizer = new Visualizer();
   const model = typeof report.modelMeta['model'] === 'string' ? report.modelMeta['model'] : 'run';
@@ -48,11 +57,13 @@ export async function writeRunOutputs(
   for (const [chart, result] of Object.entries(results)) {
     if (result.status === 'rendered')
       written.push(...Object.values(result.paths).map((p) => relative(outDir, p)));
-    else
+    else {
+      if (result.status === 'failed') failedCharts.push(chart);
       options.logger.log(
         result.status === 'failed' ? 'warn' : 'debug',
         `chart ${chart} ${result.status}: ${result.reason}`,
       );
+    }
   }
   const reportPath = join(outDir, 'report.html');
   await visualizer.report(
@@ -66,5 +77,5 @@ export async function writeRunOutputs(
     { path: reportPath, title: `dantinox bench: ${model}`, overwrite: true },
   );
   written.push('report.html');
-  return written;
+  return { files: written, failedCharts };
 }

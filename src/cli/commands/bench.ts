@@ -280,7 +280,13 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const opened = await openModel(selection, io.cwd);
   const controller = new AbortController();
   let interrupts = 0;
+  let lastInterrupt = 0;
   const onSigint = (): void => {
+    // A terminal's Ctrl-C reaches this process twice when it runs under the malloc-tuning parent (once from the
+    // terminal, once forwarded): signals less than 100 ms apart count as one.
+    const now = Date.now();
+    if (now - lastInterrupt < 100) return;
+    lastInterrupt = now;
     interrupts += 1;
     if (interrupts > 1) process.exit(130);
     io.stderr.write('\nStopping after the current measurement (Ctrl-C again to quit now)…\n');
@@ -320,11 +326,17 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       'Note: the weights are random, so perplexity only checks the pipeline (≈ vocabulary size); speed and latency are those of any model of this shape.\n',
     );
   }
-  out.write(`Results: ${outArg}\n  ${written.join('\n  ')}\n`);
+  out.write(`Results: ${outArg}\n  ${written.files.join('\n  ')}\n`);
   const failed = report.results.filter((r) => r.status !== 'completed');
   if (failed.length > 0) {
     io.stderr.write(
       `${failed.length} task(s) did not complete: ${failed.map((r) => `${r.task} (${r.status})`).join(', ')}.\n`,
+    );
+    return ExitCode.taskFailed;
+  }
+  if (written.failedCharts.length > 0) {
+    io.stderr.write(
+      `Chart(s) failed to render: ${written.failedCharts.join(', ')} (see the warnings above).\n`,
     );
     return ExitCode.taskFailed;
   }
