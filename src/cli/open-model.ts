@@ -5,8 +5,7 @@
  * @packageDocumentation
  */
 import { basename, resolve } from 'node:path';
-import { loadHfModel } from '../models/hf/hf-model.js';
-import { createModel, type Model, Paradigm } from '../models/index.js';
+import { createModel, loadHfModel, type Model, Paradigm } from '../models/index.js';
 import { describeModel } from './describe-model.js';
 import { checkModelSelection, type ModelSelection } from './model-selection.js';
 
