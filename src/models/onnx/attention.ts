@@ -38,6 +38,12 @@ export function cacheNames(layer: number): {
   };
 }
 
+function scaled(data: Float32Array, factor: number): Float32Array {
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = (data[i] as number) * factor;
+  return out;
+}
+
 function rotary(ctx: GraphContext): { cos: string; sin: string } {
   return ctx.memo('rotary', () => {
     const { cos, sin } = rotaryTables(ctx.config);
@@ -64,17 +70,18 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
   // One product for Q, K and V over the column-concatenated weights, then split.
   const d = config.dim;
   const [qCols, kvCols] = [heads * hs, kvHeads * hs];
+  // The query columns carry the 1/√headSize score scale, so every product has alpha = 1 (MLAS's streaming
+  // M = 1 kernels in decode need it).
   const qkvWeight = ctx.derived(`${prefix}.qkv.fused`, [d, qCols + 2 * kvCols], () =>
     concatColumns(d, [
-      { data: ctx.data(`${prefix}.q.weight`), cols: qCols },
+      { data: scaled(ctx.data(`${prefix}.q.weight`), 1 / Math.sqrt(hs)), cols: qCols },
       { data: ctx.data(`${prefix}.k.weight`), cols: kvCols },
       { data: ctx.data(`${prefix}.v.weight`), cols: kvCols },
     ]),
   );
   const qkv = g.op('MatMul', [h, qkvWeight], {}, { tag: 'attention:proj' });
   const [q0, k0, v] = g.node('Split', [qkv, g.int64([qCols, kvCols, kvCols])], 3, { axis: { int: -1 } });
-  // Scale the queries (not the scores): products with alpha = 1 take MLAS's streaming M = 1 kernels in decode.
-  let q = g.op('Mul', [q0 as string, g.float([1 / Math.sqrt(hs)])]);
+  let q = q0 as string;
   let k = k0 as string;
   if (config.posEncoding === 'rotary' && inputs.positionIds !== undefined) {
     const { cos, sin } = rotary(ctx);

@@ -17,7 +17,7 @@ import { addEmbedding } from './embedding.js';
 import { GraphContext, type GraphInputNames } from './graph-context.js';
 import { addMlp } from './mlp.js';
 import { addMoe } from './moe.js';
-import { addNorm } from './norm.js';
+import { addNorm, addSkipNorm } from './norm.js';
 import { ElemType, type ExternalDataEntry, GraphBuilder } from './proto.js';
 import { transpose } from './weight-layout.js';
 
@@ -45,14 +45,18 @@ export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): 
     ...(hasPositionIds ? { positionIds: g.input('position_ids', ElemType.int64, ['batch', 'seq']) } : {}),
   };
   const ctx = new GraphContext(g, config, weights, inputs);
+  // Pre-norm blocks; each residual add is fused with the norm that follows it.
   let x = addEmbedding(ctx);
+  let h = addNorm(ctx, 'blocks.0.norm1', x);
   for (let i = 0; i < config.numBlocks; i++) {
     const b = `blocks.${i}`;
-    x = g.op('Add', [x, addAttention(ctx, i, addNorm(ctx, `${b}.norm1`, x))]);
-    const h = addNorm(ctx, `${b}.norm2`, x);
-    x = g.op('Add', [x, config.ffn === 'moe' ? addMoe(ctx, i, h) : addMlp(ctx, `${b}.mlp`, h)]);
+    const attn = addAttention(ctx, i, h);
+    const [h2, x1] = addSkipNorm(ctx, `${b}.norm2`, attn, x);
+    const ffn = config.ffn === 'moe' ? addMoe(ctx, i, h2) : addMlp(ctx, `${b}.mlp`, h2);
+    const next = i + 1 < config.numBlocks ? `blocks.${i + 1}.norm1` : 'norm_f';
+    [h, x] = addSkipNorm(ctx, next, ffn, x1);
   }
-  const hf = addNorm(ctx, 'norm_f', x);
+  const hf = h;
   // Tied head: a plain MatMul over the transposed embedding [D, V] (prepacked by ONNX Runtime).
   const head = config.weightTying
     ? ctx.derived('embed.weight.transposed', [config.dim, config.vocabSize], () =>

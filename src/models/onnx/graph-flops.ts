@@ -165,6 +165,9 @@ function inferNode(node: onnxProto.onnx.INodeProto, s: State, routedRows: number
       for (const a of value(1)) out.splice(norm(a, out.length + 1), 0, 1);
       return [out];
     }
+    case 'SkipLayerNormalization':
+    case 'SkipSimplifiedLayerNormalization':
+      return [x, [], [], x];
     case 'RotaryEmbedding':
     case 'SimplifiedLayerNormalization':
     case 'LayerNormalization':
