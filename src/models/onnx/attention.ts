@@ -96,7 +96,7 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
     k = rope(k, kvHeads);
   }
 
-  // New keys/values: [B, T, kvH, hs] → cache rows (time-major) and head-major operands.
+  // New keys/values: [B, T, kvH, hs] → cache rows, time-major [T, B, kvH, hs].
   const headsShape = g.int64([0, 0, kvHeads, hs]);
   const k4 = g.op('Reshape', [k, headsShape]);
   const v4 = g.op('Reshape', [v as string, headsShape]);
@@ -104,8 +104,6 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
   g.op('Transpose', [v4], { perm: { ints: [1, 0, 2, 3] } }, { output: names.presentValue });
   g.output(names.presentKey);
   g.output(names.presentValue);
-  const kNew = g.op('Transpose', [k4], { perm: { ints: [0, 2, 1, 3] } });
-  const vNew = g.op('Transpose', [v4], { perm: { ints: [0, 2, 1, 3] } });
 
   // Queries grouped by KV head: [B, T, kvH, group, hs] → [B, kvH, group·T, hs].
   const q5 = g.op('Reshape', [q, g.int64([0, 0, kvHeads, group, hs])]);
@@ -118,10 +116,11 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
     { transB: { int: 1 }, transBatchB: { int: 1 } },
     { domain: MS_DOMAIN, tag: ATTENTION_TAGS.scores },
   );
+  // The new keys/values are read from the time-major present tensors exactly like the cache.
   const scoresNew = g.op(
     'FusedMatMul',
-    [qg, kNew],
-    { transB: { int: 1 } },
+    [qg, names.presentKey],
+    { transB: { int: 1 }, transBatchB: { int: 1 } },
     { domain: MS_DOMAIN, tag: ATTENTION_TAGS.scores },
   );
   const scores = g.op('Add', [
@@ -139,7 +138,12 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
     { transBatchB: { int: 1 } },
     { domain: MS_DOMAIN, tag: ATTENTION_TAGS.values },
   );
-  const outNew = g.op('MatMul', [probsNew, vNew], {}, { tag: ATTENTION_TAGS.values });
+  const outNew = g.op(
+    'FusedMatMul',
+    [probsNew, names.presentValue],
+    { transBatchB: { int: 1 } },
+    { domain: MS_DOMAIN, tag: ATTENTION_TAGS.values },
+  );
   const og = g.op('Reshape', [g.op('Add', [outPast, outNew]), g.int64([0, 0, group, -1, hs])]);
   const ot = g.op('Transpose', [og], { perm: { ints: [0, 3, 1, 2, 4] } });
   const o = g.op('Reshape', [ot, g.int64([0, 0, -1])]);

@@ -278,9 +278,9 @@ export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): 
     if (tag === ATTENTION_TAGS.scores || tag === ATTENTION_TAGS.values) {
       // Scores: [B·kvH, group·T, hs] × [hs, keys]; values: [B·kvH, group·T, keys] × [keys, hs].
       const keys = tag === ATTENTION_TAGS.scores ? shapes.n : shapes.k;
-      // The past block is the one read from the time-major cache (transBatchB); 2·B·kvH·hs FLOPs per
-      // (query row, key) of the product, times `group` query heads per row block of one key head.
-      const block = attrInt(node, 'transBatchB', 0) === 1 ? 'past' : 'new';
+      // The past block is the product whose keys/values input is a `past_*` graph input; 2·B·kvH·hs FLOPs
+      // per (query row, key) of the product, times `group` query heads per row block of one key head.
+      const block = (node.input?.[1] ?? '').startsWith('past_') ? 'past' : 'new';
       const perPair = flops / (shapes.m * keys);
       parts.attentionScores += perPair * group * conventionPairs(config, seq, pastLength, block);
     } else if (tag === 'attention:proj') parts.attentionProjections += flops;
