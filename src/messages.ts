@@ -215,9 +215,9 @@ export const messages = {
   /** A folder that cannot be written during export. */
   hfCannotWrite: (folder: string, cause: unknown): string =>
     `Cannot write the Hugging Face model folder "${folder}": ${cause instanceof Error ? cause.message : String(cause)}. Pass a writable folder.`,
-  /** A thread count that is not a positive integer. */
-  hfBadThreads: (threads: unknown): string =>
-    `threads must be a positive integer, received ${String(threads)}. Pass e.g. { threads: 2 }.`,
+  /** A loaded model used after dispose(). */
+  hfModelDisposed: (folder: string): string =>
+    `the model loaded from "${folder}" was disposed; load it again with loadHfModel().`,
   /** A tokenizer choice that does not fit the model's vocabulary. */
   hfExportTokenizer: (tokenizer: string, needs: number, vocabSize: number): string =>
     `tokenizer "${tokenizer}" needs vocabSize ≥ ${needs}, the model has ${vocabSize}; pass tokenizer 'bytes' (vocabSize ≥ 256), 'gpt2' (≥ 50257) or your own tokenizer.json object.`,

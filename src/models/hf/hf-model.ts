@@ -170,8 +170,7 @@ export class HfModel implements Model {
     past: readonly Tensor[],
     wantPresent: boolean,
   ): Promise<{ logits: Logits; present: Tensor[] }> {
-    if (this.#disposed)
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('the model was disposed'));
+    if (this.#disposed) throw new DantinoxError('INVALID_INPUT', messages.hfModelDisposed(this.folder));
     const { batch, seq } = shape;
     const total = pastLength + seq;
     const io = this.#io;
@@ -307,7 +306,7 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
   }
   const threads = options.threads ?? availableParallelism();
   if (!Number.isSafeInteger(threads) || threads < 1) {
-    throw new DantinoxError('INVALID_OPTION', messages.hfBadThreads(threads));
+    throw new DantinoxError('INVALID_OPTION', messages.invalidThreads(threads));
   }
   const ort = await importOrt();
   let session: InferenceSession;

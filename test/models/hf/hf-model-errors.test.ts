@@ -156,3 +156,13 @@ describe('other load failures', () => {
     await expect(loadHfModel(g.dir, { threads: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTION' });
   });
 });
+
+test('a disposed model refuses to run', async () => {
+  const f = fresh();
+  const model = await loadHfModel(f.dir, { threads: 1 });
+  await model.dispose();
+  await expect(model.forward(Int32Array.of(1), { batch: 1, seq: 1 })).rejects.toMatchObject({
+    code: 'INVALID_INPUT',
+    message: messages.hfModelDisposed(model.folder),
+  });
+});
