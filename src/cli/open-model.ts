@@ -17,6 +17,8 @@ export interface OpenedModel {
   readonly paradigm: Paradigm;
   /** What it is: name, where it came from, architecture, and whether its weights are trained. */
   readonly description: string;
+  /** Whether the weights are a seeded random initialisation (built-in models) rather than trained ones. */
+  readonly randomWeights: boolean;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
       model,
       paradigm: Paradigm.for(model.config),
       description: `${model.info.name} (Hugging Face ONNX folder ${selection.model}, its own weights): ${describeModel(model.config)}`,
+      randomWeights: false,
     };
   }
   const name = checked.isPreset ? checked.name : basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
@@ -43,5 +46,6 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     model,
     paradigm: Paradigm.for(model.config),
     description: `${name} (${origin}, untrained random weights with seed ${selection.seed}): ${describeModel(model.config)}`,
+    randomWeights: true,
   };
 }

@@ -321,7 +321,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   );
   out.write(`Config: ${describeConfig(config)}\n\n`);
   out.write(`${report.summary()}\n\n`);
-  if (opened.description.includes('untrained')) {
+  if (opened.randomWeights) {
     out.write(
       'Note: the weights are random, so perplexity only checks the pipeline (≈ vocabulary size); speed and latency are those of any model of this shape.\n',
     );
