@@ -14,6 +14,7 @@ import { messages } from '../../messages.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
 import { checkTokenBatch } from '../token-checks.js';
+import { float16ToFloat32 } from './float16.js';
 import { type HfModelType, readHfConfig } from './hf-config.js';
 import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
 import { type HfTokenizer, loadHfTokenizer } from './hf-tokenizer.js';
@@ -213,20 +214,9 @@ export class HfModel implements Model {
 
 function toLogits(t: Tensor, batch: number, seq: number): Logits {
   const vocab = Number(t.dims[t.dims.length - 1]);
-  if (t.type === 'float32') return { data: (t as TypedTensor<'float32'>).data, dims: [batch, seq, vocab] };
-  const half = t.data as Uint16Array;
-  const data = new Float32Array(half.length);
-  for (let i = 0; i < half.length; i++) data[i] = halfToFloat(half[i] ?? 0);
+  const data =
+    t.type === 'float32' ? (t as TypedTensor<'float32'>).data : float16ToFloat32(t.data as Uint16Array);
   return { data, dims: [batch, seq, vocab] };
-}
-
-function halfToFloat(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
-  if (exp === 31) return frac === 0 ? sign * Number.POSITIVE_INFINITY : Number.NaN;
-  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
 }
 
 async function importOrt(): Promise<Ort> {
