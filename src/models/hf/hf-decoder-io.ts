@@ -1,6 +1,6 @@
 /**
- * Checks an ONNX Runtime session against the Hugging Face decoder-with-past I/O convention and describes how to
- * feed it: which optional inputs exist, the element types, and the KV-cache shape and dtype read from the
+ * Checks an ONNX Runtime session against the Hugging Face decoder-with-past I/O convention (including the
+ * `use_cache_branch` flag of optimum's merged decoders) and describes how to feed it: which optional inputs exist, the element types, and the KV-cache shape and dtype read from the
  * session's input metadata.
  *
  * @packageDocumentation
@@ -30,6 +30,8 @@ export interface DecoderIo {
   readonly attentionMask: string;
   /** `position_ids`, when the graph has it. */
   readonly positionIds?: string;
+  /** `use_cache_branch` (bool `[1]`) of merged decoders (`decoder_model_merged.onnx`), when the graph has it. */
+  readonly useCacheBranch?: string;
   /** `past_key_values.{i}.key`, `past_key_values.{i}.value` for every layer, in that order. */
   readonly pastNames: readonly string[];
   /** `present.{i}.key`, `present.{i}.value`, aligned with {@link DecoderIo.pastNames}. */
@@ -105,7 +107,7 @@ export function decoderIo(session: InferenceSession, config: ModelConfig, path: 
   for (const name of presentNames) {
     if (!outputs.includes(name)) fail(path, `output "${name}" is missing (outputs: ${outputs.join(', ')})`);
   }
-  const known = new Set(['input_ids', 'attention_mask', 'position_ids', ...pastNames]);
+  const known = new Set(['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch', ...pastNames]);
   const unknown = inputs.filter((n) => !known.has(n));
   if (unknown.length > 0)
     fail(path, `it has inputs dantinox does not know how to feed: ${unknown.join(', ')}`);
@@ -141,5 +143,9 @@ export function decoderIo(session: InferenceSession, config: ModelConfig, path: 
     fetchLogits: ['logits'],
     past: { type, kvHeads: config.kvHeads, headSize: config.headSize },
   };
-  return inputs.includes('position_ids') ? { ...io, positionIds: 'position_ids' } : io;
+  return {
+    ...io,
+    ...(inputs.includes('position_ids') ? { positionIds: 'position_ids' } : {}),
+    ...(inputs.includes('use_cache_branch') ? { useCacheBranch: 'use_cache_branch' } : {}),
+  };
 }

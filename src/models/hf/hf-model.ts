@@ -186,6 +186,9 @@ export class HfModel implements Model {
             [batch, seq],
           );
     feeds[io.attentionMask] = new T('int64', this.#onesOf(batch * total), [batch, total]);
+    if (io.useCacheBranch !== undefined) {
+      feeds[io.useCacheBranch] = new T('bool', Uint8Array.of(pastLength > 0 ? 1 : 0), [1]);
+    }
     if (io.positionIds !== undefined) {
       const pos = new BigInt64Array(batch * seq);
       for (let b = 0; b < batch; b++) for (let t = 0; t < seq; t++) pos[b * seq + t] = BigInt(pastLength + t);

@@ -1,4 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { onnx as OnnxTypes } from 'onnx-proto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { onnx } from '../../../src/models/hf/graph-builder.js';
 import { type HfModel, loadHfModel } from '../../../src/models/hf/hf-model.js';
 import type { Logits, StepResult } from '../../../src/models/model.js';
 import { ReferenceModel } from '../../../src/models/reference-model.js';
@@ -140,5 +144,54 @@ test('a model with external data (onnx/model.onnx_data) loads and matches the re
   expect(model.numParameters()).toBe(ref.numParameters());
   await model.dispose();
   await model.dispose();
+  fixture.cleanup();
+});
+
+test('merged decoders: use_cache_branch is false for prefill and true for decode steps', async () => {
+  const fixture = writeTinyHfModel('llama');
+  const path = join(fixture.dir, 'onnx', 'model.onnx');
+  // Rewire the exported graph: logits = raw logits + 1000 · float(use_cache_branch).
+  const model = onnx.ModelProto.decode(readFileSync(path));
+  const graph = model.graph as OnnxTypes.GraphProto;
+  for (const node of graph.node)
+    node.output = (node.output ?? []).map((o: string) => (o === 'logits' ? 'logits_raw' : o));
+  graph.input.push(
+    onnx.ValueInfoProto.create({
+      name: 'use_cache_branch',
+      type: { tensorType: { elemType: onnx.TensorProto.DataType.BOOL, shape: { dim: [{ dimValue: 1 }] } } },
+    }),
+  );
+  const thousand = new Float32Array([1000]);
+  graph.initializer.push(
+    onnx.TensorProto.create({
+      name: 'k1000',
+      dims: [],
+      dataType: 1,
+      rawData: new Uint8Array(thousand.buffer),
+    }),
+  );
+  graph.node.push(
+    onnx.NodeProto.create({
+      opType: 'Cast',
+      input: ['use_cache_branch'],
+      output: ['flag'],
+      attribute: [{ name: 'to', type: 2, i: 1 }],
+    }),
+    onnx.NodeProto.create({ opType: 'Mul', input: ['flag', 'k1000'], output: ['offset'] }),
+    onnx.NodeProto.create({ opType: 'Add', input: ['logits_raw', 'offset'], output: ['logits'] }),
+  );
+  writeFileSync(path, onnx.ModelProto.encode(model).finish());
+  const hf = await loadHfModel(fixture.dir, { threads: 1 });
+  const ref = ReferenceModel.create(fixture.config, { weights: fixture.weights });
+  const prompt = Int32Array.of(9, 8, 7);
+  const shape = { batch: 1, seq: 3 };
+  const got = await hf.prefill(prompt, shape);
+  const want = await ref.prefill(prompt, shape);
+  expect(relativeError(got.logits, want.logits)).toBeLessThan(TOL);
+  const step = await hf.decodeStep(Int32Array.of(6), got.state);
+  const refStep = await ref.decodeStep(Int32Array.of(6), want.state);
+  const shifted = { ...refStep.logits, data: refStep.logits.data.map((x) => x + 1000) };
+  expect(relativeError(step.logits, shifted)).toBeLessThan(TOL);
+  await hf.dispose();
   fixture.cleanup();
 });
