@@ -260,8 +260,7 @@ export const messages = {
   tokenOutOfVocab: (id: number, vocabSize: number, tokenizer: string): string =>
     `tokenizer "${tokenizer}" produced id ${id}, outside the model's vocabulary [0, ${vocabSize}); use the model's own tokenizer.`,
   /** The note that replaces KV-cache decode metrics for diffusion. */
-  decodeNotApplicable: (paradigm: string): string =>
-    `not applicable (${paradigm} has no KV-cache decode)`,
+  decodeNotApplicable: (paradigm: string): string => `not applicable (${paradigm} has no KV-cache decode)`,
   /** A run stopped by its abort signal. */
   benchAborted: (task: string): string => `aborted during task "${task}" (the run's signal fired)`,
   /** A report file whose extension we cannot read or write. */
