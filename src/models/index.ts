@@ -41,7 +41,7 @@ export {
   type PresetName,
 } from './model-config.js';
 // ── ONNX runtime ────────────────────────────────────────────────────────────
-export { buildTransformerGraph, type TransformerGraph } from './onnx/graph-builder.js';
+export { buildTransformerGraph, type TransformerGraph } from './onnx/transformer-graph.js';
 export { countGraphFlops, type GraphFlops, type GraphFlopsOptions } from './onnx/graph-flops.js';
 export { type CreateModelOptions, createModel, ONNX_ENGINE, OnnxModel } from './onnx/onnx-model.js';
 export { CONFIG_METADATA_KEY, loadModel, loadWeights, saveWeights } from './onnx/weights-io.js';

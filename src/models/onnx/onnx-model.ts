@@ -16,7 +16,7 @@ import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
 import { checkWeights, countParameters, initWeights, type WeightMap } from '../weights.js';
 import { cacheNames } from './attention.js';
 import { buildAttentionMask, maskLayout } from './attention-mask.js';
-import { buildTransformerGraph } from './graph-builder.js';
+import { buildTransformerGraph } from './transformer-graph.js';
 import { KvCache, OnnxDecodeState } from './kv-cache.js';
 import { loadOrt, ORT_VERSION, type OrtModule } from './ort-loader.js';
 
@@ -42,7 +42,7 @@ type WeightSource =
   | { readonly kind: 'given'; readonly weights: WeightMap }
   | { readonly kind: 'seeded'; readonly seed: number };
 
-/** Names of the graph inputs and outputs (see `graph-builder.ts`). */
+/** Names of the graph inputs and outputs (see `transformer-graph.ts`). */
 const IO = {
   inputIds: 'input_ids',
   positionIds: 'position_ids',
