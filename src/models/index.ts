@@ -41,9 +41,9 @@ export {
   type PresetName,
 } from './model-config.js';
 // ── ONNX runtime ────────────────────────────────────────────────────────────
-export { buildTransformerGraph, type TransformerGraph } from './onnx/transformer-graph.js';
 export { countGraphFlops, type GraphFlops, type GraphFlopsOptions } from './onnx/graph-flops.js';
 export { type CreateModelOptions, createModel, ONNX_ENGINE, OnnxModel } from './onnx/onnx-model.js';
+export { buildTransformerGraph, type TransformerGraph } from './onnx/transformer-graph.js';
 export { CONFIG_METADATA_KEY, loadModel, loadWeights, saveWeights } from './onnx/weights-io.js';
 export {
   type GenerateOptions,

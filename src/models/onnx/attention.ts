@@ -16,8 +16,8 @@
  * @packageDocumentation
  */
 import { rotaryTables } from './embedding.js';
+import { ElemType, MS_DOMAIN } from './graph-builder.js';
 import type { GraphContext } from './graph-context.js';
-import { ElemType, MS_DOMAIN } from './proto.js';
 import { concatColumns } from './weight-layout.js';
 
 /** Node tags read by the FLOPs counter. */

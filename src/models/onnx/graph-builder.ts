@@ -1,16 +1,20 @@
 /**
- * A small ONNX graph builder over `onnx-proto` (protobufjs): named nodes with typed attributes, initializers
- * stored inline or as in-memory external data, graph inputs/outputs with symbolic dimensions, and encoding to
- * the protobuf bytes ONNX Runtime loads.
+ * The ONNX graph builder of dantinox, over `onnx-proto` (protobufjs): named nodes with typed attributes, float32
+ * weight initializers (views of the weight arrays, never copied) and deduplicated small constants, graph
+ * inputs/outputs with symbolic dimensions. A built graph is either encoded for an in-memory session (large weights
+ * become the session's external data) or written to disk as `model.onnx` (+ `model.onnx_data`).
  *
  * @packageDocumentation
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { basename } from 'node:path';
 import onnxProto from 'onnx-proto';
 
-const { onnx } = onnxProto;
+/** The `onnx` protobuf namespace (messages and enums of `onnx.proto`); dantinox obtains it here only. */
+export import onnx = onnxProto.onnx;
 
 /** ONNX tensor element types used by the generated graphs. */
-export const ElemType = { float: 1, bool: 9, int32: 6, int64: 7 } as const;
+export const ElemType = { float: 1, float16: 10, bool: 9, int32: 6, int64: 7 } as const;
 /** An ONNX tensor element type code. */
 export type ElemType = (typeof ElemType)[keyof typeof ElemType];
 
@@ -27,32 +31,6 @@ export type Attribute =
 /** One dimension of a graph input: a fixed size or a symbolic name. */
 export type Dim = number | string;
 
-/** A node of the graph as the FLOPs counter and the tests see it. */
-export interface NodeInfo {
-  /** Operator type, e.g. `MatMul`. */
-  readonly opType: string;
-  /** Operator domain (`''` for the ONNX domain). */
-  readonly domain: string;
-  /** Input value names (`''` for an omitted optional input). */
-  readonly inputs: readonly string[];
-  /** Output value names. */
-  readonly outputs: readonly string[];
-  /** Attributes by name. */
-  readonly attributes: Readonly<Record<string, Attribute>>;
-  /** Free-form tag set by the builder (e.g. `attention:scores`), read by the FLOPs counter. */
-  readonly tag: string;
-}
-
-/** An initializer's shape and type (its data may live outside the protobuf). */
-export interface InitializerInfo {
-  /** Shape. */
-  readonly dims: readonly number[];
-  /** Element type. */
-  readonly type: ElemType;
-  /** Int64 values of small integer constants (shape tensors); `undefined` for float data. */
-  readonly int64?: readonly number[];
-}
-
 /** A chunk of external weight data handed to ONNX Runtime's `externalData` session option. */
 export interface ExternalDataEntry {
   /** The "file" name the tensor's `location` refers to. */
@@ -61,10 +39,35 @@ export interface ExternalDataEntry {
   readonly data: Uint8Array;
 }
 
-/** Float tensors at least this many bytes are stored as external data instead of inside the protobuf. */
+/** Options of {@link GraphBuilder.write}. */
+export interface WriteGraphOptions {
+  /**
+   * Store weights of at least {@link EXTERNAL_DATA_MIN_BYTES} in `<model>_data` (e.g. `model.onnx_data`) instead
+   * of inside the model file: needed beyond the 2 GB protobuf limit, and keeps the protobuf small.
+   * @default false
+   */
+  readonly externalData?: boolean;
+}
+
+/** Weights of at least this many bytes are stored as external data instead of inside the protobuf. */
 export const EXTERNAL_DATA_MIN_BYTES = 1024;
 
-function encodeAttribute(name: string, a: Attribute): onnxProto.onnx.IAttributeProto {
+/** ONNX opset of the generated graphs (ONNX IR version 10); com.microsoft operators are at opset 1. */
+export const GRAPH_OPSET = 21;
+
+/** Alignment of tensors in an external-data file (4 KiB), so ONNX Runtime can memory-map them. */
+const EXTERNAL_DATA_ALIGN = 4096;
+
+/** An initializer: its protobuf fields without data placement, and the weight bytes when it is a weight. */
+interface Initializer {
+  readonly tensor: onnx.ITensorProto;
+  readonly weight?: Uint8Array;
+}
+
+/** Where a weight's bytes go: the `externalData` entries of the tensor, or `undefined` to keep it inline. */
+type PlaceWeight = (name: string, bytes: Uint8Array) => onnx.IStringStringEntryProto[] | undefined;
+
+function encodeAttribute(name: string, a: Attribute): onnx.IAttributeProto {
   const T = onnx.AttributeProto.AttributeType;
   if ('int' in a) return { name, type: T.INT, i: a.int };
   if ('float' in a) return { name, type: T.FLOAT, f: a.float };
@@ -72,18 +75,24 @@ function encodeAttribute(name: string, a: Attribute): onnxProto.onnx.IAttributeP
   return { name, type: T.STRING, s: new TextEncoder().encode(a.string) };
 }
 
+function externalEntries(location: string, offset: number, length: number): onnx.IStringStringEntryProto[] {
+  return [
+    { key: 'location', value: location },
+    { key: 'offset', value: String(offset) },
+    { key: 'length', value: String(length) },
+  ];
+}
+
 /**
- * Accumulates an ONNX graph. Value names are generated (`v0`, `v1`, …) unless given; every node gets a unique
- * name. {@link GraphBuilder.encode} produces the model bytes and the external-data list for the session.
+ * Accumulates an ONNX graph. Value names are generated (`matmul_0`, `const_i64_1`, …) unless given; every node
+ * gets a unique name. {@link GraphBuilder.encode} produces the model bytes and {@link GraphBuilder.externalData}
+ * the weights for an in-memory session; {@link GraphBuilder.write} writes the model files instead.
  */
 export class GraphBuilder {
-  readonly #nodes: onnxProto.onnx.INodeProto[] = [];
-  readonly #nodeInfos: NodeInfo[] = [];
-  readonly #initializers: onnxProto.onnx.ITensorProto[] = [];
-  readonly #initInfos = new Map<string, InitializerInfo>();
-  readonly #inputs: onnxProto.onnx.IValueInfoProto[] = [];
-  readonly #outputs: onnxProto.onnx.IValueInfoProto[] = [];
-  readonly #external: ExternalDataEntry[] = [];
+  readonly #nodes: onnx.INodeProto[] = [];
+  readonly #initializers: Initializer[] = [];
+  readonly #inputs: onnx.IValueInfoProto[] = [];
+  readonly #outputs: onnx.IValueInfoProto[] = [];
   readonly #metadata: Record<string, string> = {};
   readonly #constCache = new Map<string, string>();
   #counter = 0;
@@ -108,28 +117,19 @@ export class GraphBuilder {
       typeof outputs === 'number'
         ? Array.from({ length: outputs }, () => this.fresh(opType.toLowerCase()))
         : [...outputs];
-    const domain = options.domain ?? '';
     this.#nodes.push({
       opType,
-      domain,
+      domain: options.domain ?? '',
       input: [...inputs],
       output: outs,
       name: `n${this.#nodes.length}_${opType}`,
       attribute: Object.entries(attributes).map(([k, v]) => encodeAttribute(k, v)),
       ...(options.tag ? { docString: options.tag } : {}),
     });
-    this.#nodeInfos.push({
-      opType,
-      domain,
-      inputs: [...inputs],
-      outputs: outs,
-      attributes,
-      tag: options.tag ?? '',
-    });
     return outs;
   }
 
-  /** Adds a single-output node and returns its output name. */
+  /** Adds a single-output node and returns its output name (`options.output` names it). */
   op(
     opType: string,
     inputs: readonly string[],
@@ -141,72 +141,52 @@ export class GraphBuilder {
   }
 
   /**
-   * Adds a float32 initializer. Tensors of at least {@link EXTERNAL_DATA_MIN_BYTES} bytes become external data
-   * pointing at a view of `data` (no copy), so the protobuf stays small and the weights exist once in JS.
+   * Adds a float32 weight initializer over a view of `data` (no copy). Weights of at least
+   * {@link EXTERNAL_DATA_MIN_BYTES} bytes become external data when encoded or written, so the protobuf stays
+   * small and the weights exist once in JS.
    */
   floatInit(name: string, dims: readonly number[], data: Float32Array): string {
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    if (data.byteLength >= EXTERNAL_DATA_MIN_BYTES) {
-      this.#external.push({ path: name, data: bytes });
-      this.#initializers.push({
-        name,
-        dims: [...dims],
-        dataType: ElemType.float,
-        dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
-        externalData: [
-          { key: 'location', value: name },
-          { key: 'offset', value: '0' },
-          { key: 'length', value: String(data.byteLength) },
-        ],
-      });
-    } else {
-      this.#initializers.push({ name, dims: [...dims], dataType: ElemType.float, rawData: bytes.slice() });
-    }
-    this.#initInfos.set(name, { dims: [...dims], type: ElemType.float });
+    this.#initializers.push({
+      tensor: { name, dims: [...dims], dataType: ElemType.float },
+      weight: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    });
     return name;
   }
 
   /** An int64 constant initializer (shapes, axes), deduplicated by value. */
   int64(values: readonly number[], dims: readonly number[] = [values.length]): string {
-    const key = `i64:${dims.join('x')}:${values.join(',')}`;
-    const cached = this.#constCache.get(key);
-    if (cached !== undefined) return cached;
-    const name = this.fresh('const_i64');
-    this.#initializers.push({ name, dims: [...dims], dataType: ElemType.int64, int64Data: [...values] });
-    this.#initInfos.set(name, { dims: [...dims], type: ElemType.int64, int64: [...values] });
-    this.#constCache.set(key, name);
-    return name;
+    return this.#constant('i64', values, dims, { dataType: ElemType.int64, int64Data: [...values] });
   }
 
   /** A float scalar or small float constant initializer, deduplicated by value. */
   float(values: readonly number[], dims: readonly number[] = []): string {
-    const key = `f32:${dims.join('x')}:${values.join(',')}`;
+    return this.#constant('f32', values, dims, { dataType: ElemType.float, floatData: [...values] });
+  }
+
+  #constant(
+    kind: string,
+    values: readonly number[],
+    dims: readonly number[],
+    data: onnx.ITensorProto,
+  ): string {
+    const key = `${kind}:${dims.join('x')}:${values.join(',')}`;
     const cached = this.#constCache.get(key);
     if (cached !== undefined) return cached;
-    const name = this.fresh('const_f32');
-    this.#initializers.push({ name, dims: [...dims], dataType: ElemType.float, floatData: [...values] });
-    this.#initInfos.set(name, { dims: [...dims], type: ElemType.float });
+    const name = this.fresh(`const_${kind}`);
+    this.#initializers.push({ tensor: { name, dims: [...dims], ...data } });
     this.#constCache.set(key, name);
     return name;
   }
 
   /** Declares a graph input. */
   input(name: string, type: ElemType, dims: readonly Dim[]): string {
-    this.#inputs.push({
-      name,
-      type: {
-        tensorType: {
-          elemType: type,
-          shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) },
-        },
-      },
-    });
+    this.#inputs.push(valueInfo(name, type, dims));
     return name;
   }
 
-  /** Declares a graph output (shape left to inference). */
-  output(name: string, type: ElemType = ElemType.float): string {
-    this.#outputs.push({ name, type: { tensorType: { elemType: type } } });
+  /** Declares a graph output; its shape is left to inference unless `dims` are given. */
+  output(name: string, type: ElemType = ElemType.float, dims?: readonly Dim[]): string {
+    this.#outputs.push(valueInfo(name, type, dims));
     return name;
   }
 
@@ -215,39 +195,89 @@ export class GraphBuilder {
     this.#metadata[key] = value;
   }
 
-  /** The nodes added so far, in order. */
-  get nodes(): readonly NodeInfo[] {
-    return this.#nodeInfos;
-  }
-
-  /** Initializer shapes by name. */
-  get initializers(): ReadonlyMap<string, InitializerInfo> {
-    return this.#initInfos;
-  }
-
-  /** The external data entries to pass to the session (views of the weight arrays). */
+  /** The weights stored outside the protobuf by {@link GraphBuilder.encode}, for the session's `externalData`. */
   get externalData(): readonly ExternalDataEntry[] {
-    return this.#external;
+    const out: ExternalDataEntry[] = [];
+    for (const { tensor, weight } of this.#initializers) {
+      if (weight !== undefined && weight.byteLength >= EXTERNAL_DATA_MIN_BYTES)
+        out.push({ path: tensor.name as string, data: weight });
+    }
+    return out;
   }
 
-  /** Encodes the model (IR version 10, ONNX opset `opset`, com.microsoft opset 1). */
-  encode(opset = 21): Uint8Array {
+  /**
+   * Encodes the model for an in-memory session: each weight of at least {@link EXTERNAL_DATA_MIN_BYTES} is an
+   * external tensor whose `location` is its own name (see {@link GraphBuilder.externalData}).
+   */
+  encode(): Uint8Array {
+    return this.#encode((name, bytes) => externalEntries(name, 0, bytes.byteLength));
+  }
+
+  /**
+   * Writes the model to `path` and, with `externalData`, the large weights to `<path>_data` at 4 KiB-aligned
+   * offsets (files are overwritten); returns the bytes written.
+   */
+  write(path: string, options: WriteGraphOptions = {}): number {
+    let fd: number | undefined;
+    let end = 0;
+    let model: Uint8Array;
+    try {
+      model = this.#encode((_, bytes) => {
+        if (!options.externalData) return undefined;
+        fd ??= openSync(`${path}_data`, 'w');
+        const offset = Math.ceil(end / EXTERNAL_DATA_ALIGN) * EXTERNAL_DATA_ALIGN;
+        if (offset > end) writeSync(fd, new Uint8Array(offset - end));
+        writeSync(fd, bytes);
+        end = offset + bytes.byteLength;
+        return externalEntries(`${basename(path)}_data`, offset, bytes.byteLength);
+      });
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    const out = openSync(path, 'w');
+    try {
+      writeSync(out, model);
+    } finally {
+      closeSync(out);
+    }
+    return model.byteLength + end;
+  }
+
+  /** The `ModelProto` bytes, with each large weight placed by `place`, smaller ones inline. */
+  #encode(place: PlaceWeight): Uint8Array {
+    const initializer = this.#initializers.map(({ tensor, weight }): onnx.ITensorProto => {
+      if (weight === undefined) return tensor;
+      const external =
+        weight.byteLength >= EXTERNAL_DATA_MIN_BYTES ? place(tensor.name as string, weight) : undefined;
+      return external === undefined
+        ? { ...tensor, rawData: weight }
+        : { ...tensor, dataLocation: onnx.TensorProto.DataLocation.EXTERNAL, externalData: external };
+    });
+    const contrib = this.#nodes.some((n) => n.domain === MS_DOMAIN);
     const model = onnx.ModelProto.create({
       irVersion: 10,
       producerName: 'dantinox',
       opsetImport: [
-        { domain: '', version: opset },
-        { domain: MS_DOMAIN, version: 1 },
+        { domain: '', version: GRAPH_OPSET },
+        ...(contrib ? [{ domain: MS_DOMAIN, version: 1 }] : []),
       ],
       metadataProps: Object.entries(this.#metadata).map(([key, value]) => ({ key, value })),
       graph: {
         name: 'dantinox',
         node: this.#nodes,
-        initializer: this.#initializers,
+        initializer,
         input: this.#inputs,
         output: this.#outputs,
       },
     });
     return onnx.ModelProto.encode(model).finish();
   }
+}
+
+function valueInfo(name: string, type: ElemType, dims: readonly Dim[] | undefined): onnx.IValueInfoProto {
+  const shape =
+    dims === undefined
+      ? {}
+      : { shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } };
+  return { name, type: { tensorType: { elemType: type, ...shape } } };
 }

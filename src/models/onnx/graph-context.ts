@@ -8,7 +8,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WeightMap } from '../weights.js';
-import type { GraphBuilder } from './proto.js';
+import type { GraphBuilder } from './graph-builder.js';
 
 /** Names of the graph inputs the blocks read. */
 export interface GraphInputNames {

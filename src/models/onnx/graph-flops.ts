@@ -16,14 +16,12 @@
  *
  * @packageDocumentation
  */
-import onnxProto from 'onnx-proto';
 import { DantinoxError } from '../../errors.js';
 import { ModelConfig } from '../model-config.js';
 import { ATTENTION_TAGS } from './attention.js';
 import { isVisible, maskLayout } from './attention-mask.js';
+import { onnx } from './graph-builder.js';
 import { MOE_ROUTE_TAG } from './moe.js';
-
-const { onnx } = onnxProto;
 
 /** Call shape the graph is counted for. */
 export interface GraphFlopsOptions {
@@ -61,12 +59,12 @@ interface State {
   readonly values: Map<string, number[]>;
 }
 
-function attrInt(node: onnxProto.onnx.INodeProto, name: string, fallback: number): number {
+function attrInt(node: onnx.INodeProto, name: string, fallback: number): number {
   const a = node.attribute?.find((x) => x.name === name);
   return a?.i === undefined || a.i === null ? fallback : Number(a.i);
 }
 
-function attrInts(node: onnxProto.onnx.INodeProto, name: string): number[] | undefined {
+function attrInts(node: onnx.INodeProto, name: string): number[] | undefined {
   const a = node.attribute?.find((x) => x.name === name);
   return a?.ints ? a.ints.map(Number) : undefined;
 }
@@ -85,7 +83,7 @@ function broadcast(a: Shape, b: Shape): Shape {
 const norm = (axis: number, rank: number): number => (axis < 0 ? axis + rank : axis);
 
 /** Output shapes of one node (the ops the graph builder emits). */
-function inferNode(node: onnxProto.onnx.INodeProto, s: State, routedRows: number): Shape[] {
+function inferNode(node: onnx.INodeProto, s: State, routedRows: number): Shape[] {
   const inputs = node.input ?? [];
   const shape = (i: number): Shape => s.shapes.get(inputs[i] ?? '') ?? [];
   const value = (i: number): number[] => s.values.get(inputs[i] ?? '') ?? [];
@@ -185,7 +183,7 @@ function inferNode(node: onnxProto.onnx.INodeProto, s: State, routedRows: number
 
 /** Shapes of a (Fused)MatMul/Gemm: batch dims, M, K, N and the output. */
 function matmulShapes(
-  node: onnxProto.onnx.INodeProto,
+  node: onnx.INodeProto,
   a: Shape,
   b0: Shape,
 ): { batch: number; m: number; k: number; n: number; out: Shape } {

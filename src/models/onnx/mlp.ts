@@ -6,8 +6,8 @@
  * @packageDocumentation
  */
 import type { Activation } from '../model-config.js';
+import { MS_DOMAIN } from './graph-builder.js';
 import type { GraphContext } from './graph-context.js';
-import { MS_DOMAIN } from './proto.js';
 import { concatColumns } from './weight-layout.js';
 
 /** Adds the activation `kind` over `x`. */

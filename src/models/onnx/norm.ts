@@ -5,8 +5,8 @@
  *
  * @packageDocumentation
  */
+import { MS_DOMAIN } from './graph-builder.js';
 import type { GraphContext } from './graph-context.js';
-import { MS_DOMAIN } from './proto.js';
 
 /** Normalisation epsilon shared with the reference model. */
 export const NORM_EPSILON = 1e-5;

@@ -16,9 +16,9 @@ import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
 import { checkWeights, countParameters, initWeights, type WeightMap } from '../weights.js';
 import { cacheNames } from './attention.js';
 import { buildAttentionMask, maskLayout } from './attention-mask.js';
-import { buildTransformerGraph } from './transformer-graph.js';
 import { KvCache, OnnxDecodeState } from './kv-cache.js';
 import { loadOrt, ORT_VERSION, type OrtModule } from './ort-loader.js';
+import { buildTransformerGraph } from './transformer-graph.js';
 
 /** Options of {@link createModel}. */
 export interface CreateModelOptions {

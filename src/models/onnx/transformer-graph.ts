@@ -14,15 +14,12 @@ import type { ModelConfig } from '../model-config.js';
 import type { WeightMap } from '../weights.js';
 import { addAttention } from './attention.js';
 import { addEmbedding } from './embedding.js';
+import { ElemType, type ExternalDataEntry, GraphBuilder } from './graph-builder.js';
 import { GraphContext, type GraphInputNames } from './graph-context.js';
 import { addMlp } from './mlp.js';
 import { addMoe } from './moe.js';
 import { addNorm, addSkipNorm } from './norm.js';
-import { ElemType, type ExternalDataEntry, GraphBuilder } from './proto.js';
 import { transpose } from './weight-layout.js';
-
-/** ONNX opset of the generated graphs. */
-export const GRAPH_OPSET = 21;
 
 /** A generated transformer graph, ready for `InferenceSession.create`. */
 export interface TransformerGraph {
@@ -66,5 +63,5 @@ export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): 
   g.op('MatMul', [hf, head], {}, { tag: 'lm_head', output: 'logits' });
   g.output('logits');
   g.metadata('dantinox.config', JSON.stringify(config));
-  return { bytes: g.encode(GRAPH_OPSET), externalData: g.externalData, hasPositionIds };
+  return { bytes: g.encode(), externalData: g.externalData, hasPositionIds };
 }

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ModelConfig, type ModelConfigInput } from '../../../src/models/model-config.js';
-import { buildTransformerGraph } from '../../../src/models/onnx/transformer-graph.js';
 import { countGraphFlops } from '../../../src/models/onnx/graph-flops.js';
+import { buildTransformerGraph } from '../../../src/models/onnx/transformer-graph.js';
 import { numElements, type WeightMap, weightSpecs } from '../../../src/models/weights.js';
 import { countFlops } from '../../../src/profiling/flops.js';
 import { BASE, VARIANTS } from './variants.js';
