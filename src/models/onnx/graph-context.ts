@@ -12,18 +12,35 @@ import type { GraphBuilder } from './graph-builder.js';
 
 /** Names of the graph inputs the blocks read. */
 export interface GraphInputNames {
-  /** `input_ids`: int32 `[batch, seq]`. */
+  /** `input_ids`: integer token ids `[batch, seq]` (int32 in the built-in graph, int64 in the HF layout). */
   readonly inputIds: string;
   /** `position_ids`: int64 `[batch, seq]` absolute positions (absent for `posEncoding: 'none'`). */
   readonly positionIds?: string;
-  /** `attention_mask`: float `[group · seq, past + seq]` additive mask (0 or −∞), rows repeated per group. */
+  /**
+   * Additive float attention mask (0 where a key is visible) in the layout the graph's attention reads: the
+   * built-in graph's `attention_mask` input `[group · seq, past + seq]` (rows repeated per group), or the mask the
+   * HF layout derives from its int64 `attention_mask`.
+   */
   readonly attentionMask: string;
+}
+
+/** Options of {@link GraphContext}. */
+export interface GraphContextOptions {
+  /**
+   * Fuse projections that read the same input into one product over a derived, column-concatenated
+   * initializer (e.g. SwiGLU's gate and up). Off for exported files, whose initializers keep the canonical
+   * weight names and shapes.
+   * @default true
+   */
+  readonly fuseWeights?: boolean;
 }
 
 /** The state shared by the block builders while one graph is generated. */
 export class GraphContext {
   readonly #registered = new Set<string>();
   readonly #memo = new Map<string, unknown>();
+  /** Whether blocks may fuse weights into derived initializers (see {@link GraphContextOptions.fuseWeights}). */
+  readonly fuseWeights: boolean;
 
   constructor(
     /** The graph under construction. */
@@ -34,7 +51,10 @@ export class GraphContext {
     readonly weights: WeightMap,
     /** Graph input names. */
     readonly inputs: GraphInputNames,
-  ) {}
+    options: GraphContextOptions = {},
+  ) {
+    this.fuseWeights = options.fuseWeights ?? true;
+  }
 
   /**
    * The initializer holding weight `name` (registered on first use as external data viewing the weight's array).
