@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { GraphBuilder, onnx } from '../../../src/models/hf/graph-builder.js';
 import { loadHfModel } from '../../../src/models/hf/hf-model.js';
+import { ElemType, GraphBuilder } from '../../../src/models/onnx/graph-builder.js';
 import { type TinyHfModel, writeTinyHfModel } from './fixtures.js';
 
 const made: TinyHfModel[] = [];
@@ -21,7 +21,7 @@ function writeFp16Decoder(
   headSize: number,
   vocab: number,
 ): void {
-  const { INT64, FLOAT16 } = onnx.TensorProto.DataType;
+  const { int64: INT64, float16: FLOAT16 } = ElemType;
   const g = new GraphBuilder();
   const width = kvHeads * headSize;
   g.input('input_ids', INT64, ['b', 't']);
@@ -29,21 +29,22 @@ function writeFp16Decoder(
   g.input('position_ids', INT64, ['b', 't']);
   const emb = Float32Array.from({ length: vocab * width }, (_, i) => ((i % 97) - 48) / 64);
   const head = Float32Array.from({ length: width * vocab }, (_, i) => ((i % 13) - 6) / 8);
-  const x = g.op('Gather', [g.float('emb', [vocab, width], emb), 'input_ids'], { axis: 0 });
-  const rows = g.op('Transpose', [g.op('Reshape', [x, g.intConst([0, 0, kvHeads, headSize])])], {
-    perm: [0, 2, 1, 3],
+  const x = g.op('Gather', [g.floatInit('emb', [vocab, width], emb), 'input_ids'], { axis: { int: 0 } });
+  const rows = g.op('Transpose', [g.op('Reshape', [x, g.int64([0, 0, kvHeads, headSize])])], {
+    perm: { ints: [0, 2, 1, 3] },
   });
-  const rows16 = g.op('Cast', [rows], { to: FLOAT16 });
+  const rows16 = g.op('Cast', [rows], { to: { int: FLOAT16 } });
   for (let i = 0; i < layers; i++) {
     for (const kind of ['key', 'value']) {
       g.input(`past_key_values.${i}.${kind}`, FLOAT16, ['b', kvHeads, 'p', headSize]);
-      g.op('Concat', [`past_key_values.${i}.${kind}`, rows16], { axis: 2 }, `present.${i}.${kind}`);
-      g.output(`present.${i}.${kind}`, `present.${i}.${kind}`, FLOAT16, ['b', kvHeads, 's', headSize]);
+      const present = `present.${i}.${kind}`;
+      g.op('Concat', [`past_key_values.${i}.${kind}`, rows16], { axis: { int: 2 } }, { output: present });
+      g.output(present, FLOAT16, ['b', kvHeads, 's', headSize]);
     }
   }
-  const logits = g.op('MatMul', [x, g.float('head', [width, vocab], head)]);
-  g.op('Cast', [logits], { to: FLOAT16 }, 'logits');
-  g.output('logits', 'logits', FLOAT16, ['b', 't', vocab]);
+  const logits = g.op('MatMul', [x, g.floatInit('head', [width, vocab], head)]);
+  g.op('Cast', [logits], { to: { int: FLOAT16 } }, { output: 'logits' });
+  g.output('logits', FLOAT16, ['b', 't', vocab]);
   g.write(join(dir, 'onnx', 'model.onnx'));
 }
 

@@ -1,10 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { onnx as OnnxTypes } from 'onnx-proto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { onnx } from '../../../src/models/hf/graph-builder.js';
 import { type HfModel, loadHfModel } from '../../../src/models/hf/hf-model.js';
 import type { Logits, StepResult } from '../../../src/models/model.js';
+import { onnx } from '../../../src/models/onnx/graph-builder.js';
 import { ReferenceModel } from '../../../src/models/reference-model.js';
 import { Rng } from '../../../src/rng.js';
 import { type TinyHfModel, type TinyLayout, writeTinyHfModel } from './fixtures.js';
@@ -152,7 +151,7 @@ test('merged decoders: use_cache_branch is false for prefill and true for decode
   const path = join(fixture.dir, 'onnx', 'model.onnx');
   // Rewire the exported graph: logits = raw logits + 1000 · float(use_cache_branch).
   const model = onnx.ModelProto.decode(readFileSync(path));
-  const graph = model.graph as OnnxTypes.GraphProto;
+  const graph = model.graph as onnx.GraphProto;
   for (const node of graph.node)
     node.output = (node.output ?? []).map((o: string) => (o === 'logits' ? 'logits_raw' : o));
   graph.input.push(
