@@ -19,7 +19,7 @@ import {
   sinusoidal,
   softmaxInPlace,
 } from './reference/tensor-ops.js';
-import { checkTokenBatch } from './token-checks.js';
+import { checkTokenBatch, claimDecodeState } from './token-checks.js';
 import type { Tokenizer } from './tokenizer.js';
 import { builtinTokenizer } from './tokenizers/builtin-tokenizer.js';
 import { checkWeights, countParameters, initWeights, type WeightMap } from './weights.js';
@@ -116,23 +116,9 @@ export class ReferenceModel implements Model {
 
   /** One incremental step: one new token per sequence attends over the cache plus itself. Consumes `state`. */
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
-    if (!(state instanceof ReferenceDecodeState) || state.owner !== this) {
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
-    }
-    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
-    if (state.consumed) {
-      throw new DantinoxError(
-        'INVALID_INPUT',
-        messages.badDecodeState('it was already consumed by decodeStep'),
-      );
-    }
-    if (tokens instanceof Int32Array && tokens.length !== state.batch) {
-      throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, state.batch));
-    }
-    checkTokenBatch(this.config, tokens, { batch: state.batch, seq: 1 }, state.length, 'decodeStep');
-    state.consumed = true;
-    const logits = this.#run(tokens, state.batch, 1, state.caches, state.length);
-    return { logits, state: new ReferenceDecodeState(this, state.batch, state.length + 1, state.caches) };
+    const taken = claimDecodeState(this.config, tokens, state, ReferenceDecodeState, this);
+    const logits = this.#run(tokens, taken.batch, 1, taken.caches, taken.length);
+    return { logits, state: new ReferenceDecodeState(this, taken.batch, taken.length + 1, taken.caches) };
   }
 
   /** Resolves immediately: the reference model computes synchronously. */

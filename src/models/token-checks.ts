@@ -6,7 +6,7 @@
  */
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import type { BatchShape } from './model.js';
+import type { BatchShape, DecodeState } from './model.js';
 import type { ModelConfig } from './model-config.js';
 
 /**
@@ -46,4 +46,46 @@ export function checkTokenBatch(
     const id = tokens[i] ?? -1;
     if (id < 0 || id >= v) throw new DantinoxError('INVALID_INPUT', messages.tokenOutOfRange(i, id, v));
   }
+}
+
+/** What {@link claimDecodeState} needs of a model's decode state: its owner and its life-cycle flags. */
+export interface ClaimableDecodeState extends DecodeState {
+  /** The model (or an opaque token of it) that made the state. */
+  readonly owner: object;
+  /** Set once a decode step has consumed the state. */
+  consumed: boolean;
+  /** Set once the state was disposed. */
+  readonly disposed: boolean;
+}
+
+/**
+ * Validates one decode step's input and takes the state: `state` must be an instance of `stateClass` made by
+ * `owner`, neither disposed nor consumed; `tokens` must hold one id per sequence and fit in `maxContext` after
+ * the cached positions. Marks the state consumed and returns it, narrowed.
+ *
+ * @throws {@link DantinoxError} `INVALID_INPUT` naming the first problem found.
+ */
+export function claimDecodeState<S extends ClaimableDecodeState>(
+  config: ModelConfig,
+  tokens: Int32Array,
+  state: DecodeState,
+  stateClass: abstract new (...args: never[]) => S,
+  owner: object,
+): S {
+  if (!(state instanceof stateClass) || state.owner !== owner) {
+    throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
+  }
+  if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
+  if (state.consumed) {
+    throw new DantinoxError(
+      'INVALID_INPUT',
+      messages.badDecodeState('it was already consumed by decodeStep'),
+    );
+  }
+  if (tokens instanceof Int32Array && tokens.length !== state.batch) {
+    throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, state.batch));
+  }
+  checkTokenBatch(config, tokens, { batch: state.batch, seq: 1 }, state.length, 'decodeStep');
+  state.consumed = true;
+  return state;
 }

@@ -13,7 +13,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
-import { checkTokenBatch } from '../token-checks.js';
+import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
 import { float16ToFloat32 } from './float16.js';
 import { type HfModelType, readHfConfig } from './hf-config.js';
 import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
@@ -110,25 +110,11 @@ export class HfModel implements Model {
 
   /** One decode step: past = the previous present, attention mask of c + 1 ones, position id c. Consumes `state`. */
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
-    if (!(state instanceof HfDecodeState) || state.owner !== this) {
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
-    }
-    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
-    if (state.consumed) {
-      throw new DantinoxError(
-        'INVALID_INPUT',
-        messages.badDecodeState('it was already consumed by decodeStep'),
-      );
-    }
-    if (tokens instanceof Int32Array && tokens.length !== state.batch) {
-      throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, state.batch));
-    }
-    const shape = { batch: state.batch, seq: 1 };
-    checkTokenBatch(this.config, tokens, shape, state.length, 'decodeStep');
-    state.consumed = true;
-    const out = await this.#run(tokens, shape, state.length, state.past, true);
-    state.dispose();
-    return { logits: out.logits, state: new HfDecodeState(this, state.batch, state.length + 1, out.present) };
+    const taken = claimDecodeState(this.config, tokens, state, HfDecodeState, this);
+    const shape = { batch: taken.batch, seq: 1 };
+    const out = await this.#run(tokens, shape, taken.length, taken.past, true);
+    taken.dispose();
+    return { logits: out.logits, state: new HfDecodeState(this, taken.batch, taken.length + 1, out.present) };
   }
 
   /** Resolves at once: `session.run()` has already finished all of ONNX Runtime's work when it resolves. */

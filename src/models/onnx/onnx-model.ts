@@ -10,7 +10,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import { ModelConfig } from '../model-config.js';
-import { checkTokenBatch } from '../token-checks.js';
+import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
 import type { Tokenizer } from '../tokenizer.js';
 import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
 import { checkWeights, countParameters, initWeights, type WeightMap } from '../weights.js';
@@ -142,25 +142,11 @@ export class OnnxModel implements Model {
    */
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
     this.#checkOpen();
-    if (!(state instanceof OnnxDecodeState) || state.owner !== this.#token) {
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
-    }
-    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
-    if (state.consumed) {
-      throw new DantinoxError(
-        'INVALID_INPUT',
-        messages.badDecodeState('it was already consumed by decodeStep'),
-      );
-    }
-    if (tokens instanceof Int32Array && tokens.length !== state.batch) {
-      throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, state.batch));
-    }
-    checkTokenBatch(this.config, tokens, { batch: state.batch, seq: 1 }, state.length, 'decodeStep');
-    state.consumed = true;
-    const out = await this.#run(tokens, state.batch, 1, { cache: state.cache, length: state.length }, true);
+    const taken = claimDecodeState(this.config, tokens, state, OnnxDecodeState, this.#token);
+    const out = await this.#run(tokens, taken.batch, 1, { cache: taken.cache, length: taken.length }, true);
     return {
       logits: out.logits,
-      state: new OnnxDecodeState(this.#token, state.batch, state.length + 1, state.cache),
+      state: new OnnxDecodeState(this.#token, taken.batch, taken.length + 1, taken.cache),
     };
   }
 
