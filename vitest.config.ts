@@ -6,6 +6,7 @@ export default defineConfig({
   plugins: [standardDecorators()],
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
