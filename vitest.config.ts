@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { standardDecorators } from './test/visualization/standard-decorators-plugin.js';
+import { standardDecorators } from './test/standard-decorators-plugin.js';
 
 export default defineConfig({
   // Vite 8's oxc transform does not lower TC39 standard decorators (only legacy ones); see the plugin.
