@@ -10,6 +10,8 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
 import { messages } from '../messages.js';
+import { PRESETS, type PresetName } from './presets.js';
+import { flattenSections, normaliseSeedKeys } from './seed-config-keys.js';
 
 /** Attention kind: multi-head (`mha`) or grouped-query (`gqa`, `kvHeads` < `nHeads`). */
 export type AttentionKind = 'mha' | 'gqa';
@@ -74,6 +76,8 @@ export interface ModelConfig {
   readonly dropout: number;
 }
 
+export type { PresetName } from './presets.js';
+
 /** What {@link ModelConfig.parse} accepts: any subset of the fields, in camelCase or the seed's snake_case. */
 export type ModelConfigInput = Partial<Record<keyof ModelConfig, unknown>> & Record<string, unknown>;
 
@@ -97,6 +101,9 @@ const DEFAULTS = {
   weightTying: true,
   dropout: 0,
 } as const;
+
+/** Every field a config may set in camelCase (derived fields included: they are checked against the derivation). */
+const FIELD_NAMES = [...Object.keys(DEFAULTS), 'headSize', 'attention', 'kvHeads', 'causal', 'maskTokenId'];
 
 const positiveInt = z.number().int().positive();
 const schema = z.object({
@@ -125,134 +132,6 @@ const schema = z.object({
   dropout: z.number().min(0).max(1),
 });
 
-/** Seed snake_case names and legacy aliases → our field names (values are converted where needed). */
-const KEY_ALIASES: Record<string, keyof ModelConfig> = {
-  n_heads: 'nHeads',
-  head_size: 'headSize',
-  num_blocks: 'numBlocks',
-  n_layers: 'numBlocks',
-  vocab_size: 'vocabSize',
-  max_context: 'maxContext',
-  kv_heads: 'kvHeads',
-  n_experts: 'nExperts',
-  top_k: 'topK',
-  top_k_mlp: 'topK',
-  use_swiglu: 'useSwiglu',
-  pos_encoding: 'posEncoding',
-  sliding_window: 'slidingWindow',
-  context_window: 'contextWindow',
-  weight_tying: 'weightTying',
-  mask_token_id: 'maskTokenId',
-  dropout_rate: 'dropout',
-  norm_type: 'norm',
-  attention_type: 'attention',
-};
-
-/** Seed fields that do not change the compute or the runtime of the models we build; accepted and ignored. */
-const IGNORED_SEED_KEYS = new Set([
-  'tp_size',
-  'tpSize',
-  'use_flash',
-  'use_flash_attention',
-  'rope_scale',
-  'rope_scale_factor',
-  'moe_balance_coeff',
-  'alpha_balance',
-  'noise_schedule',
-  'lambda_init',
-  'gradient_checkpointing',
-  'inference_mode',
-  'inference',
-  'down_dim_q',
-  'down_dim_kv',
-  'rope_dim',
-  'moe_latent_dim',
-  'bottleneck_dim',
-  'flow_n_steps',
-  'flow_cfg_scale',
-  'elf_n_steps',
-  'elf_cfg_scale',
-  'sde_gamma',
-  't5_model_name',
-  'embed_pooling',
-  'embed_temperature',
-  'lora_rank',
-  'lora_alpha',
-  'lora_dropout',
-  'lora_targets',
-  'name',
-]);
-
-/** Seed fields that select an architecture we do not build; accepted only at their "off" value. */
-const UNSUPPORTED_WHEN_SET: Record<string, (v: unknown) => boolean> = {
-  differential: (v) => v === true,
-  no_sink: (v) => v === true,
-  use_lora: (v) => v === true,
-  moe_latent: (v) => v === true,
-  use_linear_attention: (v) => v === true,
-  embed_dim: (v) => typeof v === 'number' && v > 0,
-  mla: (v) => v === true,
-};
-
-function normaliseKeys(
-  raw: Record<string, unknown>,
-  issues: ValidationIssue[],
-): Partial<Record<keyof ModelConfig, unknown>> {
-  const out: Partial<Record<keyof ModelConfig, unknown>> = {};
-  const set = (key: keyof ModelConfig, value: unknown, from: string): void => {
-    if (key in out && out[key] !== value) {
-      issues.push({ path: key, message: messages.conflictingKeys(from, out[key], value) });
-      return;
-    }
-    out[key] = value;
-  };
-  const known = new Set<string>([
-    ...Object.keys(DEFAULTS),
-    'headSize',
-    'attention',
-    'kvHeads',
-    'causal',
-    'maskTokenId',
-  ]);
-  for (const [key, value] of Object.entries(raw)) {
-    if (value === undefined || value === null) continue;
-    if (known.has(key)) {
-      set(key as keyof ModelConfig, value, key);
-    } else if (key in KEY_ALIASES) {
-      set(KEY_ALIASES[key] as keyof ModelConfig, value, key);
-    } else if (key === 'use_moe') {
-      if (value === true) set('ffn', 'moe', key);
-    } else if (key === 'use_rotary_pos') {
-      if (value === true) set('posEncoding', 'rotary', key);
-    } else if (key === 'trainable_pos') {
-      if (value === true) set('posEncoding', 'learned', key);
-    } else if (key === 'absolute_pos') {
-      if (value === true) set('posEncoding', 'absolute', key);
-    } else if (key === 'model_type' || key === 'modelType') {
-      const paradigm = value === 'autoregressive' ? 'ar' : value === 'diffusion' ? 'diffusion' : value;
-      set('paradigm', paradigm, key);
-    } else if (key in UNSUPPORTED_WHEN_SET) {
-      if (UNSUPPORTED_WHEN_SET[key]?.(value))
-        issues.push({ path: key, message: messages.unsupportedFeature(key, value) });
-    } else if (!IGNORED_SEED_KEYS.has(key)) {
-      issues.push({ path: key, message: messages.unknownKey(key, [...known]) });
-    }
-  }
-  // Seed values with other spellings.
-  if (out.paradigm === 'discrete') out.paradigm = 'diffusion';
-  if (out.paradigm === 'continuous' || out.paradigm === 'embedder') {
-    issues.push({ path: 'paradigm', message: messages.unsupportedFeature('paradigm', out.paradigm) });
-    delete out.paradigm;
-  }
-  if (out.attention === 'mla') {
-    issues.push({ path: 'attention', message: messages.unsupportedFeature('attention', 'mla') });
-    delete out.attention;
-  }
-  if (out.norm === 'layer_norm') out.norm = 'layernorm';
-  if (out.norm === 'rms_norm') out.norm = 'rmsnorm';
-  return out;
-}
-
 function zodIssueMessage(issue: z.core.$ZodIssue, input: Record<string, unknown>): string {
   const key = String(issue.path[0] ?? '');
   return `${issue.message.replace(/^Invalid input: /, '')} (received ${JSON.stringify(input[key])})`;
@@ -260,7 +139,7 @@ function zodIssueMessage(issue: z.core.$ZodIssue, input: Record<string, unknown>
 
 function resolve(raw: Record<string, unknown>): ModelConfig {
   const issues: ValidationIssue[] = [];
-  const keyed = normaliseKeys(raw, issues);
+  const keyed = normaliseSeedKeys(raw, FIELD_NAMES, issues);
   const merged = { ...DEFAULTS, ...keyed };
   const parsed = schema.safeParse(merged);
   if (!parsed.success) {
@@ -345,59 +224,6 @@ function resolve(raw: Record<string, unknown>): ModelConfig {
     dropout: c.dropout,
   });
 }
-
-/** Flattens dict-valued top-level sections (as the seed's `from_yaml` does) so `{model: {dim: 512}}` works. */
-function flattenSections(raw: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, v);
-    else out[k] = v;
-  }
-  return out;
-}
-
-const PRESETS = {
-  /** A few-thousand-parameter model for tests: dim 32, 2 blocks, vocab 256 (byte-level). */
-  tiny: {
-    dim: 32,
-    nHeads: 4,
-    numBlocks: 2,
-    vocabSize: 256,
-    maxContext: 128,
-    useSwiglu: true,
-    norm: 'rmsnorm',
-    posEncoding: 'rotary',
-  },
-  /** ≈ DantinoX "Small": dim 512, 8 heads, 12 blocks, GPT-2 BPE vocabulary, context 512, SwiGLU, RMSNorm, RoPE. */
-  small: {
-    dim: 512,
-    nHeads: 8,
-    numBlocks: 12,
-    vocabSize: 50257,
-    maxContext: 512,
-    expansion: 4,
-    useSwiglu: true,
-    norm: 'rmsnorm',
-    posEncoding: 'rotary',
-  },
-  /** GPT-2 small (124 M): dim 768, 12 heads, 12 blocks, vocab 50257, context 1024, GELU MLP, LayerNorm, learned positions, tied head. */
-  'gpt2-small': {
-    dim: 768,
-    nHeads: 12,
-    numBlocks: 12,
-    vocabSize: 50257,
-    maxContext: 1024,
-    expansion: 4,
-    useSwiglu: false,
-    activation: 'gelu',
-    norm: 'layernorm',
-    posEncoding: 'learned',
-    weightTying: true,
-  },
-} as const satisfies Record<string, ModelConfigInput>;
-
-/** Name of a built-in preset. */
-export type PresetName = keyof typeof PRESETS;
 
 /**
  * Companion of the {@link ModelConfig} type: parsing, loading and presets.
