@@ -253,6 +253,9 @@ export const messages = {
   /** Perplexity on a model without a tokenizer. */
   perplexityNoTokenizer: (model: string): string =>
     `model "${model}" has no tokenizer and none is built in for its vocabulary; pass \`new PerplexityTask({ tokenizer })\`.`,
+  /** An evaluation window longer than the model's context, clamped. */
+  evalSeqLenClamped: (evalSeqLen: number, maxContext: number): string =>
+    `\`evalSeqLen\` = ${evalSeqLen} exceeds the model's maxContext ${maxContext}: perplexity windows use ${maxContext} tokens; set \`evalSeqLen\` ≤ ${maxContext} to silence this.`,
   /** Validation text shorter than one evaluation window. */
   dataTooShort: (source: string, tokens: number, needed: number): string =>
     `validation text ${source} has ${tokens} tokens, fewer than one window of ${needed}; use a longer text or a smaller \`evalSeqLen\`.`,

@@ -80,6 +80,7 @@ interface EvalBatch {
  *
  * - **Random windows** (default): `evalBatches` batches of `evalBatchSize` windows with starts uniform over the
  *   token stream; a window has `evalSeqLen + 1` tokens for ar (`evalSeqLen` targets), `evalSeqLen` for diffusion.
+ *   An `evalSeqLen` above the model's `maxContext` is clamped to it (a warning, and `meta.eval_seq_len_clamped`).
  * - **Sliding windows** (`evalStride` set, ar): windows of `evalSeqLen + 1` tokens starting every `evalStride`
  *   tokens from the start of the text; each window scores only the tokens no earlier window scored (the earlier
  *   ones are context, via `scoreFrom`), so every token from position 1 up to where the windows stop is scored
@@ -126,7 +127,12 @@ export class PerplexityTask {
         throw new DantinoxError('INVALID_INPUT', messages.tokenOutOfVocab(id, vocab, tokenizer.name));
     }
     const ar = paradigm.type === 'ar';
-    const windowLen = config.evalSeqLen + (ar ? 1 : 0);
+    // A window never exceeds the model's context: longer `evalSeqLen`s are clamped (and said so), not failed.
+    const seqLen = Math.min(config.evalSeqLen, model.config.maxContext);
+    if (seqLen < config.evalSeqLen) {
+      context.logger.log('warn', messages.evalSeqLenClamped(config.evalSeqLen, model.config.maxContext));
+    }
+    const windowLen = seqLen + (ar ? 1 : 0);
     if (ids.length < windowLen) {
       throw new DantinoxError('INVALID_INPUT', messages.dataTooShort(source, ids.length, windowLen));
     }
@@ -136,7 +142,7 @@ export class PerplexityTask {
       ? slidingBatches(
           ids.length,
           windowLen,
-          config.evalStride as number,
+          Math.min(config.evalStride as number, seqLen),
           config.evalBatchSize,
           config.evalBatches,
         )
@@ -194,6 +200,10 @@ export class PerplexityTask {
         ? 'next-token cross-entropy'
         : 'masked-token cross-entropy (a diffusion surrogate, not a true perplexity)',
     };
+    meta['eval_seq_len'] = seqLen;
+    if (seqLen < config.evalSeqLen) {
+      meta['eval_seq_len_clamped'] = messages.evalSeqLenClamped(config.evalSeqLen, model.config.maxContext);
+    }
     if (evalLoss > MAX_LOG_PERPLEXITY) meta['perplexity_capped'] = true;
     if (strided) {
       const last = batches[batches.length - 1] as EvalBatch;

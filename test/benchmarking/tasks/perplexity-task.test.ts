@@ -9,6 +9,7 @@ import {
   PerplexityTask,
   slidingBatches,
 } from '../../../src/benchmarking/tasks/perplexity-task.js';
+import { messages } from '../../../src/messages.js';
 import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
 import { DiffusionParadigm } from '../../../src/models/paradigms/diffusion-paradigm.js';
 import { ByteTokenizer } from '../../../src/models/tokenizers/byte-tokenizer.js';
@@ -150,6 +151,19 @@ describe('PerplexityTask data and errors', () => {
         contextFor(model),
       ),
     ).rejects.toThrow(/model "fake" has no tokenizer/);
+  });
+
+  it('clamps windows longer than maxContext to it, with a warning and a meta note', async () => {
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), config: { maxContext: 12 } });
+    const logged: string[] = [];
+    const context = { ...contextFor(model), logger: { log: (_: string, m: string) => void logged.push(m) } };
+    const task = new PerplexityTask({ dataSource: { text: randomText('abcd', 500), name: 'random' } });
+    const r = await task.run(new ARParadigm(model.config), model, small, new Rng(0), context);
+    expect(r.metrics['perplexity']).toBeCloseTo(4, 12);
+    expect(r.metrics['tokens_scored']).toBe(5 * 2 * 12); // 12 targets per row, not small.evalSeqLen = 16
+    expect(r.meta?.['eval_seq_len']).toBe(12);
+    expect(r.meta?.['eval_seq_len_clamped']).toBe(messages.evalSeqLenClamped(16, 12));
+    expect(logged).toEqual([messages.evalSeqLenClamped(16, 12)]);
   });
 
   it('fails clearly on text shorter than one window', async () => {
