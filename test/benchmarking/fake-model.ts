@@ -3,6 +3,9 @@
  * `prev` holds log P(next | prev)), and every call advances a manual clock by a known cost, so timings,
  * throughputs and losses have exact expected values.
  */
+
+import { silentLogger } from '../../src/benchmarking/logger.js';
+import type { BenchmarkContext, CellRecord } from '../../src/benchmarking/task.js';
 import type {
   BatchShape,
   DecodeState,
@@ -129,5 +132,15 @@ export function charTokenizer(alphabet: string): Tokenizer {
     vocabSize: alphabet.length,
     encode: (text) => Array.from(text, (c) => alphabet.indexOf(c)).filter((i) => i >= 0),
     decode: (ids) => ids.map((i) => alphabet[i] ?? '').join(''),
+  };
+}
+
+/** A task context driven by `model`'s manual clock that collects the recorded cells into `cells`. */
+export function contextFor(model: FakeModel, cells: CellRecord[] = []): BenchmarkContext {
+  return {
+    logger: silentLogger,
+    clock: model.clock,
+    plan: () => {},
+    recordCell: async (c) => void cells.push(c),
   };
 }

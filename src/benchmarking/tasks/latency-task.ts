@@ -73,6 +73,18 @@ const mean = (xs: readonly number[]): number =>
   xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
+ * The budget of a timed generation: one warm-up call (a generation is long), no time-based warm-up, and a soft stop
+ * at half the cell budget so a slow model still reports the generations it finished.
+ */
+function generationBudget(config: BenchmarkConfig): ReturnType<typeof budgetOf> {
+  return budgetOf(config, {
+    nWarmup: Math.min(1, config.nWarmup),
+    minWarmupMs: 0,
+    softStopMs: config.maxCellMs / 2,
+  });
+}
+
+/**
  * Latency of single requests (batch 1). The prompt length P is the last of `config.seqLens` that fits the
  * model's `maxContext`. Prefill is timed at P. With `paradigm.supportsKvDecode` (ar): decode steps are real
  * KV-cache steps on a cache of ≈ P tokens (capped at `maxContext − nMeasure` so the timed steps fit), and
@@ -245,11 +257,7 @@ export class LatencyTask {
             }
           },
         },
-        budgetOf(config, {
-          nWarmup: Math.min(1, config.nWarmup),
-          minWarmupMs: 0,
-          softStopMs: config.maxCellMs / 2,
-        }),
+        generationBudget(config),
         out.env,
       ),
     );
@@ -315,11 +323,7 @@ export class LatencyTask {
               greedy: true,
             }),
         },
-        budgetOf(config, {
-          nWarmup: Math.min(1, config.nWarmup),
-          minWarmupMs: 0,
-          softStopMs: config.maxCellMs / 2,
-        }),
+        generationBudget(config),
         out.env,
       ),
     );

@@ -2,8 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
 import { untagBrownDocument, untagBrownSentence } from '../../../src/benchmarking/data/brown-corpus.js';
-import { silentLogger } from '../../../src/benchmarking/logger.js';
-import type { BenchmarkContext, CellRecord } from '../../../src/benchmarking/task.js';
+import type { CellRecord } from '../../../src/benchmarking/task.js';
 import {
   MAX_LOG_PERPLEXITY,
   PerplexityTask,
@@ -14,16 +13,8 @@ import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
 import { DiffusionParadigm } from '../../../src/models/paradigms/diffusion-paradigm.js';
 import { ByteTokenizer } from '../../../src/models/tokenizers/byte-tokenizer.js';
 import { Rng } from '../../../src/rng.js';
-import { charTokenizer, FakeModel } from '../fake-model.js';
+import { charTokenizer, contextFor, FakeModel } from '../fake-model.js';
 
-function contextFor(model: FakeModel, cells: CellRecord[] = []): BenchmarkContext {
-  return {
-    logger: silentLogger,
-    clock: model.clock,
-    plan: () => {},
-    recordCell: async (c) => void cells.push(c),
-  };
-}
 const small = BenchmarkConfig.parse({ evalSeqLen: 16, evalBatchSize: 2, evalBatches: 5 });
 const randomText = (alphabet: string, n: number, seed = 1): string => {
   const rng = new Rng(seed);

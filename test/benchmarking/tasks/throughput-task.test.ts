@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
-import { silentLogger } from '../../../src/benchmarking/logger.js';
-import type { BenchmarkContext, CellRecord } from '../../../src/benchmarking/task.js';
+import type { CellRecord } from '../../../src/benchmarking/task.js';
 import { ThroughputTask } from '../../../src/benchmarking/tasks/throughput-task.js';
 import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
 import { countFlops } from '../../../src/profiling/index.js';
 import { Rng } from '../../../src/rng.js';
-import { FakeModel } from '../fake-model.js';
-
-function contextFor(model: FakeModel, cells: CellRecord[]): BenchmarkContext {
-  return {
-    logger: silentLogger,
-    clock: model.clock,
-    plan: () => {},
-    recordCell: async (c) => void cells.push(c),
-  };
-}
+import { contextFor, FakeModel } from '../fake-model.js';
 
 const config = BenchmarkConfig.parse({
   seqLens: [8, 16, 100],
