@@ -67,6 +67,9 @@ export interface CellEnvironment {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** A duration in ms rounded to 1 µs: what samples keep (finer digits are clock noise and cost file size). */
+const roundToMicrosecond = (ms: number): number => Math.round(ms * 1000) / 1000;
+
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Thrown inside the runner to end a cell as skipped. */
@@ -168,6 +171,7 @@ export async function runCell(spec: CellSpec, budget: CellBudget, env: CellEnvir
       status: 'completed',
       metrics: cellMetrics(profiling, firstMs, spec.flops),
       profiling,
+      samplesMs: Array.from(tracker.samplesMs(), roundToMicrosecond),
       ...(spec.flops === undefined ? {} : { flops: spec.flops }),
     };
   } catch (error) {

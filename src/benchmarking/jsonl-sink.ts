@@ -26,7 +26,10 @@ export interface JsonlCellRecord extends CellRecord {
   readonly type: 'cell';
   readonly elapsedS: number;
 }
-/** One finished task (its row; its cells were streamed before it). */
+/**
+ * One finished task: its row without `cells` when they are the cells streamed before it (the reader attaches
+ * those), so raw samples are written once.
+ */
 export interface JsonlTaskRecord {
   readonly type: 'task';
   readonly result: BenchmarkResult;

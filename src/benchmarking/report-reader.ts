@@ -69,10 +69,11 @@ function reviveCell(raw: unknown): CellRecord {
   const c = raw as Record<string, unknown>;
   const { type: _type, elapsedS: _elapsed, ...rest } = c;
   const out: Record<string, unknown> = { ...rest, metrics: numericMap(c['metrics']) };
-  for (const key of ['profiling', 'flops', 'error', 'batch', 'seqLen']) {
+  for (const key of ['profiling', 'flops', 'error', 'batch', 'seqLen', 'samplesMs']) {
     if (c[key] === null || c[key] === undefined) delete out[key];
   }
   if (out['profiling'] !== undefined) out['profiling'] = reviveProfiling(c['profiling']);
+  if (Array.isArray(c['samplesMs'])) out['samplesMs'] = c['samplesMs'].map(Number);
   if (out['flops'] !== undefined) out['flops'] = reviveFlops(c['flops']);
   return out as unknown as CellRecord;
 }
@@ -127,8 +128,11 @@ function fromJsonl(path: string, text: string): SuiteReportData {
       pending.set(rec.task, list);
       lastElapsed = rec.elapsedS;
     } else if (rec.type === 'task') {
-      results.push(reviveResult(rec.result));
-      pending.delete(rec.result.task);
+      // The task line leaves out the cells streamed before it: attach them.
+      const result = reviveResult(rec.result);
+      const streamed = pending.get(result.task) ?? [];
+      results.push(result.cells === undefined ? { ...result, cells: streamed } : result);
+      pending.delete(result.task);
     } else if (rec.type === 'end') totalTimeS = rec.totalTimeS;
   }
   for (const [task, cells] of pending) {

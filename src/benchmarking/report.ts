@@ -42,6 +42,14 @@ const LEADING = ['task', 'status'] as const;
 /** Columns after the metrics, profiling, FLOPs and meta columns. */
 const TRAILING = ['error', 'duration_ms'] as const;
 
+/** Arrays of plain numbers (raw samples, confidence intervals) on one line; strings never match (no quotes). */
+const NUMBER_ARRAY = /\[\s*(?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*\s*\]/g;
+
+/** Indented JSON with every array of numbers kept on one line, so raw samples cost one line per cell. */
+function formatJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2).replace(NUMBER_ARRAY, (a) => a.replace(/\s+/g, ''))}\n`;
+}
+
 const finiteOrNull = (v: number | undefined): number | null =>
   v === undefined || Number.isNaN(v) ? null : v;
 
@@ -242,14 +250,15 @@ export class SuiteReport {
   }
 
   /**
-   * Writes the report: `.json` → {@link SuiteReport.toJSON} (NaN written as null), anything else → CSV. Creates
+   * Writes the report: `.json` → {@link SuiteReport.toJSON} (NaN written as null; arrays of numbers such as a
+   * cell's raw `samplesMs` on one line), anything else → CSV. Creates
    * the parent directory. Returns the path.
    *
    * @throws {@link DantinoxError} with code `IO` when the file cannot be written.
    */
   save(path: string): string {
     const ext = extname(path).toLowerCase();
-    const text = ext === '.json' ? `${JSON.stringify(this.toJSON(), null, 2)}\n` : this.toCsv();
+    const text = ext === '.json' ? formatJson(this.toJSON()) : this.toCsv();
     try {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);

@@ -258,9 +258,12 @@ export class BenchmarkSuite {
           logger.log('error', `task ${task.name} failed: ${message}`);
           result = { task: task.name, status: 'failed', error: message, metrics: {} };
         }
-        result = { ...result, cells: result.cells ?? cells, durationMs: Number(clock.now() - start) / 1e6 };
+        const durationMs = Number(clock.now() - start) / 1e6;
+        const streamed = result.cells === undefined || result.cells === cells;
+        result = { ...result, cells: result.cells ?? cells, durationMs };
         results.push(result);
-        sink?.append({ type: 'task', result });
+        const { cells: _cells, ...row } = result;
+        sink?.append({ type: 'task', result: streamed ? row : result });
         progress.taskEnd(result);
         await options.onTaskEnd?.(result);
       }

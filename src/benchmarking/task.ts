@@ -58,6 +58,12 @@ export interface CellRecord {
   readonly metrics: Readonly<Record<string, number>>;
   /** Timing statistics of the cell, when it was timed. */
   readonly profiling?: ProfilingResult;
+  /**
+   * Raw duration of every timed call in milliseconds (rounded to 1 µs), in call order: the samples
+   * {@link CellRecord.profiling} summarises (the tracker's window, so at most its size). Written to results.json
+   * and results.jsonl for statistical comparison of runs; absent for cells that were not timed.
+   */
+  readonly samplesMs?: readonly number[];
   /** Analytical FLOPs of one timed call of the cell (its exact shape). */
   readonly flops?: FlopsBreakdown;
 }

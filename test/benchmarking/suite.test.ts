@@ -127,6 +127,37 @@ describe('BenchmarkSuite', () => {
     expect(loaded.toJSON()).toEqual(report.toJSON());
   });
 
+  it('keeps every timed call as a raw sample (ms, 1 µs) and round-trips them through JSON and JSONL', async () => {
+    const dir = tmp();
+    // 1 ms + 10.123 µs per token: a seq-8 call takes 1.080984 ms, kept as 1.081.
+    const model = new FakeModel({ cost: { fixedNs: 1_000_000, perTokenNs: 10_123 } });
+    const config = { ...quick, nMeasure: 4, minMeasureMs: 0, outputDir: dir };
+    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask(), new MyTask()], config });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      runId: 'samples',
+      saveJson: true,
+    });
+    const cells = report.results[0]?.cells ?? [];
+    expect(cells.map((c) => c.samplesMs)).toEqual([
+      [1.081, 1.081, 1.081, 1.081], // seq 8
+      [1.162, 1.162, 1.162, 1.162], // seq 16: 1.161968 ms
+      [1.162, 1.162, 1.162, 1.162], // batch 2 × seq 8: 16 tokens too
+    ]);
+    expect(cells.map((c) => c.cell)).toEqual(['seq=8,batch=1', 'seq=16,batch=1', 'seq=8,batch=2']);
+    expect(cells[0]?.profiling?.nSamples).toBe(4);
+    const json = readFileSync(join(dir, 'samples.json'), 'utf8');
+    expect(json).toContain('"samplesMs": [1.081,1.081,1.081,1.081]'); // one line per cell
+    for (const file of ['samples.json', 'samples.jsonl']) {
+      const loaded = SuiteReport.load(join(dir, file));
+      expect(loaded.results[0]?.cells?.map((c) => c.samplesMs)).toEqual(cells.map((c) => c.samplesMs));
+      expect(loaded.toJSON()).toEqual(report.toJSON());
+    }
+    // The JSONL task line does not repeat the streamed cells: each sample is written once.
+    const jsonl = readFileSync(join(dir, 'samples.jsonl'), 'utf8');
+    expect(jsonl.match(/"samplesMs"/g)?.length).toBe(3);
+  });
+
   it('keeps the measured cells of an interrupted run (abort → failed task, later tasks skipped)', async () => {
     const dir = tmp();
     const model = new FakeModel();
