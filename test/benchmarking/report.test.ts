@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../src/benchmarking/config.js';
 import { formatCsv, parseCsv } from '../../src/benchmarking/csv.js';
@@ -12,10 +11,9 @@ import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
 import { PerplexityTask } from '../../src/benchmarking/tasks/perplexity-task.js';
 import { ThroughputTask } from '../../src/benchmarking/tasks/throughput-task.js';
 import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
+import { expectGolden } from '../golden.js';
 import { FakeModel } from './fake-model.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const golden = join(here, '..', 'golden', 'benchmarking', 'fake-default-suite.csv');
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'dx-report-'));
 
 class Boom implements BenchmarkTask {
@@ -59,11 +57,7 @@ async function fakeRun(): Promise<SuiteReport> {
 describe('SuiteReport', () => {
   it('CSV of a deterministic fake-model run matches the golden file (UPDATE_GOLDEN=1 to regenerate)', async () => {
     const csv = (await fakeRun()).toCsv();
-    if (process.env['UPDATE_GOLDEN'] === '1' || !existsSync(golden)) {
-      mkdirSync(dirname(golden), { recursive: true });
-      writeFileSync(golden, csv);
-    }
-    expect(csv).toBe(readFileSync(golden, 'utf8'));
+    expectGolden('benchmarking/fake-default-suite.csv', csv);
   });
 
   it('keeps the seed column order, then status/error and model identity columns', async () => {

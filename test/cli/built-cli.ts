@@ -3,20 +3,10 @@
  * parallel test processes, under a lock file) and runs the real `dantinox` binary as a child process.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { expectGolden as expectGoldenFile } from '../golden.js';
 
 /** Root of the repository. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -110,16 +100,7 @@ export function runCli(
   });
 }
 
-/**
- * Compares `actual` with `test/golden/cli/<name>`; with `UPDATE_GOLDEN=1` (or when the file is missing) writes
- * it instead.
- */
+/** Asserts that `actual` equals the golden file `test/golden/cli/<name>` (see `test/golden.ts`). */
 export function expectGolden(name: string, actual: string): void {
-  const path = join(ROOT, 'test/golden/cli', name);
-  if (process.env['UPDATE_GOLDEN'] === '1' || !existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, actual);
-    return;
-  }
-  expect(actual).toBe(readFileSync(path, 'utf8'));
+  expectGoldenFile(`cli/${name}`, actual);
 }

@@ -1,24 +1,14 @@
 /**
- * Golden-file helper (Observable Plot's harness): compares a value with `test/golden/visualization/<name>`,
- * writing the file when it is missing or when `UPDATE_GOLDEN=1`.
+ * Golden specs of the chart tests (`test/golden/visualization/<name>`, checked by the shared helper in
+ * `test/golden.ts`: a missing file fails, `UPDATE_GOLDEN=1` regenerates) and the CSV fixtures they are built from.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { expectGoldenJson as expectGoldenJsonFile } from '../golden.js';
 
-const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'golden', 'visualization');
-
-/** Asserts that `value` (pretty JSON) equals the golden file `name`, (re)generating it when asked or missing. */
+/** Asserts that `value` (pretty JSON) equals the golden file `test/golden/visualization/<name>`. */
 export function expectGoldenJson(name: string, value: unknown): void {
-  const path = join(GOLDEN_DIR, name);
-  const text = `${JSON.stringify(value, null, 2)}\n`;
-  if (process.env['UPDATE_GOLDEN'] === '1' || !existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-    console.warn(`! generated golden file ${path}`);
-  }
-  expect(text).toBe(readFileSync(path, 'utf8'));
+  expectGoldenJsonFile(`visualization/${name}`, value);
 }
 
 /** Absolute path of a fixture in `test/fixtures`. */
