@@ -36,6 +36,17 @@ export interface FakeModelOptions {
   readonly maxTokensPerCall?: number;
 }
 
+/** One call of a {@link FakeModel}. */
+export interface FakeCall {
+  readonly kind: 'forward' | 'prefill' | 'decode';
+  readonly batch: number;
+  readonly seq: number;
+  /** Tokens already in the KV cache (decode steps; 0 for forward and prefill). */
+  readonly context: number;
+  /** The token ids passed in. */
+  readonly tokens: Int32Array;
+}
+
 class FakeState implements DecodeState {
   constructor(
     readonly batch: number,
@@ -50,7 +61,8 @@ export class FakeModel implements Model {
   readonly info: ModelInfo;
   readonly tokenizer?: Tokenizer;
   readonly clock: ManualClock;
-  readonly calls: { kind: string; batch: number; seq: number }[] = [];
+  /** Every model call in order: its kind, shape, cache length before the call and a copy of its token ids. */
+  readonly calls: FakeCall[] = [];
   readonly #logTable: Float32Array;
   readonly #cost: FakeCost;
   readonly #maxTokens: number;
@@ -79,8 +91,8 @@ export class FakeModel implements Model {
     }
   }
 
-  #spend(kind: string, batch: number, seq: number): void {
-    this.calls.push({ kind, batch, seq });
+  #spend(kind: FakeCall['kind'], tokens: Int32Array, batch: number, seq: number, context = 0): void {
+    this.calls.push({ kind, batch, seq, context, tokens: Int32Array.from(tokens) });
     if (batch * seq > this.#maxTokens) throw new Error(`out of memory: ${batch}x${seq} tokens`);
     this.clock.advance(this.#cost.fixedNs + this.#cost.perTokenNs * batch * seq);
   }
@@ -95,12 +107,12 @@ export class FakeModel implements Model {
 
   async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
     if (shape.seq > this.config.maxContext) throw new Error(`seq ${shape.seq} > maxContext`);
-    this.#spend('forward', shape.batch, shape.seq);
+    this.#spend('forward', tokens, shape.batch, shape.seq);
     return this.#logits(tokens, shape.batch, shape.seq);
   }
 
   async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
-    this.#spend('prefill', shape.batch, shape.seq);
+    this.#spend('prefill', tokens, shape.batch, shape.seq);
     return {
       logits: this.#logits(tokens, shape.batch, shape.seq),
       state: new FakeState(shape.batch, shape.seq),
@@ -109,7 +121,7 @@ export class FakeModel implements Model {
 
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
     if (state.length + 1 > this.config.maxContext) throw new Error('cache full');
-    this.#spend('decode', state.batch, 1);
+    this.#spend('decode', tokens, state.batch, 1, state.length);
     return {
       logits: this.#logits(tokens, state.batch, 1),
       state: new FakeState(state.batch, state.length + 1),

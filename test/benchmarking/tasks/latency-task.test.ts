@@ -37,9 +37,26 @@ describe('LatencyTask', () => {
     expect(r.metrics['tpot_ms']).toBeCloseTo(ms(1), 9); // (e2e − ttft) / (4 − 1)
     expect(r.metrics['e2e_ms']).toBeCloseTo(ms(16) + 3 * ms(1), 9);
     expect(cells.map((c) => c.cell)).toEqual(['prefill@16', 'decode@16', 'generate@16+4']);
-    // The timed decode steps are real cache steps at context 16..18, never a cache-less forward.
-    const decodes = model.calls.filter((c) => c.kind === 'decode');
-    expect(decodes.length).toBeGreaterThan(0);
+    // Every call of the run, in order: the prefill cell (1 warm-up + 3 timed forwards over the prompt), then the
+    // decode cell: an untimed prefill of the 16-token context, one warm-up step, a fresh untimed prefill, and the
+    // 3 timed steps — real cache steps at context 16, 17, 18, never a cache-less forward — then the generations
+    // (1 warm-up + 3 timed), each one prefill and genTokens − 1 = 3 cache steps.
+    const generation = ['prefill16', 'decode@16', 'decode@17', 'decode@18'];
+    expect(
+      model.calls.map((c) => (c.kind === 'decode' ? `decode@${c.context}` : `${c.kind}${c.seq}`)),
+    ).toEqual([
+      ...['forward16', 'forward16', 'forward16', 'forward16'],
+      ...['prefill16', 'decode@16', 'prefill16', 'decode@16', 'decode@17', 'decode@18'],
+      ...generation,
+      ...generation,
+      ...generation,
+      ...generation,
+    ]);
+    expect(model.calls.every((c) => c.batch === 1)).toBe(true);
+    // The timed steps decode one token over the cache the untimed prefill just built.
+    const [, , refill, ...timed] = model.calls.slice(4, 10);
+    expect(refill?.tokens.length).toBe(16);
+    expect(timed.map((c) => c.tokens.length)).toEqual([1, 1, 1]);
     expect(r.meta?.['profiling_cell']).toBe('prefill@16');
     expect(r.flops?.seqLen).toBe(16);
     expect(r.meta?.['decode']).toBeUndefined();

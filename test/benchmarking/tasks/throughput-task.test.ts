@@ -59,11 +59,11 @@ describe('ThroughputTask', () => {
     expect(r.profiling?.nSamples).toBe(4);
   });
 
-  it('uses the task rng for inputs and warms up by count', async () => {
-    const model = new FakeModel();
+  it('feeds each cell fresh ids drawn from the task rng, the same ids to every call of a cell, and warms up by count', async () => {
+    const model = new FakeModel({ config: { vocabSize: 50 } });
     const cfg = BenchmarkConfig.parse({
-      seqLens: [8],
-      batchSizes: [1],
+      seqLens: [8, 12],
+      batchSizes: [1, 3],
       nWarmup: 3,
       nMeasure: 5,
       minWarmupMs: 0,
@@ -72,10 +72,22 @@ describe('ThroughputTask', () => {
       new ARParadigm(model.config),
       model,
       cfg,
-      new Rng(0),
+      new Rng(7),
       contextFor(model, []),
     );
-    expect(model.calls.length).toBe(8);
+    // Cells seq=8 batch=1, seq=12 batch=1, seq=8 batch=3: 3 warm-up + 5 timed calls each.
+    expect(model.calls.map((c) => `${c.kind} ${c.batch}x${c.seq}`)).toEqual([
+      ...Array<string>(8).fill('forward 1x8'),
+      ...Array<string>(8).fill('forward 1x12'),
+      ...Array<string>(8).fill('forward 3x8'),
+    ]);
+    const expected = new Rng(7);
+    const inputs = [expected.integers(50, 8), expected.integers(50, 12), expected.integers(50, 24)];
+    model.calls.forEach((c, i) => {
+      expect(c.tokens, `call ${i}`).toEqual(inputs[Math.floor(i / 8)]);
+    });
+    // The draws are real random ids over the vocabulary, not a constant.
+    expect(new Set(inputs[2]).size).toBeGreaterThan(10);
   });
 
   it('warms up by time as well as by count', async () => {
