@@ -20,10 +20,10 @@
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MALLOC_TUNING, respawnWithMallocTuning } from '../src/cli/malloc-tuning.js';
+import { loadOrt } from '../src/models/engines/ort/index.js';
 import { ModelConfig } from '../src/models/model-config.js';
-import { ElemType, GraphBuilder } from '../src/models/onnx/graph-builder.js';
+import { GraphBuilder } from '../src/models/onnx/graph-builder.js';
 import { createModel } from '../src/models/onnx/onnx-model.js';
-import { loadOrt } from '../src/models/onnx/ort-loader.js';
 import { countFlops } from '../src/profiling/flops.js';
 import { memoryFootprint } from '../src/profiling/memory.js';
 import { countParameters } from '../src/profiling/parameters.js';
@@ -84,7 +84,7 @@ async function gemmWorkload(
   const n = 2048;
   const chain = 4;
   const g = new GraphBuilder();
-  const a = g.input('a', ElemType.float, [n, n]);
+  const a = g.input('a', 'float32', [n, n]);
   const w = g.floatInit('w', [n, n], randomArray(n * n, 2 / Math.sqrt(n)));
   let x = a;
   for (let i = 0; i < chain; i++) x = g.op('MatMul', [x, w]);
@@ -113,8 +113,8 @@ async function bandwidthWorkloads(threads: number): Promise<(Workload & { bytes:
   for (const kind of ['reduce', 'add'] as const) {
     // Row sums of a [65536, 1024] view parallelise over rows (a full reduction to a scalar does not).
     const g = new GraphBuilder();
-    const x = g.input('a', ElemType.float, [n / 1024, 1024]);
-    const y = kind === 'add' ? g.op('Add', [x, g.input('b', ElemType.float, [n / 1024, 1024])]) : x;
+    const x = g.input('a', 'float32', [n / 1024, 1024]);
+    const y = kind === 'add' ? g.op('Add', [x, g.input('b', 'float32', [n / 1024, 1024])]) : x;
     g.op('ReduceSum', [y, g.int64([1])], { keepdims: { int: 0 } }, { output: 'r' });
     g.output('r');
     const session = await ort.InferenceSession.create(g.encode(), { intraOpNumThreads: threads });
@@ -135,7 +135,7 @@ async function bandwidthWorkloads(threads: number): Promise<(Workload & { bytes:
     // kernel reads memory (the roofline must not be lower than what the engine is seen to reach).
     const k = 8192;
     const g = new GraphBuilder();
-    const x = g.input('x', ElemType.float, [1, k]);
+    const x = g.input('x', 'float32', [1, k]);
     g.op('MatMul', [x, g.floatInit('w', [k, k], a.subarray(0, k * k))], {}, { output: 'y' });
     g.output('y');
     const session = await ort.InferenceSession.create(g.encode(), {

@@ -25,7 +25,7 @@ export function main(log: (line: string) => void = console.log): void {
   const step = countDecodeFlops(config, { context: 511 }); // one new token attending over 512 keys
   log(`one decode step at context 511: ${formatFlops(step.total)}`);
 
-  const memory = memoryFootprint(config, { dtype: 'float32' });
+  const memory = memoryFootprint(config, { dtype: 'fp32' });
   log(`parameters: ${countParameters(config).total}, weights: ${memory.weightBytes} B`);
   log(`KV cache: ${memory.kvBytesPerToken} B per token per sequence`);
 }

@@ -5,6 +5,21 @@
  *
  * @packageDocumentation
  */
+
+export {
+  DTYPE_NAMES,
+  DTYPES,
+  type Dtype,
+  type DtypeInfo,
+  dtypeOfOnnxFile,
+  isDtype,
+  parseDtype,
+  TENSOR_TYPES,
+  type TensorType,
+  type TensorTypeInfo,
+  tensorTypeOfOnnx,
+  WEIGHT_TENSOR_TYPES,
+} from './dtype.js';
 export {
   DantinoxError,
   type DantinoxErrorOptions,

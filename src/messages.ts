@@ -206,9 +206,12 @@ export const messages = {
   /** A tokenizer that produces ids the model does not have. */
   hfTokenizerTooLarge: (path: string, tokenizerVocab: number, modelVocab: number): string =>
     `"${path}" produces ids up to ${tokenizerVocab - 1}, but the model's vocab_size is ${modelVocab}; use the tokenizer that belongs to this model.`,
-  /** ONNX Runtime could not create a session for a user's model. */
-  hfSessionFailed: (path: string, cause: unknown): string =>
-    `ONNX Runtime cannot load "${path}": ${cause instanceof Error ? cause.message : String(cause)}.`,
+  /** ONNX Runtime could not create a session for a graph (`source` says which). */
+  sessionFailed: (source: string, cause: unknown): string =>
+    `ONNX Runtime cannot load ${source}: ${cause instanceof Error ? cause.message : String(cause)}.`,
+  /** An execution provider the installed onnxruntime-node does not carry. */
+  unsupportedExecutionProvider: (name: string, supported: readonly string[]): string =>
+    `execution provider "${name}" is not available in this onnxruntime-node installation; it carries: ${supported.join(', ')}. Choose one of those (cpu is the default), or install a build of onnxruntime-node that bundles "${name}".`,
   /** A built-in architecture that has no Hugging Face layout. */
   hfExportUnsupported: (feature: string): string =>
     `cannot export this model to the Hugging Face layout: ${feature}. Exportable: ar models with learned positions + LayerNorm + a plain MLP (gpt2), or rotary + RMSNorm + SwiGLU with optional GQA and sliding window (llama / mistral), dense MLP, no MoE.`,

@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import type { ExecutionProvider } from '../models/engines/ort/index.js';
 import { ModelConfig, type ParadigmKind } from '../models/model-config.js';
 import { resolveModelConfig } from './resolve-model-config.js';
 
@@ -21,6 +22,8 @@ export interface ModelSelection {
   readonly paradigm?: ParadigmKind;
   /** Intra-op threads; engine default when undefined. */
   readonly threads?: number;
+  /** `--ep`: ONNX Runtime execution provider, checked against the binding before any weights are built. */
+  readonly executionProvider?: ExecutionProvider;
   /** Seed of the random weights of a built-in model. */
   readonly seed: number;
 }

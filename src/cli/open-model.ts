@@ -28,10 +28,13 @@ export interface OpenedModel {
  */
 export async function openModel(selection: ModelSelection, cwd: string): Promise<OpenedModel> {
   const checked = checkModelSelection(selection, cwd);
-  const threads = selection.threads === undefined ? {} : { threads: selection.threads };
+  const engine = {
+    ...(selection.threads === undefined ? {} : { threads: selection.threads }),
+    ...(selection.executionProvider === undefined ? {} : { executionProvider: selection.executionProvider }),
+  };
   if (checked.config === undefined) {
     const folder = resolve(cwd, selection.model as string);
-    const model = await loadHfModel(folder, threads);
+    const model = await loadHfModel(folder, engine);
     return {
       model,
       paradigm: Paradigm.for(model.config),
@@ -40,7 +43,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     };
   }
   const name = checked.isPreset ? checked.name : basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
-  const model = await createModel(checked.config, { seed: selection.seed, name, ...threads });
+  const model = await createModel(checked.config, { seed: selection.seed, name, ...engine });
   const origin = checked.isPreset ? 'built-in preset' : `config ${checked.name}`;
   return {
     model,

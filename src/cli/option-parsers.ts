@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 import { InvalidArgumentError } from 'commander';
+import { type Dtype, parseDtype } from '../dtype.js';
+import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 
 /** Parses a positive integer such as `4`. */
@@ -52,4 +54,14 @@ export function parseNameList(value: string): string[] {
     .split(',')
     .map((p) => p.trim())
     .filter((p) => p.length > 0);
+}
+
+/** Parses a weight dtype such as `q4` or `float16` (see the dtype table), naming the known ones otherwise. */
+export function parseDtypeOption(value: string): Dtype {
+  try {
+    return parseDtype(value);
+  } catch (error) {
+    if (error instanceof DantinoxError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
 }

@@ -7,6 +7,11 @@
  * @packageDocumentation
  */
 
+export {
+  DEFAULT_EXECUTION_PROVIDER,
+  type ExecutionProvider,
+  supportedExecutionProviders,
+} from './engines/ort/index.js';
 // ── Hugging Face ────────────────────────────────────────────────────────────
 export {
   HF_MODEL_TYPES,
@@ -42,7 +47,7 @@ export {
 } from './model-config.js';
 // ── ONNX runtime ────────────────────────────────────────────────────────────
 export { countGraphFlops, type GraphFlops, type GraphFlopsOptions } from './onnx/graph-flops.js';
-export { type CreateModelOptions, createModel, ONNX_ENGINE, OnnxModel } from './onnx/onnx-model.js';
+export { type CreateModelOptions, createModel, OnnxModel } from './onnx/onnx-model.js';
 export { buildTransformerGraph, type TransformerGraph } from './onnx/transformer-graph.js';
 export { CONFIG_METADATA_KEY, loadModel, loadWeights, saveWeights } from './onnx/weights-io.js';
 export {

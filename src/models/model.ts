@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import type { Dtype } from '../dtype.js';
 import type { ModelConfig } from './model-config.js';
 import type { Tokenizer } from './tokenizer.js';
 
@@ -52,8 +53,8 @@ export interface ModelInfo {
   readonly engine: string;
   /** Intra-op threads the engine uses. */
   readonly threads: number;
-  /** Weight element type, e.g. `float32`. */
-  readonly dtype: string;
+  /** How the weights are stored: a name of the dtype table, e.g. `fp32`, `q4`. */
+  readonly dtype: Dtype;
 }
 
 /**

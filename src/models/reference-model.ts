@@ -79,7 +79,7 @@ export class ReferenceModel implements Model {
   private constructor(config: ModelConfig, weights: WeightMap, name: string) {
     this.config = config;
     this.#weights = weights;
-    this.info = { name, engine: 'reference (TypeScript)', threads: 1, dtype: 'float32' };
+    this.info = { name, engine: 'reference (TypeScript)', threads: 1, dtype: 'fp32' };
     const tokenizer = builtinTokenizer(config);
     if (tokenizer !== undefined) this.tokenizer = tokenizer;
   }

@@ -9,6 +9,7 @@
  */
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
+import { TENSOR_TYPES } from '../dtype.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { numElements, type WeightMap, type WeightTensor } from './weights.js';
@@ -21,8 +22,13 @@ export interface SafetensorsFile {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
-/** Element sizes of the dtypes we read. */
-const DTYPE_BYTES: Readonly<Record<string, number>> = { F32: 4, F16: 2, BF16: 2 };
+/** Bytes per element of the safetensors dtypes we read (and convert to float32), by safetensors name. */
+const DTYPE_BYTES: ReadonlyMap<string, number> = new Map(
+  (['float32', 'float16', 'bfloat16'] as const).map((t) => [
+    TENSOR_TYPES[t].safetensors,
+    TENSOR_TYPES[t].bytes,
+  ]),
+);
 
 /** Largest header we accept, as the reference implementation does (100 MB). */
 const MAX_HEADER_BYTES = 100_000_000;
@@ -58,7 +64,11 @@ export async function saveSafetensors(
       throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.weightLength(t.data.length, t.dims)}`);
     }
     const end = offset + t.data.byteLength;
-    header[name] = { dtype: 'F32', shape: [...t.dims], data_offsets: [offset, end] };
+    header[name] = {
+      dtype: TENSOR_TYPES.float32.safetensors,
+      shape: [...t.dims],
+      data_offsets: [offset, end],
+    };
     offset = end;
   }
   let json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -172,7 +182,7 @@ function parseHeader(
     if (end < begin || end > dataBytes) {
       throw bad(`tensor "${name}" has data_offsets [${begin}, ${end}] outside the ${dataBytes} data bytes`);
     }
-    const size = DTYPE_BYTES[v.dtype];
+    const size = DTYPE_BYTES.get(v.dtype);
     if (size !== undefined && end - begin !== numElements(shape as number[]) * size) {
       throw bad(
         `tensor "${name}" has ${end - begin} bytes but shape [${shape.join(', ')}] of ${v.dtype} needs ${numElements(shape as number[]) * size}`,
@@ -231,17 +241,17 @@ export async function loadSafetensors(path: string): Promise<SafetensorsFile> {
     const weights = new Map<string, WeightTensor>();
     for (const e of entries) {
       const count = numElements(e.shape);
-      const size = DTYPE_BYTES[e.dtype];
+      const size = DTYPE_BYTES.get(e.dtype);
       if (size === undefined)
         throw new DantinoxError('UNSUPPORTED', messages.unsupportedDtype(path, e.name, e.dtype));
       const data = new Float32Array(count);
-      if (e.dtype === 'F32') {
+      if (e.dtype === TENSOR_TYPES.float32.safetensors) {
         await readExactly(fh, new Uint8Array(data.buffer), dataStart + e.begin);
       } else {
         const tmp = new Uint8Array(count * 2);
         await readExactly(fh, tmp, dataStart + e.begin);
         const halves = new Uint16Array(tmp.buffer);
-        if (e.dtype === 'F16') {
+        if (e.dtype === TENSOR_TYPES.float16.safetensors) {
           for (let i = 0; i < count; i++) data[i] = halfToFloat(halves[i] ?? 0);
         } else {
           const bits = new Uint32Array(data.buffer);

@@ -47,8 +47,6 @@ export {
   type LatencyTrackerOptions,
 } from './latency-tracker.js';
 export {
-  BYTES_PER_ELEMENT,
-  type Dtype,
   type MemoryFootprint,
   type MemoryFootprintOptions,
   memoryFootprint,

@@ -1,67 +1,62 @@
 /**
- * Memory footprint of a {@link ModelConfig}: weight bytes and KV-cache bytes per token.
+ * Memory footprint of a {@link ModelConfig}: weight bytes and KV-cache bytes per token, for one weight dtype of
+ * the dtype table.
  */
+import { DTYPES, type Dtype, parseDtype, TENSOR_TYPES } from '../dtype.js';
 import type { ModelConfig } from '../models/model-config.js';
-import { checkOneOf } from './option-checks.js';
 import { countParameters } from './parameters.js';
-
-/** Element type of weights and KV cache. */
-export type Dtype = 'float32' | 'float16' | 'bfloat16' | 'int8';
-
-/** Bytes per element of each {@link Dtype}. */
-export const BYTES_PER_ELEMENT = Object.freeze({
-  float32: 4,
-  float16: 2,
-  bfloat16: 2,
-  int8: 1,
-} as const satisfies Record<Dtype, number>);
 
 /** Options of {@link memoryFootprint}. */
 export interface MemoryFootprintOptions {
   /**
-   * Element type of the weights and the KV cache.
-   * @default 'float32'
+   * How the weights are stored (the KV cache is held in the dtype's activation type: float16 for `fp16` and
+   * `q4f16`, float32 otherwise). The long spellings `float32`, `float16`, `bfloat16` are accepted too.
+   * @default 'fp32'
    */
-  dtype?: Dtype;
+  dtype?: Dtype | 'float32' | 'float16' | 'bfloat16';
 }
 
 /** Memory of a model, in bytes. */
 export interface MemoryFootprint {
-  /** Bytes of all stored weights ({@link ParameterCount.total} × bytes per element). */
+  /** Bytes of all stored weights ({@link ParameterCount.total} × bytes per weight element). */
   readonly weightBytes: number;
   /** Bytes of the weights one token touches (MoE: router + topK experts); what a decode step must read. */
   readonly activeWeightBytes: number;
   /** KV-cache bytes per token per sequence: 2 (K and V) · numBlocks · kvHeads · headSize · bytes per element. */
   readonly kvBytesPerToken: number;
-  /** Bytes per element of the chosen dtype. */
+  /** Bytes per weight element of the dtype, including block scales and zero points of blocked formats. */
   readonly bytesPerElement: number;
+  /** Bytes per element of the KV cache (the dtype's activation type). */
+  readonly kvBytesPerElement: number;
   /** The dtype used. */
   readonly dtype: Dtype;
 }
 
 /**
- * Memory of a model in bytes: weights (total and active) and the KV cache per token, for one dtype. A
- * sequence of c cached tokens holds `c · kvBytesPerToken` bytes of KV cache; a batch of B sequences B times
- * that. `int8` counts one byte per weight and ignores quantisation scales and zero points. Activations and
- * runtime workspace are not included.
+ * Memory of a model in bytes: weights (total and active) and the KV cache per token, for one dtype. Every weight
+ * counts at the dtype's bytes per element (blocked formats include their scales and zero points); a sequence of
+ * c cached tokens holds `c · kvBytesPerToken` bytes of KV cache, a batch of B sequences B times that.
+ * Activations and runtime workspace are not included.
  *
  * @example
  * ```ts
- * memoryFootprint(ModelConfig.preset('gpt2-small'), { dtype: 'float16' }).kvBytesPerToken; // 36_864
+ * memoryFootprint(ModelConfig.preset('gpt2-small'), { dtype: 'fp16' }).kvBytesPerToken; // 36_864
  * ```
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` for an unknown dtype.
+ * @throws {@link DantinoxError} with code `INVALID_OPTION` for an unknown dtype, naming the known ones.
  */
 export function memoryFootprint(config: ModelConfig, options: MemoryFootprintOptions = {}): MemoryFootprint {
-  const { dtype = 'float32' } = options;
-  checkOneOf('dtype', dtype, Object.keys(BYTES_PER_ELEMENT) as Dtype[]);
-  const bytes = BYTES_PER_ELEMENT[dtype];
+  const dtype = parseDtype(String(options.dtype ?? 'fp32'));
+  const info = DTYPES[dtype];
+  const bytes = info.bytesPerElement;
+  const kvBytes = TENSOR_TYPES[info.activation].bytes;
   const params = countParameters(config);
   return Object.freeze({
     weightBytes: params.total * bytes,
     activeWeightBytes: params.active * bytes,
-    kvBytesPerToken: 2 * config.numBlocks * config.kvHeads * config.headSize * bytes,
+    kvBytesPerToken: 2 * config.numBlocks * config.kvHeads * config.headSize * kvBytes,
     bytesPerElement: bytes,
+    kvBytesPerElement: kvBytes,
     dtype,
   });
 }

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { DantinoxError } from '../errors.js';
+import { lazyImport } from '../lazy-import.js';
 import { messages } from '../messages.js';
 
 /** Font family name of the bundled fonts, used as resvg's default and sans-serif family. */
@@ -47,21 +48,11 @@ export interface SvgToPngOptions {
 }
 
 type ResvgModule = typeof import('@resvg/resvg-js');
-let resvgModule: Promise<ResvgModule> | undefined;
-
-const loadResvg = (): Promise<ResvgModule> => {
-  resvgModule ??= import('@resvg/resvg-js').catch((cause: unknown) => {
-    resvgModule = undefined;
-    throw new DantinoxError(
-      'DEPENDENCY_MISSING',
-      messages.dependencyMissing('@resvg/resvg-js', 'PNG output'),
-      {
-        cause,
-      },
-    );
-  });
-  return resvgModule;
-};
+const loadResvg: () => Promise<ResvgModule> = lazyImport(
+  '@resvg/resvg-js',
+  'PNG output',
+  () => import('@resvg/resvg-js'),
+);
 
 /** A rasterised SVG: the PNG file bytes and the raw pixels. */
 export interface RasterImage {

@@ -76,7 +76,7 @@ export class FakeModel implements Model {
       maxContext: 64,
       ...options.config,
     });
-    this.info = { name: 'fake', engine: 'fake-engine 1.0', threads: 1, dtype: 'float32' };
+    this.info = { name: 'fake', engine: 'fake-engine 1.0', threads: 1, dtype: 'fp32' };
     if (options.tokenizer) this.tokenizer = options.tokenizer;
     this.clock = options.clock ?? createManualClock();
     this.#cost = options.cost ?? { fixedNs: 1_000_000, perTokenNs: 10_000 };

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -76,5 +76,32 @@ describe('dantinox bench on other models', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('rotary, diffusion');
     expect(SuiteReport.load(join(cwd, 'out', 'results.csv')).modelMeta['paradigm']).toBe('diffusion');
+  });
+
+  it('--ep with a provider the binding does not carry: one line naming those it does, exit 2, nothing built', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-ep-'));
+    const run = await runCli(['bench', '--config', 'tiny', '--ep', 'tensorrt', ...QUICK, '--out', 'out'], {
+      cwd,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^error: execution provider "tensorrt" is not available in this onnxruntime-node installation; it carries: cpu, .*\n$/,
+    );
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(cwd, 'out', 'results.jsonl'))).toBe(false);
+  });
+
+  it('--ep cpu runs and records the provider in the engine column', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-ep-cpu-'));
+    const run = await runCli(
+      ['bench', '--config', 'tiny', '--ep', 'cpu', '--tasks', 'latency', ...QUICK, '--out', 'out'],
+      {
+        cwd,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(SuiteReport.load(join(cwd, 'out', 'results.json')).modelMeta['engine']).toMatch(
+      /^onnxruntime-node \d+\.\d+\.\d+ \(cpu\)$/,
+    );
   });
 });

@@ -68,7 +68,7 @@ describe('dantinox bench (tiny preset, real binary)', () => {
     expect(run.stdout).toMatch(
       /^Model: tiny \(built-in preset, untrained random weights with seed 0\): dim 32/,
     );
-    expect(run.stdout).toContain('Engine: onnxruntime-node 1.30.0 (cpu), 1 threads, float32');
+    expect(run.stdout).toContain('Engine: onnxruntime-node 1.30.0 (cpu), 1 threads, fp32');
     expect(run.stdout).toContain('Config: seq_lens=16,32 batch_sizes=1,2');
     expect(run.stdout).toContain('BenchmarkSuite  —  3 task(s)');
     expect(run.stdout).toContain('Results: out\n');

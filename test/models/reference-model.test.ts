@@ -301,7 +301,7 @@ describe('ReferenceModel', () => {
       name: 'reference',
       engine: 'reference (TypeScript)',
       threads: 1,
-      dtype: 'float32',
+      dtype: 'fp32',
     });
     // tiny: embed 256·32 + 2 blocks × (2·32 norms + 4·32·32 attention + 3·32·128 SwiGLU) + 32 final norm.
     expect(model.numParameters()).toBe(256 * 32 + 2 * (64 + 4 * 1024 + 3 * 32 * 128) + 32);

@@ -1,18 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DTYPE_NAMES, DTYPES, type Dtype, TENSOR_TYPES } from '../../src/dtype.js';
 import { messages } from '../../src/messages.js';
 import { ModelConfig } from '../../src/models/model-config.js';
-import {
-  BYTES_PER_ELEMENT,
-  countParameters,
-  type Dtype,
-  memoryFootprint,
-} from '../../src/profiling/index.js';
+import { countParameters, memoryFootprint } from '../../src/profiling/index.js';
 import { arbitraryConfig } from './arbitrary-config.js';
 
 describe('memoryFootprint', () => {
-  it('gives GPT-2 small 36,864 KV bytes per token in float16 (2·12 layers·12 heads·64·2 bytes)', () => {
-    const m = memoryFootprint(ModelConfig.preset('gpt2-small'), { dtype: 'float16' });
+  it('gives GPT-2 small 36,864 KV bytes per token in fp16 (2·12 layers·12 heads·64·2 bytes)', () => {
+    const m = memoryFootprint(ModelConfig.preset('gpt2-small'), { dtype: 'fp16' });
     expect(m.kvBytesPerToken).toBe(36_864);
     expect(m.weightBytes).toBe(2 * 124_356_864);
     expect(m.bytesPerElement).toBe(2);
@@ -27,30 +23,42 @@ describe('memoryFootprint', () => {
       vocabSize: 128256,
       maxContext: 8192,
     });
-    expect(memoryFootprint(llama, { dtype: 'float16' }).kvBytesPerToken).toBe(128 * 1024);
+    expect(memoryFootprint(llama, { dtype: 'fp16' }).kvBytesPerToken).toBe(128 * 1024);
   });
 
-  it('scales weights and KV with the dtype size, float32 by default', () => {
+  it('counts q4 at 4 bits plus a float32 scale and a 4-bit zero point per block of 32, KV in float32', () => {
+    const config = ModelConfig.preset('gpt2-small');
+    const m = memoryFootprint(config, { dtype: 'q4' });
+    // 0.5 byte of packed weight + (4 + 0.5) bytes of block overhead / 32 weights.
+    expect(m.bytesPerElement).toBe(0.640625);
+    expect(m.weightBytes).toBe(124_356_864 * 0.640625);
+    expect(m.kvBytesPerToken).toBe(2 * 12 * 12 * 64 * 4);
+  });
+
+  it('scales weights with the dtype bytes and KV with its activation type, fp32 by default', () => {
     fc.assert(
-      fc.property(
-        arbitraryConfig,
-        fc.constantFrom<Dtype>('float32', 'float16', 'bfloat16', 'int8'),
-        (c, dtype) => {
-          const m = memoryFootprint(c, { dtype });
-          const bytes = BYTES_PER_ELEMENT[dtype];
-          const p = countParameters(c);
-          expect(m.weightBytes).toBe(p.total * bytes);
-          expect(m.activeWeightBytes).toBe(p.active * bytes);
-          expect(m.kvBytesPerToken).toBe(2 * c.numBlocks * c.kvHeads * c.headSize * bytes);
-        },
-      ),
+      fc.property(arbitraryConfig, fc.constantFrom<Dtype>(...DTYPE_NAMES), (c, dtype) => {
+        const m = memoryFootprint(c, { dtype });
+        const info = DTYPES[dtype];
+        const p = countParameters(c);
+        expect(m.weightBytes).toBe(p.total * info.bytesPerElement);
+        expect(m.activeWeightBytes).toBe(p.active * info.bytesPerElement);
+        const kv = TENSOR_TYPES[info.activation].bytes;
+        expect(m.kvBytesPerToken).toBe(2 * c.numBlocks * c.kvHeads * c.headSize * kv);
+      }),
     );
-    expect(memoryFootprint(ModelConfig.preset('tiny')).dtype).toBe('float32');
+    expect(memoryFootprint(ModelConfig.preset('tiny')).dtype).toBe('fp32');
   });
 
-  it('rejects an unknown dtype', () => {
-    expect(() => memoryFootprint(ModelConfig.preset('tiny'), { dtype: 'fp16' as Dtype })).toThrow(
-      messages.unknownName('dtype', 'fp16', ['float32', 'float16', 'bfloat16', 'int8']),
+  it('accepts the long spellings of the full-precision dtypes', () => {
+    const tiny = ModelConfig.preset('tiny');
+    expect(memoryFootprint(tiny, { dtype: 'float16' })).toEqual(memoryFootprint(tiny, { dtype: 'fp16' }));
+    expect(memoryFootprint(tiny, { dtype: 'bfloat16' }).dtype).toBe('bf16');
+  });
+
+  it('rejects an unknown dtype, naming the known ones', () => {
+    expect(() => memoryFootprint(ModelConfig.preset('tiny'), { dtype: 'fp8' as Dtype })).toThrow(
+      messages.unknownName('dtype', 'fp8', DTYPE_NAMES),
     );
   });
 });

@@ -11,6 +11,7 @@ import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/c
 import type { LogLevel, SuiteReport } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import type { ExecutionProvider } from '../../models/engines/ort/index.js';
 import type { ParadigmKind } from '../../models/model-config.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
@@ -147,6 +148,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly config?: string;
   readonly model?: string;
   readonly paradigm?: ParadigmKind;
+  readonly ep?: string;
   readonly tasks?: string[];
   readonly data?: string;
   readonly benchConfig?: string;
@@ -224,6 +226,10 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       ]),
     )
     .option(
+      '--ep <name>',
+      'ONNX Runtime execution provider (default: cpu); an unavailable one is refused, naming those available',
+    )
+    .option(
       '-t, --tasks <list>',
       `tasks to run, in order (default: ${DEFAULT_TASKS.join(',')})`,
       parseNameList,
@@ -255,6 +261,8 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     ...(options.config === undefined ? {} : { config: options.config }),
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.paradigm === undefined ? {} : { paradigm: options.paradigm }),
+    // Any name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
+    ...(options.ep === undefined ? {} : { executionProvider: options.ep as ExecutionProvider }),
     ...(config.threads === null ? {} : { threads: config.threads }),
     seed: config.seed,
   };

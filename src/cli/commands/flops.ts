@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type { Command } from 'commander';
+import { DTYPE_NAMES } from '../../dtype.js';
 import {
   type CountFlopsOptions,
   countFlops,
@@ -16,7 +17,7 @@ import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { describeModel } from '../describe-model.js';
 import { formatBytes, formatCount, formatInteger } from '../format-quantity.js';
-import { parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
+import { parseDtypeOption, parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
 import { resolveModelConfig } from '../resolve-model-config.js';
 
 /** The library options `dantinox flops` exposes: every field of `countFlops` and `memoryFootprint` options. */
@@ -53,9 +54,9 @@ const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
   },
   dtype: {
     flags: '--dtype <type>',
-    description: 'element type of weights and KV cache, for the byte counts',
-    choices: ['float32', 'float16', 'bfloat16', 'int8'],
-    default: 'float32',
+    description: `weight dtype for the byte counts: ${DTYPE_NAMES.join(', ')} (KV cache in its activation type)`,
+    parse: parseDtypeOption,
+    default: 'fp32',
   },
 };
 

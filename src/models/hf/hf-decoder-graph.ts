@@ -17,11 +17,13 @@
  *
  * @packageDocumentation
  */
+
+import { TENSOR_TYPES } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
 import { addEmbedding, rotaryTables } from '../onnx/embedding.js';
-import { ElemType, GraphBuilder } from '../onnx/graph-builder.js';
+import { GraphBuilder } from '../onnx/graph-builder.js';
 import { GraphContext } from '../onnx/graph-context.js';
 import { addMlp } from '../onnx/mlp.js';
 import { addNorm } from '../onnx/norm.js';
@@ -106,7 +108,7 @@ function attention(ctx: GraphContext, h: string, i: number): string {
   const present = (kind: string, rows: string): string => {
     const past = `past_key_values.${i}.${kind}`;
     const out = g.op('Concat', [past, rows], { axis: { int: 2 } }, { output: `present.${i}.${kind}` });
-    return g.output(out, ElemType.float, ['batch_size', kvHeads, 'total_sequence_length', hs]);
+    return g.output(out, 'float32', ['batch_size', kvHeads, 'total_sequence_length', hs]);
   };
   const key = present('key', k);
   const value = present('value', v);
@@ -152,7 +154,7 @@ function buildMask(g: GraphBuilder, config: ModelConfig): string {
   if (config.slidingWindow) {
     allowed = g.op('And', [allowed, g.op('LessOrEqual', [diff, scalar(config.contextWindow)])]);
   }
-  const keep = g.op('Cast', ['attention_mask'], { to: { int: ElemType.bool } });
+  const keep = g.op('Cast', ['attention_mask'], { to: { int: TENSOR_TYPES.bool.onnx } });
   const both = g.op('And', [
     g.op('Unsqueeze', [allowed, g.int64([0])]),
     g.op('Unsqueeze', [keep, g.int64([1])]),
@@ -172,12 +174,12 @@ export function buildHfDecoderGraph(config: ModelConfig, weights: WeightMap): Gr
   if (blocker !== undefined) throw new DantinoxError('UNSUPPORTED', messages.hfExportUnsupported(blocker));
   const g = new GraphBuilder();
   const tokens = ['batch_size', 'sequence_length'];
-  const inputIds = g.input('input_ids', ElemType.int64, tokens);
-  g.input('attention_mask', ElemType.int64, ['batch_size', 'total_sequence_length']);
-  const positionIds = g.input('position_ids', ElemType.int64, tokens);
+  const inputIds = g.input('input_ids', 'int64', tokens);
+  g.input('attention_mask', 'int64', ['batch_size', 'total_sequence_length']);
+  const positionIds = g.input('position_ids', 'int64', tokens);
   const cacheDims = ['batch_size', config.kvHeads, 'past_sequence_length', config.headSize];
   for (let i = 0; i < config.numBlocks; i++) {
-    for (const kind of ['key', 'value']) g.input(`past_key_values.${i}.${kind}`, ElemType.float, cacheDims);
+    for (const kind of ['key', 'value']) g.input(`past_key_values.${i}.${kind}`, 'float32', cacheDims);
   }
   const inputs = { inputIds, positionIds, attentionMask: buildMask(g, config) };
   // Unfused weights: the file's initializers keep the canonical names and shapes.
@@ -192,6 +194,6 @@ export function buildHfDecoderGraph(config: ModelConfig, weights: WeightMap): Gr
     ? g.op('Transpose', [ctx.weight('embed.weight')], { perm: { ints: [1, 0] } })
     : ctx.weight('lm_head.weight');
   const logits = g.op('MatMul', [h, head], {}, { output: 'logits' });
-  g.output(logits, ElemType.float, [...tokens, config.vocabSize]);
+  g.output(logits, 'float32', [...tokens, config.vocabSize]);
   return g;
 }

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import type { InferenceSession } from 'onnxruntime-node';
+import type { TensorType } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
@@ -13,7 +14,7 @@ import type { ModelConfig } from '../model-config.js';
 /** KV-cache layout of a decoder graph: `[batch, kvHeads, length, headSize]` of `type`. */
 export interface PastLayout {
   /** Element type of the cache tensors. */
-  readonly type: 'float32' | 'float16';
+  readonly type: Extract<TensorType, 'float32' | 'float16'>;
   /** Key/value heads (dimension 1). */
   readonly kvHeads: number;
   /** Per-head size (dimension 3). */

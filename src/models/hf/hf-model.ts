@@ -6,11 +6,18 @@
  * @packageDocumentation
  */
 import { existsSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { InferenceSession, Tensor, TypedTensor } from 'onnxruntime-node';
+import { type Dtype, dtypeOfOnnxFile } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import {
+  createOrtSession,
+  type ExecutionProvider,
+  type OrtModule,
+  positionIds,
+  resolveThreads,
+} from '../engines/ort/index.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
@@ -20,12 +27,12 @@ import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
 import { type HfTokenizer, loadHfTokenizer } from './hf-tokenizer.js';
 import { countOnnxParameters, readOnnxInitializers } from './onnx-file-info.js';
 
-type Ort = typeof import('onnxruntime-node');
-
 /** Options of {@link loadHfModel}. */
 export interface LoadHfModelOptions {
   /** Intra-op threads of ONNX Runtime. @default os.availableParallelism() */
   readonly threads?: number;
+  /** ONNX Runtime execution provider; one the installed binding does not carry is refused. @default 'cpu' */
+  readonly executionProvider?: ExecutionProvider;
   /** Name reported in {@link ModelInfo.name}. @default the folder name */
   readonly name?: string;
   /** ONNX file inside the folder. @default 'onnx/model.onnx' */
@@ -57,13 +64,13 @@ export class HfModel implements Model {
   readonly config: ModelConfig;
   /** `model_type` of `config.json`. */
   readonly modelType: HfModelType;
-  /** Folder name, engine `onnxruntime-node <version> (cpu)`, threads, dtype of the KV cache. */
+  /** Folder name, engine `onnxruntime-node <version> (<provider>)`, threads, weight dtype (from the file name, else the KV-cache type). */
   readonly info: ModelInfo;
   /** The folder's `tokenizer.json`. */
   readonly tokenizer: HfTokenizer;
   /** The absolute folder path. */
   readonly folder: string;
-  readonly #ort: Ort;
+  readonly #ort: OrtModule;
   readonly #session: InferenceSession;
   readonly #io: DecoderIo;
   readonly #parameters: number;
@@ -77,7 +84,7 @@ export class HfModel implements Model {
     config: ModelConfig;
     modelType: HfModelType;
     tokenizer: HfTokenizer;
-    ort: Ort;
+    ort: OrtModule;
     session: InferenceSession;
     io: DecoderIo;
     parameters: number;
@@ -176,9 +183,7 @@ export class HfModel implements Model {
       feeds[io.useCacheBranch] = new T('bool', Uint8Array.of(pastLength > 0 ? 1 : 0), [1]);
     }
     if (io.positionIds !== undefined) {
-      const pos = new BigInt64Array(batch * seq);
-      for (let b = 0; b < batch; b++) for (let t = 0; t < seq; t++) pos[b * seq + t] = BigInt(pastLength + t);
-      feeds[io.positionIds] = new T('int64', pos, [batch, seq]);
+      feeds[io.positionIds] = new T('int64', positionIds(batch, seq, pastLength), [batch, seq]);
     }
     io.pastNames.forEach((name, i) => {
       feeds[name] = past[i] as Tensor;
@@ -187,7 +192,7 @@ export class HfModel implements Model {
     try {
       results = await this.#session.run(feeds, wantPresent ? io.fetchAll : io.fetchLogits);
     } catch (cause) {
-      throw new DantinoxError('RUNTIME_ERROR', messages.hfSessionFailed(this.folder, cause), { cause });
+      throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed(this.info.engine, cause), { cause });
     }
     const logitsTensor = results[io.logits] as Tensor;
     const present = wantPresent ? io.presentNames.map((n) => results[n] as Tensor) : [];
@@ -208,18 +213,11 @@ function toLogits(t: Tensor, batch: number, seq: number): Logits {
   return { data, dims: [batch, seq, vocab] };
 }
 
-async function importOrt(): Promise<Ort> {
-  try {
-    return await import('onnxruntime-node');
-  } catch (cause) {
-    throw new DantinoxError(
-      'DEPENDENCY_MISSING',
-      messages.dependencyMissing('onnxruntime-node', 'Loading Hugging Face ONNX models'),
-      {
-        cause,
-      },
-    );
-  }
+/** The weight dtype of a decoder: the transformers.js file name's (`model_q4.onnx` → `q4`), else the cache type's. */
+function weightDtype(onnxPath: string, io: DecoderIo): Dtype {
+  const named = dtypeOfOnnxFile(basename(onnxPath));
+  if (named !== undefined && named !== 'fp32') return named;
+  return io.past.type === 'float16' ? 'fp16' : 'fp32';
 }
 
 function requireFile(folder: string, file: string, what: string): string {
@@ -283,23 +281,11 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
       );
     }
   }
-  const threads = options.threads ?? availableParallelism();
-  if (!Number.isSafeInteger(threads) || threads < 1) {
-    throw new DantinoxError('INVALID_OPTION', messages.invalidThreads(threads));
-  }
-  const ort = await importOrt();
-  let session: InferenceSession;
-  try {
-    session = await ort.InferenceSession.create(onnxPath, {
-      executionProviders: ['cpu'],
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    });
-  } catch (cause) {
-    throw new DantinoxError('RUNTIME_ERROR', messages.hfSessionFailed(onnxPath, cause), { cause });
-  }
+  const { ort, session, threads, engine } = await createOrtSession(onnxPath, {
+    threads: resolveThreads(options.threads),
+    executionProvider: options.executionProvider,
+    source: JSON.stringify(onnxPath),
+  });
   let io: DecoderIo;
   try {
     io = decoderIo(session, config, onnxPath);
@@ -318,9 +304,9 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
     parameters: countOnnxParameters(initializers, config),
     info: {
       name: options.name ?? basename(dir),
-      engine: `onnxruntime-node ${ort.env.versions.node ?? ort.env.versions.common} (cpu)`,
+      engine,
       threads,
-      dtype: io.past.type,
+      dtype: weightDtype(onnxPath, io),
     },
   });
 }

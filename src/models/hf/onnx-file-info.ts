@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { TENSOR_TYPES, WEIGHT_TENSOR_TYPES } from '../../dtype.js';
 import type { ModelConfig } from '../model-config.js';
 
 /** One initializer of an ONNX graph: name, shape, ONNX element type and external-data file if any. */
@@ -154,8 +155,8 @@ export function readOnnxInitializers(path: string): OnnxInitializerInfo[] {
   }
 }
 
-/** ONNX element types that hold weights: float32/16/64, bfloat16, 8-bit and 4-bit integers (quantized weights). */
-const WEIGHT_TYPES = new Set([1, 10, 11, 16, 2, 3, 21, 22]);
+/** ONNX element type numbers of the tensor types that hold weights (float and 8-/4-bit integers). */
+const WEIGHT_TYPES: ReadonlySet<number> = new Set(WEIGHT_TENSOR_TYPES.map((t) => TENSOR_TYPES[t].onnx));
 const ROTARY_NAME = /rope|rotary|cos|sin|inv_freq/i;
 
 /**

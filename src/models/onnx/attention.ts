@@ -16,7 +16,7 @@
  * @packageDocumentation
  */
 import { rotaryTables } from './embedding.js';
-import { ElemType, MS_DOMAIN } from './graph-builder.js';
+import { MS_DOMAIN } from './graph-builder.js';
 import type { GraphContext } from './graph-context.js';
 import { concatColumns } from './weight-layout.js';
 
@@ -64,8 +64,8 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
   const prefix = `blocks.${layer}.attn`;
   const names = cacheNames(layer);
   const cacheDims = ['past', 'batch', kvHeads, hs];
-  const pastKey = g.input(names.pastKey, ElemType.float, cacheDims);
-  const pastValue = g.input(names.pastValue, ElemType.float, cacheDims);
+  const pastKey = g.input(names.pastKey, 'float32', cacheDims);
+  const pastValue = g.input(names.pastValue, 'float32', cacheDims);
 
   // One product for Q, K and V over the column-concatenated weights, then split.
   const d = config.dim;

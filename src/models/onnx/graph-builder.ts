@@ -9,14 +9,10 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { basename } from 'node:path';
 import onnxProto from 'onnx-proto';
+import { TENSOR_TYPES, type TensorType } from '../../dtype.js';
 
 /** The `onnx` protobuf namespace (messages and enums of `onnx.proto`); dantinox obtains it here only. */
 export import onnx = onnxProto.onnx;
-
-/** ONNX tensor element types used by the generated graphs. */
-export const ElemType = { float: 1, float16: 10, bool: 9, int32: 6, int64: 7 } as const;
-/** An ONNX tensor element type code. */
-export type ElemType = (typeof ElemType)[keyof typeof ElemType];
 
 /** Domain of ONNX Runtime's contrib operators. */
 export const MS_DOMAIN = 'com.microsoft';
@@ -147,7 +143,7 @@ export class GraphBuilder {
    */
   floatInit(name: string, dims: readonly number[], data: Float32Array): string {
     this.#initializers.push({
-      tensor: { name, dims: [...dims], dataType: ElemType.float },
+      tensor: { name, dims: [...dims], dataType: TENSOR_TYPES.float32.onnx },
       weight: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
     });
     return name;
@@ -155,12 +151,15 @@ export class GraphBuilder {
 
   /** An int64 constant initializer (shapes, axes), deduplicated by value. */
   int64(values: readonly number[], dims: readonly number[] = [values.length]): string {
-    return this.#constant('i64', values, dims, { dataType: ElemType.int64, int64Data: [...values] });
+    return this.#constant('i64', values, dims, { dataType: TENSOR_TYPES.int64.onnx, int64Data: [...values] });
   }
 
   /** A float scalar or small float constant initializer, deduplicated by value. */
   float(values: readonly number[], dims: readonly number[] = []): string {
-    return this.#constant('f32', values, dims, { dataType: ElemType.float, floatData: [...values] });
+    return this.#constant('f32', values, dims, {
+      dataType: TENSOR_TYPES.float32.onnx,
+      floatData: [...values],
+    });
   }
 
   #constant(
@@ -178,14 +177,14 @@ export class GraphBuilder {
     return name;
   }
 
-  /** Declares a graph input. */
-  input(name: string, type: ElemType, dims: readonly Dim[]): string {
+  /** Declares a graph input of element type `type` (e.g. `float32`, `int64`). */
+  input(name: string, type: TensorType, dims: readonly Dim[]): string {
     this.#inputs.push(valueInfo(name, type, dims));
     return name;
   }
 
   /** Declares a graph output; its shape is left to inference unless `dims` are given. */
-  output(name: string, type: ElemType = ElemType.float, dims?: readonly Dim[]): string {
+  output(name: string, type: TensorType = 'float32', dims?: readonly Dim[]): string {
     this.#outputs.push(valueInfo(name, type, dims));
     return name;
   }
@@ -274,10 +273,10 @@ export class GraphBuilder {
   }
 }
 
-function valueInfo(name: string, type: ElemType, dims: readonly Dim[] | undefined): onnx.IValueInfoProto {
+function valueInfo(name: string, type: TensorType, dims: readonly Dim[] | undefined): onnx.IValueInfoProto {
   const shape =
     dims === undefined
       ? {}
       : { shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } };
-  return { name, type: { tensorType: { elemType: type, ...shape } } };
+  return { name, type: { tensorType: { elemType: TENSOR_TYPES[type].onnx, ...shape } } };
 }

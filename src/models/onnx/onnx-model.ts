@@ -1,13 +1,22 @@
 /**
  * `OnnxModel`: the built-in transformer, a graph generated from a {@link ModelConfig} and run by ONNX Runtime
- * (`onnxruntime-node`, CPU execution provider). Create one with {@link createModel}.
+ * (`onnxruntime-node`, the CPU execution provider unless told otherwise). Create one with {@link createModel}.
  *
  * @packageDocumentation
  */
-import { availableParallelism } from 'node:os';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import {
+  checkExecutionProvider,
+  createOrtSession,
+  DEFAULT_EXECUTION_PROVIDER,
+  type ExecutionProvider,
+  loadOrt,
+  type OrtModule,
+  positionIds,
+  resolveThreads,
+} from '../engines/ort/index.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import { ModelConfig } from '../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
@@ -17,7 +26,6 @@ import { checkWeights, countParameters, initWeights, type WeightMap } from '../w
 import { cacheNames } from './attention.js';
 import { buildAttentionMask, maskLayout } from './attention-mask.js';
 import { KvCache, OnnxDecodeState } from './kv-cache.js';
-import { loadOrt, ORT_VERSION, type OrtModule } from './ort-loader.js';
 import { buildTransformerGraph } from './transformer-graph.js';
 
 /** Options of {@link createModel}. */
@@ -26,6 +34,8 @@ export interface CreateModelOptions {
   readonly seed?: number;
   /** Intra-op threads of the ONNX Runtime session. @default os.availableParallelism() */
   readonly threads?: number;
+  /** ONNX Runtime execution provider; one the installed binding does not carry is refused. @default 'cpu' */
+  readonly executionProvider?: ExecutionProvider;
   /** Weights to run instead of a random initialisation (e.g. from {@link loadWeights}); checked against the config. */
   readonly weights?: WeightMap;
   /** Name reported in {@link ModelInfo.name}. @default the preset name, or `custom` for a config object */
@@ -49,9 +59,6 @@ const IO = {
   attentionMask: 'attention_mask',
   logits: 'logits',
 } as const;
-
-/** Engine string of {@link ModelInfo.engine}. */
-export const ONNX_ENGINE = `onnxruntime-node ${ORT_VERSION} (cpu)`;
 
 /**
  * A transformer run by ONNX Runtime, implementing {@link Model}.
@@ -183,10 +190,7 @@ export class OnnxModel implements Model {
     const pastLength = past?.length ?? 0;
     const feeds: Record<string, Tensor> = { [IO.inputIds]: new Tensor('int32', tokens, [batch, seq]) };
     if (this.#hasPositionIds) {
-      const positions = new BigInt64Array(batch * seq);
-      for (let b = 0; b < batch; b++)
-        for (let t = 0; t < seq; t++) positions[b * seq + t] = BigInt(pastLength + t);
-      feeds[IO.positionIds] = new Tensor('int64', positions, [batch, seq]);
+      feeds[IO.positionIds] = new Tensor('int64', positionIds(batch, seq, pastLength), [batch, seq]);
     }
     // The past rows the graph sees: the visible cache window, or one masked placeholder row.
     const layout = maskLayout(config, seq, past === undefined ? 0 : pastLength);
@@ -234,7 +238,7 @@ export class OnnxModel implements Model {
 
 /**
  * Creates the built-in transformer for `configOrPreset` (a {@link ModelConfig}, a preset name or a config
- * file path), with seeded random weights or `options.weights`, on an ONNX Runtime CPU session.
+ * file path), with seeded random weights or `options.weights`, on an ONNX Runtime session (CPU by default).
  *
  * @example
  * ```ts
@@ -243,7 +247,7 @@ export class OnnxModel implements Model {
  * await model.dispose();
  * ```
  * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; `INVALID_OPTION` for a bad
- * thread count or preset; {@link ValidationError} `INVALID_INPUT` when `weights` do not match the config;
+ * thread count, preset or execution provider; {@link ValidationError} `INVALID_INPUT` when `weights` do not match the config;
  * `RUNTIME_ERROR` when ONNX Runtime rejects the graph.
  */
 export async function createModel(
@@ -251,46 +255,35 @@ export async function createModel(
   options: CreateModelOptions = {},
 ): Promise<OnnxModel> {
   const config = typeof configOrPreset === 'string' ? ModelConfig.resolve(configOrPreset) : configOrPreset;
-  const threads = options.threads ?? availableParallelism();
-  if (!Number.isSafeInteger(threads) || threads < 1) {
-    throw new DantinoxError('INVALID_OPTION', messages.invalidThreads(threads));
-  }
+  // Checked before the weights are built: a bad thread count or provider should not cost a model's worth of work.
+  const threads = resolveThreads(options.threads);
+  const executionProvider = options.executionProvider ?? DEFAULT_EXECUTION_PROVIDER;
+  checkExecutionProvider(await loadOrt(), executionProvider);
   const weights = options.weights ?? initWeights(config, options.seed ?? 0);
   checkWeights(config, weights);
-  const ort = await loadOrt();
   const graph = buildTransformerGraph(config, weights);
-  const sessionOptions: InferenceSession.SessionOptions = {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    externalData: graph.externalData.map((e) => ({ path: e.path, data: e.data })),
-    ...(options.profileFilePrefix === undefined
-      ? {}
-      : { enableProfiling: true, profileFilePrefix: options.profileFilePrefix }),
-  };
-  let session: InferenceSession;
-  try {
-    session = await ort.InferenceSession.create(graph.bytes, sessionOptions);
-  } catch (cause) {
-    throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed(ONNX_ENGINE, cause), { cause });
-  }
-  const name = options.name ?? (typeof configOrPreset === 'string' ? configOrPreset : 'custom');
+  const opened = await createOrtSession(graph.bytes, {
+    threads,
+    executionProvider,
+    externalData: graph.externalData,
+    profileFilePrefix: options.profileFilePrefix,
+    source: `the built-in graph of ${JSON.stringify(options.name ?? describeSource(configOrPreset))}`,
+  });
+  const name = options.name ?? describeSource(configOrPreset);
   return new OnnxModel(
     config,
-    ort,
-    session,
+    opened.ort,
+    opened.session,
     options.weights === undefined
       ? { kind: 'seeded', seed: options.seed ?? 0 }
       : { kind: 'given', weights: options.weights },
     graph.hasPositionIds,
-    {
-      name,
-      engine: ONNX_ENGINE,
-      threads,
-      dtype: 'float32',
-    },
+    { name, engine: opened.engine, threads, dtype: 'fp32' },
     options.profileFilePrefix !== undefined,
   );
+}
+
+/** The default model name: the preset name or config path given, `custom` for a config object. */
+function describeSource(configOrPreset: ModelConfig | string): string {
+  return typeof configOrPreset === 'string' ? configOrPreset : 'custom';
 }

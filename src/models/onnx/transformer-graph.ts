@@ -14,7 +14,7 @@ import type { ModelConfig } from '../model-config.js';
 import type { WeightMap } from '../weights.js';
 import { addAttention } from './attention.js';
 import { addEmbedding } from './embedding.js';
-import { ElemType, type ExternalDataEntry, GraphBuilder } from './graph-builder.js';
+import { type ExternalDataEntry, GraphBuilder } from './graph-builder.js';
 import { GraphContext, type GraphInputNames } from './graph-context.js';
 import { addMlp } from './mlp.js';
 import { addMoe } from './moe.js';
@@ -34,12 +34,12 @@ export interface TransformerGraph {
 /** Builds the ONNX graph of `config` over `weights` (which must match the config; see `checkWeights`). */
 export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): TransformerGraph {
   const g = new GraphBuilder();
-  const inputIds = g.input('input_ids', ElemType.int32, ['batch', 'seq']);
+  const inputIds = g.input('input_ids', 'int32', ['batch', 'seq']);
   const hasPositionIds = config.posEncoding !== 'none';
   const inputs: GraphInputNames = {
     inputIds,
-    attentionMask: g.input('attention_mask', ElemType.float, ['mask_rows', 'keys']),
-    ...(hasPositionIds ? { positionIds: g.input('position_ids', ElemType.int64, ['batch', 'seq']) } : {}),
+    attentionMask: g.input('attention_mask', 'float32', ['mask_rows', 'keys']),
+    ...(hasPositionIds ? { positionIds: g.input('position_ids', 'int64', ['batch', 'seq']) } : {}),
   };
   const ctx = new GraphContext(g, config, weights, inputs);
   // Pre-norm blocks; each residual add is fused with the norm that follows it.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { messages } from '../../../src/messages.js';
 import { HF_MODEL_TYPES } from '../../../src/models/hf/hf-config.js';
 import { loadHfModel } from '../../../src/models/hf/hf-model.js';
-import { ElemType, GraphBuilder } from '../../../src/models/onnx/graph-builder.js';
+import { GraphBuilder } from '../../../src/models/onnx/graph-builder.js';
 import { type TinyHfModel, writeTinyHfModel } from './fixtures.js';
 
 /** A fresh tiny llama folder per test (each test breaks it differently). */
@@ -28,13 +28,12 @@ function editJson(path: string, edit: (json: Record<string, unknown>) => void): 
 /** Writes a one-node graph `tokens → Gather(embed) → logits` in place of the folder's model.onnx. */
 function writeGraph(dir: string, inputs: readonly string[], outputs: readonly string[]): void {
   const g = new GraphBuilder();
-  const { int64: INT64, float: FLOAT } = ElemType;
-  for (const name of inputs) g.input(name, name.startsWith('past') ? FLOAT : INT64, ['b', 's']);
+  for (const name of inputs) g.input(name, name.startsWith('past') ? 'float32' : 'int64', ['b', 's']);
   const embed = g.floatInit('embed', [256, 4], new Float32Array(1024));
   const x = g.op('Gather', [embed, inputs[0] ?? ''], { axis: { int: 0 } });
   for (const name of outputs) {
     g.op('Identity', [x], {}, { output: name });
-    g.output(name, FLOAT, ['b', 's', 4]);
+    g.output(name, 'float32', ['b', 's', 4]);
   }
   g.write(join(dir, 'onnx', 'model.onnx'));
 }

@@ -4,8 +4,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { TENSOR_TYPES } from '../../../src/dtype.js';
 import { loadHfModel } from '../../../src/models/hf/hf-model.js';
-import { ElemType, GraphBuilder } from '../../../src/models/onnx/graph-builder.js';
+import { GraphBuilder } from '../../../src/models/onnx/graph-builder.js';
 import { type TinyHfModel, writeTinyHfModel } from './fixtures.js';
 
 const made: TinyHfModel[] = [];
@@ -21,30 +22,29 @@ function writeFp16Decoder(
   headSize: number,
   vocab: number,
 ): void {
-  const { int64: INT64, float16: FLOAT16 } = ElemType;
   const g = new GraphBuilder();
   const width = kvHeads * headSize;
-  g.input('input_ids', INT64, ['b', 't']);
-  g.input('attention_mask', INT64, ['b', 's']);
-  g.input('position_ids', INT64, ['b', 't']);
+  g.input('input_ids', 'int64', ['b', 't']);
+  g.input('attention_mask', 'int64', ['b', 's']);
+  g.input('position_ids', 'int64', ['b', 't']);
   const emb = Float32Array.from({ length: vocab * width }, (_, i) => ((i % 97) - 48) / 64);
   const head = Float32Array.from({ length: width * vocab }, (_, i) => ((i % 13) - 6) / 8);
   const x = g.op('Gather', [g.floatInit('emb', [vocab, width], emb), 'input_ids'], { axis: { int: 0 } });
   const rows = g.op('Transpose', [g.op('Reshape', [x, g.int64([0, 0, kvHeads, headSize])])], {
     perm: { ints: [0, 2, 1, 3] },
   });
-  const rows16 = g.op('Cast', [rows], { to: { int: FLOAT16 } });
+  const rows16 = g.op('Cast', [rows], { to: { int: TENSOR_TYPES.float16.onnx } });
   for (let i = 0; i < layers; i++) {
     for (const kind of ['key', 'value']) {
-      g.input(`past_key_values.${i}.${kind}`, FLOAT16, ['b', kvHeads, 'p', headSize]);
+      g.input(`past_key_values.${i}.${kind}`, 'float16', ['b', kvHeads, 'p', headSize]);
       const present = `present.${i}.${kind}`;
       g.op('Concat', [`past_key_values.${i}.${kind}`, rows16], { axis: { int: 2 } }, { output: present });
-      g.output(present, FLOAT16, ['b', kvHeads, 's', headSize]);
+      g.output(present, 'float16', ['b', kvHeads, 's', headSize]);
     }
   }
   const logits = g.op('MatMul', [x, g.floatInit('head', [width, vocab], head)]);
-  g.op('Cast', [logits], { to: { int: FLOAT16 } }, { output: 'logits' });
-  g.output('logits', FLOAT16, ['b', 't', vocab]);
+  g.op('Cast', [logits], { to: { int: TENSOR_TYPES.float16.onnx } }, { output: 'logits' });
+  g.output('logits', 'float16', ['b', 't', vocab]);
   g.write(join(dir, 'onnx', 'model.onnx'));
 }
 
@@ -54,7 +54,7 @@ test('float16 KV cache and logits run through forward, prefill and decode', asyn
   const { numBlocks, kvHeads, headSize, vocabSize } = f.config;
   writeFp16Decoder(f.dir, numBlocks, kvHeads, headSize, vocabSize);
   const model = await loadHfModel(f.dir, { threads: 1 });
-  expect(model.info.dtype).toBe('float16');
+  expect(model.info.dtype).toBe('fp16');
   const logits = await model.forward(Int32Array.of(3, 200), { batch: 1, seq: 2 });
   expect(logits.data).toBeInstanceOf(Float32Array);
   expect(logits.dims).toEqual([1, 2, vocabSize]);

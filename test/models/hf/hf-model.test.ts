@@ -46,7 +46,7 @@ describe.each<TinyLayout>(['gpt2', 'llama'])('%s layout exported and loaded back
     expect(model.info.name).toBe(fixture.dir.split('/').pop());
     expect(model.info.engine).toMatch(/^onnxruntime-node 1\.\d+\.\d+ \(cpu\)$/);
     expect(model.info.threads).toBe(1);
-    expect(model.info.dtype).toBe('float32');
+    expect(model.info.dtype).toBe('fp32');
     expect(model.numParameters()).toBe(ref.numParameters());
     expect(model.tokenizer.vocabSize).toBe(256);
     expect(model.tokenizer.encode('hé')).toEqual([104, 195, 169]);

@@ -90,7 +90,7 @@ describe('bad input gets a clear error before the engine runs', () => {
       name: 'err',
       engine: 'onnxruntime-node 1.30.0 (cpu)',
       threads: 1,
-      dtype: 'float32',
+      dtype: 'fp32',
     });
     expect(model.numParameters()).toBe([...model.weights.values()].reduce((n, t) => n + t.data.length, 0));
   });

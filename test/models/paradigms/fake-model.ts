@@ -3,7 +3,7 @@ import type { ModelConfig } from '../../../src/models/model-config.js';
 
 /** A model whose logits come from `logitsAt(token, position)`; records every input it sees. */
 export class FakeModel implements Model {
-  readonly info = { name: 'fake', engine: 'test', threads: 1, dtype: 'float32' };
+  readonly info = { name: 'fake', engine: 'test', threads: 1, dtype: 'fp32' as const };
   readonly inputs: Int32Array[] = [];
   barriers = 0;
 
