@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -38,8 +38,21 @@ describe('dantinox bench on other models', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-hf-'));
     const config = ModelConfig.preset('tiny');
     exportHfModel(config, initWeights(config, 3), join(cwd, 'tiny-hf'));
+    // A short text: tokenizing the whole Brown corpus with the folder's tokenizer is not what this test checks.
+    writeFileSync(join(cwd, 'valid.txt'), 'The quick brown fox jumps over the lazy dog. '.repeat(20));
     const run = await runCli(
-      ['bench', '--model', 'tiny-hf', '--tasks', 'latency,perplexity', ...QUICK, '--out', 'out'],
+      [
+        'bench',
+        '--model',
+        'tiny-hf',
+        '--tasks',
+        'latency,perplexity',
+        '--data',
+        'valid.txt',
+        ...QUICK,
+        '--out',
+        'out',
+      ],
       {
         cwd,
       },
