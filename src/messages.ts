@@ -267,6 +267,11 @@ export const messages = {
     `tokenizer "${tokenizer}" produced id ${id}, outside the model's vocabulary [0, ${vocabSize}); use the model's own tokenizer.`,
   /** The note that replaces KV-cache decode metrics for diffusion. */
   decodeNotApplicable: (paradigm: string): string => `not applicable (${paradigm} has no KV-cache decode)`,
+  /** A result sink whose hook threw: reported, and the run goes on. */
+  sinkFailed: (sink: string, hook: string, cause: unknown): string =>
+    `result sink "${sink}" failed in ${hook}: ${cause instanceof Error ? cause.message : String(cause)}; the run goes on, but this sink's output may be incomplete.`,
+  /** The error of a task the run never started because it was aborted. */
+  taskNotRun: (): string => 'not run: the run was aborted',
   /** A run stopped by its abort signal. */
   benchAborted: (task: string): string => `aborted during task "${task}" (the run's signal fired)`,
   /** A report file whose extension we cannot read or write. */
@@ -369,6 +374,9 @@ export const messages = {
   /** A results directory given to `report` that holds no results. */
   resultsDirEmpty: (path: string): string =>
     `"${path}" holds no results.json, results.csv or results.jsonl. Pass a directory written by "dantinox bench --out <dir>".`,
+  /** Results files of a run that could not be written (the reason was logged above). */
+  resultsNotWritten: (files: readonly string[]): string =>
+    `Not written: ${list(files)} (see the error above); the measurements are in the files that were.`,
   /** A `--tasks` entry that is not a built-in task. */
   unknownTask: (name: string, available: readonly string[]): string =>
     `Unknown task "${name}".${suggestion(name, available)} Available: ${list(available)}. Custom tasks run through the library API (see examples/custom-task.ts).`,

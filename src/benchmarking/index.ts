@@ -45,14 +45,10 @@ export {
   silentProgress,
 } from './progress.js';
 export { type DataFrame, SuiteReport, type SuiteReportData } from './report.js';
-export {
-  type Awaitable,
-  BenchmarkSuite,
-  type BenchmarkSuiteOptions,
-  modelIdentity,
-  type SuiteHooks,
-  type SuiteRunOptions,
-} from './suite.js';
+export { ReportFileSink } from './report-file-sink.js';
+export type { Awaitable, ResultSink, RunEnd, RunStart } from './result-sink.js';
+export { RUN_FILES, RunDirectory } from './run-directory.js';
+export { BenchmarkSuite, type BenchmarkSuiteOptions, modelIdentity, type SuiteRunOptions } from './suite.js';
 export type {
   BenchmarkContext,
   BenchmarkResult,

@@ -9,17 +9,13 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import type { Environment } from './environment.js';
-import type { BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from './task.js';
+import type { SuiteReport } from './report.js';
+import type { ResultSink, RunEnd, RunStart } from './result-sink.js';
+import type { BenchmarkResult, CellRecord } from './task.js';
 
 /** First line of a run's stream. */
-export interface JsonlRunRecord {
+export interface JsonlRunRecord extends RunStart {
   readonly type: 'run';
-  readonly runId: string;
-  readonly tasks: readonly string[];
-  readonly modelMeta: Readonly<Record<string, MetaValue>>;
-  readonly environment: Environment;
-  readonly descriptors: readonly MetricDescriptor[];
 }
 /** One finished cell, with the wall time since the run started. */
 export interface JsonlCellRecord extends CellRecord {
@@ -47,18 +43,26 @@ export type JsonlRecord = JsonlRunRecord | JsonlCellRecord | JsonlTaskRecord | J
 const replacer = (_key: string, value: unknown): unknown =>
   typeof value === 'number' && !Number.isFinite(value) ? null : value;
 
-/** Appends {@link JsonlRecord}s to a file, one per line, synchronously. */
-export class JsonlSink {
+/**
+ * A {@link ResultSink} that appends {@link JsonlRecord}s to a file, one per line, synchronously: a `run` line at
+ * the start, a `cell` line per finished cell, a `task` line per finished task, an `end` line at the end.
+ */
+export class JsonlSink implements ResultSink {
   /** Path of the file. */
   readonly path: string;
+  /** The sink's name in failure reports: its path. */
+  readonly name: string;
+  /** Cells streamed for the running task, so its `task` line need not repeat them. */
+  #streamed: CellRecord[] = [];
 
   /**
-   * Creates (truncates) the file and its directory.
+   * Creates (truncates) the file and its directory, so an unwritable path fails before anything is measured.
    *
    * @throws {@link DantinoxError} with code `IO` when it cannot be created.
    */
   constructor(path: string) {
     this.path = path;
+    this.name = path;
     try {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, '');
@@ -67,12 +71,33 @@ export class JsonlSink {
     }
   }
 
-  /**
-   * Appends one record as a line.
-   *
-   * @throws {@link DantinoxError} with code `IO` when the write fails.
-   */
-  append(record: JsonlRecord): void {
+  /** Writes the `run` line. @throws {@link DantinoxError} `IO` when the write fails. */
+  onStart(run: RunStart): void {
+    this.#append({ type: 'run', ...run });
+  }
+
+  /** Writes a `cell` line. @throws {@link DantinoxError} `IO` when the write fails. */
+  onCell(cell: CellRecord, elapsedS: number): void {
+    this.#streamed.push(cell);
+    this.#append({ ...cell, type: 'cell', elapsedS });
+  }
+
+  /** Writes the `task` line. @throws {@link DantinoxError} `IO` when the write fails. */
+  onTask(result: BenchmarkResult): void {
+    const streamed = this.#streamed;
+    this.#streamed = [];
+    const cells = result.cells ?? [];
+    const same = cells.length === streamed.length && cells.every((c, i) => c === streamed[i]);
+    const { cells: _cells, ...row } = result;
+    this.#append({ type: 'task', result: same ? row : result });
+  }
+
+  /** Writes the `end` line. @throws {@link DantinoxError} `IO` when the write fails. */
+  onEnd(report: SuiteReport, end: RunEnd): void {
+    this.#append({ type: 'end', totalTimeS: report.totalTimeS, aborted: end.aborted });
+  }
+
+  #append(record: JsonlRecord): void {
     try {
       appendFileSync(this.path, `${JSON.stringify(record, replacer)}\n`);
     } catch (cause) {

@@ -18,6 +18,8 @@ import { JsonlSink } from './jsonl-sink.js';
 import { type Logger, silentLogger, type TextWriter } from './logger.js';
 import { createProgress, type ProgressMode } from './progress.js';
 import { SuiteReport } from './report.js';
+import { ReportFileSink } from './report-file-sink.js';
+import { fanOutSinks, type ResultSink } from './result-sink.js';
 import type {
   BenchmarkContext,
   BenchmarkResult,
@@ -30,42 +32,27 @@ import { LatencyTask } from './tasks/latency-task.js';
 import { PerplexityTask } from './tasks/perplexity-task.js';
 import { ThroughputTask } from './tasks/throughput-task.js';
 
-/** A value or a promise of it. */
-export type Awaitable<T> = T | Promise<T>;
-
-/** Optional observers of a run; every hook is awaited. */
-export interface SuiteHooks {
-  /** Before the first task, after the JSONL header is written. */
-  onSuiteStart?(info: {
-    readonly runId: string;
-    readonly tasks: readonly string[];
-    readonly jsonlPath?: string;
-  }): Awaitable<void>;
-  /** Before a task runs (`index` is 0-based). */
-  onTaskStart?(task: string, index: number): Awaitable<void>;
-  /** After a cell is appended to the JSONL file. */
-  onCell?(cell: CellRecord): Awaitable<void>;
-  /** After a task's row exists (completed or failed). */
-  onTaskEnd?(result: BenchmarkResult): Awaitable<void>;
-  /** After the run, with its report. */
-  onSuiteEnd?(report: SuiteReport): Awaitable<void>;
-}
-
 /** Options of {@link BenchmarkSuite.run}. */
-export interface SuiteRunOptions extends SuiteHooks {
-  /** Write the CSV report here (`true` → `{outDir}/{runId}.csv`). @default undefined (no CSV) */
+export interface SuiteRunOptions {
+  /**
+   * Where results go as they appear, in order, after the sinks that `jsonl`, `saveCsv` and `saveJson` create. A
+   * sink that throws is logged and the run goes on.
+   * @default []
+   */
+  readonly sinks?: readonly ResultSink[];
+  /** Write the CSV report here (`true` → `{outDir}/{runId}.csv`): a {@link ReportFileSink}. @default undefined (no CSV) */
   readonly saveCsv?: string | boolean;
-  /** Write the JSON report here (`true` → `{outDir}/{runId}.json`). @default undefined (no JSON) */
+  /** Write the JSON report here (`true` → `{outDir}/{runId}.json`): a {@link ReportFileSink}. @default undefined (no JSON) */
   readonly saveJson?: string | boolean;
   /** Directory of the JSONL stream and of `true` report paths. @default config.outputDir */
   readonly outDir?: string;
-  /** JSONL stream path, `true` for `{outDir}/{runId}.jsonl`, `false` for none. @default true */
+  /** JSONL stream path ({@link JsonlSink}), `true` for `{outDir}/{runId}.jsonl`, `false` for none. @default true */
   readonly jsonl?: string | boolean;
   /** Progress display. @default 'auto' (a live bar when `writer` is a TTY, plain lines otherwise) */
   readonly progress?: ProgressMode;
   /** Where progress goes (the CLI passes `process.stderr`). @default undefined (no progress output) */
   readonly writer?: TextWriter;
-  /** Where warnings go. @default a silent logger */
+  /** Where warnings and sink failures go. @default a silent logger */
   readonly logger?: Logger;
   /** Stops the run between cells; the current task becomes failed, the rest skipped. */
   readonly signal?: AbortSignal;
@@ -168,10 +155,11 @@ export class BenchmarkSuite {
 
   /**
    * Runs every task in order and returns the report. Never throws for a failing task (unless `throwOnError`):
-   * the task's row gets `status: 'failed'` and its error, and the next task runs. Every cell is appended to the
-   * JSONL file as soon as it finishes; the CSV/JSON reports are written at the end from the results.
+   * the task's row gets `status: 'failed'` and its error, and the next task runs. Every cell goes to the sinks
+   * as soon as it finishes (the JSONL file first); the CSV/JSON reports are written at the end. A sink that
+   * throws is logged at `error` level and the run goes on.
    *
-   * @throws {@link DantinoxError} `IO` when the JSONL or report files cannot be written.
+   * @throws {@link DantinoxError} `IO` when the JSONL file cannot be created (before anything is measured).
    */
   async run(paradigm: Paradigm, model: Model, options: SuiteRunOptions = {}): Promise<SuiteReport> {
     const clock = options.clock ?? hrtimeClock;
@@ -200,21 +188,19 @@ export class BenchmarkSuite {
       timer,
       ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }),
     });
-    const jsonlPath = pathFor(options.jsonl ?? true, 'jsonl');
-    const sink = jsonlPath === undefined ? undefined : new JsonlSink(jsonlPath);
-    sink?.append({
-      type: 'run',
-      runId,
-      tasks: this.tasks.map((t) => t.name),
-      modelMeta,
-      environment,
-      descriptors,
-    });
-    await options.onSuiteStart?.({
-      runId,
-      tasks: this.tasks.map((t) => t.name),
-      ...(jsonlPath ? { jsonlPath } : {}),
-    });
+    const jsonl = pathFor(options.jsonl ?? true, 'jsonl');
+    const csv = pathFor(options.saveCsv, 'csv');
+    const json = pathFor(options.saveJson, 'json');
+    const sinks = fanOutSinks(
+      [
+        ...(jsonl === undefined ? [] : [new JsonlSink(jsonl)]),
+        ...(csv === undefined ? [] : [new ReportFileSink(csv)]),
+        ...(json === undefined ? [] : [new ReportFileSink(json)]),
+        ...(options.sinks ?? []),
+      ],
+      logger,
+    );
+    await sinks.onStart({ runId, tasks: this.tasks.map((t) => t.name), modelMeta, environment, descriptors });
 
     const taskRngs = new Rng(this.config.seed).split(this.tasks.length);
     const results: BenchmarkResult[] = [];
@@ -223,16 +209,18 @@ export class BenchmarkSuite {
       for (const [i, task] of this.tasks.entries()) {
         if (aborted || options.signal?.aborted) {
           aborted = true;
-          results.push({
+          const skipped: BenchmarkResult = {
             task: task.name,
             status: 'skipped',
-            error: 'not run: the run was aborted',
+            error: messages.taskNotRun(),
             metrics: {},
-          });
+            cells: [],
+          };
+          results.push(skipped);
+          await sinks.onTask(skipped);
           continue;
         }
         progress.taskStart(task.name, i, this.tasks.length);
-        await options.onTaskStart?.(task.name, i);
         const cells: CellRecord[] = [];
         const context: BenchmarkContext = {
           logger,
@@ -241,9 +229,8 @@ export class BenchmarkSuite {
           plan: (n) => progress.plan(task.name, n),
           recordCell: async (cell) => {
             cells.push(cell);
-            sink?.append({ ...cell, type: 'cell', elapsedS: elapsedS() });
             progress.cell(cell);
-            await options.onCell?.(cell);
+            await sinks.onCell(cell, elapsedS());
           },
         };
         const start = clock.now();
@@ -258,26 +245,17 @@ export class BenchmarkSuite {
           logger.log('error', `task ${task.name} failed: ${message}`);
           result = { task: task.name, status: 'failed', error: message, metrics: {} };
         }
-        const durationMs = Number(clock.now() - start) / 1e6;
-        const streamed = result.cells === undefined || result.cells === cells;
-        result = { ...result, cells: result.cells ?? cells, durationMs };
+        result = { ...result, cells: result.cells ?? cells, durationMs: Number(clock.now() - start) / 1e6 };
         results.push(result);
-        const { cells: _cells, ...row } = result;
-        sink?.append({ type: 'task', result: streamed ? row : result });
         progress.taskEnd(result);
-        await options.onTaskEnd?.(result);
+        await sinks.onTask(result);
       }
     } finally {
       progress.stop();
     }
     const totalTimeS = elapsedS();
-    sink?.append({ type: 'end', totalTimeS, aborted });
     const report = new SuiteReport({ results, modelMeta, totalTimeS, environment, runId, descriptors });
-    const csv = pathFor(options.saveCsv, 'csv');
-    if (csv !== undefined) report.save(csv);
-    const json = pathFor(options.saveJson, 'json');
-    if (json !== undefined) report.save(json);
-    await options.onSuiteEnd?.(report);
+    await sinks.onEnd(report, { aborted });
     return report;
   }
 

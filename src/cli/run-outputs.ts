@@ -3,9 +3,10 @@
  *
  * @packageDocumentation
  */
-import { join, relative } from 'node:path';
-import type { Logger, SuiteReport } from '../benchmarking/index.js';
+import { relative } from 'node:path';
+import type { Logger, RunDirectory, SuiteReport } from '../benchmarking/index.js';
 import { Visualizer } from '../visualization/index.js';
+import { safeRunName } from './chart-output.js';
 
 /** Options of {@link writeRunOutputs}. */
 export interface RunOutputOptions {
@@ -13,15 +14,6 @@ export interface RunOutputOptions {
   readonly charts: boolean;
   /** Where notes about skipped charts go. */
   readonly logger: Logger;
-}
-
-/** A file-name-safe version of `name` (letters, digits, `.`, `_`, `-`). */
-export function safeRunName(name: string): string {
-  const safe = name
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100);
-  return safe === '' ? 'run' : safe;
 }
 
 /** What {@link writeRunOutputs} wrote. */
@@ -33,30 +25,30 @@ export interface RunOutputs {
 }
 
 /**
- * Renders every chart the report's data supports into `outDir/charts/` (SVG and PNG) and writes
- * `outDir/report.html`. Charts the data cannot feed (e.g. a training curve from a benchmark) are skipped
- * with a debug note; charts that fail are logged as warnings and listed.
+ * Renders every chart the report's data supports into the run directory's `charts/` (SVG and PNG) and writes its
+ * `report.html`. Charts the data cannot feed (e.g. a training curve from a benchmark) are skipped with a debug
+ * note; charts that fail are logged as warnings and listed. The files listed start with the results files present.
  */
 export async function writeRunOutputs(
   report: SuiteReport,
-  outDir: string,
+  runDir: RunDirectory,
   options: RunOutputOptions,
 ): Promise<RunOutputs> {
-  const written = ['results.csv', 'results.json', 'results.jsonl'];
+  const written = runDir.resultFiles();
   const failedCharts: string[] = [];
   if (!options.charts) return { files: written, failedCharts };
   const rows = report.toRows();
   const visualizer = new Visualizer();
   const model = typeof report.modelMeta['model'] === 'string' ? report.modelMeta['model'] : 'run';
   const results = await visualizer.render(rows, {
-    outDir: join(outDir, 'charts'),
+    outDir: runDir.chartsDir,
     formats: ['svg', 'png'],
     runName: safeRunName(model),
     overwrite: true,
   });
   for (const [chart, result] of Object.entries(results)) {
     if (result.status === 'rendered')
-      written.push(...Object.values(result.paths).map((p) => relative(outDir, p)));
+      written.push(...Object.values(result.paths).map((p) => relative(runDir.path, p)));
     else {
       if (result.status === 'failed') failedCharts.push(chart);
       options.logger.log(
@@ -65,7 +57,6 @@ export async function writeRunOutputs(
       );
     }
   }
-  const reportPath = join(outDir, 'report.html');
   await visualizer.report(
     [
       {
@@ -74,8 +65,8 @@ export async function writeRunOutputs(
         ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
       },
     ],
-    { path: reportPath, title: `dantinox bench: ${model}`, overwrite: true },
+    { path: runDir.reportPath, title: `dantinox bench: ${model}`, overwrite: true },
   );
-  written.push('report.html');
+  written.push(relative(runDir.path, runDir.reportPath));
   return { files: written, failedCharts };
 }

@@ -1,12 +1,14 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../src/benchmarking/config.js';
 import { SuiteReport } from '../../src/benchmarking/report.js';
+import type { ResultSink } from '../../src/benchmarking/result-sink.js';
 import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
-import type { BenchmarkResult, BenchmarkTask } from '../../src/benchmarking/task.js';
+import type { BenchmarkContext, BenchmarkResult, BenchmarkTask } from '../../src/benchmarking/task.js';
 import { ThroughputTask } from '../../src/benchmarking/tasks/throughput-task.js';
+import { messages } from '../../src/messages.js';
 import type { Model } from '../../src/models/model.js';
 import type { Paradigm } from '../../src/models/paradigm.js';
 import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
@@ -62,7 +64,7 @@ describe('BenchmarkSuite', () => {
     const report = await suite.run(new ARParadigm(model.config), model, {
       clock: model.clock,
       jsonl: false,
-      onTaskEnd: (r) => void ended.push(`${r.task}:${r.status}`),
+      sinks: [{ onTask: (r) => void ended.push(`${r.task}:${r.status}`) }],
     });
     expect(ended).toEqual(['boom:failed', 'my_task:completed', 'throughput:completed']);
     expect(report.results[0]).toMatchObject({
@@ -111,16 +113,20 @@ describe('BenchmarkSuite', () => {
     const report = await suite.run(new ARParadigm(model.config), model, {
       clock: model.clock,
       runId: 'run1',
-      onCell: (cell) => {
-        // Read the file mid-run: this cell's line is already there.
-        const lines = readFileSync(join(dir, 'run1.jsonl'), 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l));
-        const last = lines[lines.length - 1];
-        expect(last).toMatchObject({ type: 'cell', cell: cell.cell, status: cell.status });
-        seenAtCell.push(lines.length);
-      },
+      sinks: [
+        {
+          onCell: (cell) => {
+            // Read the file mid-run: this cell's line is already there.
+            const lines = readFileSync(join(dir, 'run1.jsonl'), 'utf8')
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l));
+            const last = lines[lines.length - 1];
+            expect(last).toMatchObject({ type: 'cell', cell: cell.cell, status: cell.status });
+            seenAtCell.push(lines.length);
+          },
+        },
+      ],
     });
     expect(seenAtCell).toEqual([2, 3, 4]); // run header, then one line per cell (seq 8, seq 16, batch 2)
     const loaded = SuiteReport.load(join(dir, 'run1.jsonl'));
@@ -167,7 +173,7 @@ describe('BenchmarkSuite', () => {
       clock: model.clock,
       jsonl: join(dir, 'a.jsonl'),
       signal: controller.signal,
-      onCell: () => controller.abort(),
+      sinks: [{ onCell: () => controller.abort() }],
     });
     expect(report.results.map((r) => `${r.task}:${r.status}`)).toEqual([
       'throughput:failed',
@@ -186,22 +192,98 @@ describe('BenchmarkSuite', () => {
   it('rebuilds a report from a JSONL stream cut short by a crash', async () => {
     const dir = tmp();
     const model = new FakeModel();
-    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask()], config: quick });
     let n = 0;
+    /** The throughput task, with the process "dying" right after its second cell reached the sinks. */
+    const crashing: BenchmarkTask = {
+      name: 'throughput',
+      run: (paradigm, m, config, rng, context) =>
+        new ThroughputTask().run(paradigm, m, config, rng, {
+          ...(context as BenchmarkContext),
+          recordCell: async (cell) => {
+            await context?.recordCell(cell);
+            n += 1;
+            if (n === 2) throw new Error('simulated crash');
+          },
+        }),
+    };
+    const suite = new BenchmarkSuite({ tasks: [crashing], config: quick });
     await expect(
       suite.run(new ARParadigm(model.config), model, {
         clock: model.clock,
         jsonl: join(dir, 'crash.jsonl'),
         throwOnError: true,
-        onCell: () => {
-          n += 1;
-          if (n === 2) throw new Error('simulated crash');
-        },
       }),
     ).rejects.toThrow('simulated crash');
     const loaded = SuiteReport.load(join(dir, 'crash.jsonl'));
     expect(loaded.results[0]).toMatchObject({ task: 'throughput', status: 'failed' });
     expect(loaded.results[0]?.cells?.map((c) => c.cell)).toEqual(['seq=8,batch=1', 'seq=16,batch=1']);
+  });
+
+  it('reports a sink that throws and goes on: the other sinks, the files and the report are complete', async () => {
+    const dir = tmp();
+    const model = new FakeModel();
+    const logged: string[] = [];
+    const seen: string[] = [];
+    const broken: ResultSink = {
+      name: 'broken',
+      onStart: () => {
+        throw new Error('cannot connect');
+      },
+      onCell: async () => {
+        throw new Error('upload refused');
+      },
+    };
+    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask(), new MyTask()], config: quick });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      outDir: dir,
+      runId: 'sinks',
+      saveCsv: true,
+      logger: { log: (level, message) => void logged.push(`${level}: ${message}`) },
+      sinks: [
+        broken,
+        {
+          onStart: (run) => void seen.push(`start ${run.runId} ${run.tasks.join(',')}`),
+          onCell: (cell, elapsedS) => void seen.push(`cell ${cell.cell} ${elapsedS > 0}`),
+          onTask: (result) => void seen.push(`task ${result.task} ${result.cells?.length}`),
+          onEnd: (r, end) => void seen.push(`end ${r.results.length} aborted=${end.aborted}`),
+        },
+      ],
+    });
+    expect(seen).toEqual([
+      'start sinks throughput,my_task',
+      'cell seq=8,batch=1 true',
+      'cell seq=16,batch=1 true',
+      'cell seq=8,batch=2 true',
+      'task throughput 3',
+      'task my_task 0',
+      'end 2 aborted=false',
+    ]);
+    expect(logged).toEqual([
+      `error: ${messages.sinkFailed('broken', 'onStart', new Error('cannot connect'))}`,
+      ...Array(3).fill(`error: ${messages.sinkFailed('broken', 'onCell', new Error('upload refused'))}`),
+    ]);
+    expect(report.failedCount).toBe(0);
+    expect(SuiteReport.load(join(dir, 'sinks.jsonl')).toJSON()).toEqual(report.toJSON());
+    expect(SuiteReport.load(join(dir, 'sinks.csv')).toCsv()).toBe(report.toCsv());
+  });
+
+  it('an unwritable report file is logged, and the run still returns its report', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'file'), '');
+    const model = new FakeModel();
+    const logged: string[] = [];
+    const suite = new BenchmarkSuite({ tasks: [new MyTask()], config: quick });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      jsonl: false,
+      saveCsv: join(dir, 'file', 'r.csv'), // a directory that is a file
+      logger: { log: (level, message) => void logged.push(`${level}: ${message}`) },
+    });
+    expect(report.results[0]?.metrics).toEqual({ score: 4 });
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain(
+      `error: result sink "${join(dir, 'file', 'r.csv')}" failed in onEnd: Cannot write`,
+    );
   });
 
   it('writes plain progress lines to an injected writer, and nothing without one', async () => {

@@ -13,6 +13,17 @@ function blockAfter(heading: string, lang: string): string {
   return readme.slice(open + lang.length + 4, close + 1);
 }
 
+/** A snippet file as the README shows it: without its `//` header, with package imports instead of src paths. */
+function asInReadme(path: string): string {
+  return readFileSync(new URL(path, root), 'utf8')
+    .split('\n')
+    .filter((line) => !line.startsWith('//'))
+    .join('\n')
+    .replace(/^\n+/, '')
+    .replace(/'\.\.\/\.\.\/src\/index\.js'/g, "'dantinox'")
+    .replace(/'\.\.\/\.\.\/src\/(\w+)\/index\.js'/g, "'dantinox/$1'");
+}
+
 describe('README', () => {
   it('starts with the two newcomer commands', () => {
     const lines = readme.split('\n');
@@ -23,14 +34,13 @@ describe('README', () => {
   });
 
   it('the library quickstart is test/docs/readme-quickstart.ts (type-checked), with package imports', () => {
-    const file = readFileSync(new URL('test/docs/readme-quickstart.ts', root), 'utf8')
-      .split('\n')
-      .filter((line) => !line.startsWith('//'))
-      .join('\n')
-      .replace(/^\n+/, '')
-      .replace(/'\.\.\/\.\.\/src\/index\.js'/g, "'dantinox'")
-      .replace(/'\.\.\/\.\.\/src\/(\w+)\/index\.js'/g, "'dantinox/$1'");
-    expect(blockAfter('## Library quickstart', 'ts')).toBe(file);
+    expect(blockAfter('## Library quickstart', 'ts')).toBe(asInReadme('test/docs/readme-quickstart.ts'));
+  });
+
+  it('the result-sink example is test/docs/readme-result-sink.ts (type-checked), with package imports', () => {
+    expect(blockAfter('### Result sinks and run directories', 'ts')).toBe(
+      asInReadme('test/docs/readme-result-sink.ts'),
+    );
   });
 
   it('shows a chart picture that exists', () => {

@@ -271,13 +271,17 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const outArg = options.out ?? join('results', timestampName(startedAt));
   const outDir = prepareOutputDir(outArg, io.cwd);
   // The heavy modules (ONNX Runtime, the suite, charts) load only once the arguments are known to be valid.
-  const [{ BenchmarkSuite, createWriterLogger }, { createTasks }, { openModel }, { writeRunOutputs }] =
-    await Promise.all([
-      import('../../benchmarking/index.js'),
-      import('../builtin-tasks.js'),
-      import('../open-model.js'),
-      import('../run-outputs.js'),
-    ]);
+  const [
+    { BenchmarkSuite, createWriterLogger, RunDirectory },
+    { createTasks },
+    { openModel },
+    { writeRunOutputs },
+  ] = await Promise.all([
+    import('../../benchmarking/index.js'),
+    import('../builtin-tasks.js'),
+    import('../open-model.js'),
+    import('../run-outputs.js'),
+  ]);
   const tasks = createTasks(taskNames, dataPath === undefined ? {} : { data: dataPath });
   const level: LogLevel = options.verbose === true ? 'debug' : options.quiet === true ? 'error' : 'warn';
   const logger = createWriterLogger(io.stderr, level);
@@ -301,15 +305,14 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     controller.abort();
   };
   process.on('SIGINT', onSigint);
+  const runDir = new RunDirectory(outDir);
   let report: SuiteReport;
   try {
     const suite = new BenchmarkSuite({ tasks, config });
     report = await suite.run(opened.paradigm, opened.model, {
       runId: `${opened.model.info.name}-${timestampName(startedAt)}`,
-      outDir,
-      jsonl: join(outDir, 'results.jsonl'),
-      saveCsv: join(outDir, 'results.csv'),
-      saveJson: join(outDir, 'results.json'),
+      jsonl: false,
+      sinks: runDir.sinks(),
       ...(options.quiet === true ? {} : { writer: io.stderr }),
       progress: 'auto',
       logger,
@@ -321,7 +324,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     process.off('SIGINT', onSigint);
     await opened.model.dispose();
   }
-  const written = await writeRunOutputs(report, outDir, { charts: options.charts, logger });
+  const written = await writeRunOutputs(report, runDir, { charts: options.charts, logger });
   const out = io.stdout;
   out.write(`Model: ${opened.description}\n`);
   out.write(
@@ -335,6 +338,11 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     );
   }
   out.write(`Results: ${outArg}\n  ${written.files.join('\n  ')}\n`);
+  const missing = runDir.missingResultFiles();
+  if (missing.length > 0) {
+    io.stderr.write(`${messages.resultsNotWritten(missing)}\n`);
+    return ExitCode.taskFailed;
+  }
   const failed = report.results.filter((r) => r.status !== 'completed');
   if (failed.length > 0) {
     io.stderr.write(

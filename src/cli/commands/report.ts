@@ -3,14 +3,15 @@
  *
  * @packageDocumentation
  */
-import { extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { extname, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { RunDirectory } from '../../benchmarking/index.js';
 import { Visualizer } from '../../visualization/index.js';
+import { checkChartNames, reportRenderResults } from '../chart-output.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
 import { type LoadedRun, loadRun } from '../load-runs.js';
 import { parseNameList } from '../option-parsers.js';
-import { checkChartNames, reportRenderResults } from './plot.js';
 
 /** Parsed options of `dantinox report`. */
 interface ReportCliOptions {
@@ -63,7 +64,7 @@ async function runReport(
   const runs: LoadedRun[] = [];
   for (const input of inputs) runs.push(await loadRun(input, io.cwd));
   const out = isAbsolute(options.out) ? options.out : resolve(io.cwd, options.out);
-  const path = extname(out).toLowerCase() === '.html' ? out : join(out, 'report.html');
+  const path = extname(out).toLowerCase() === '.html' ? out : new RunDirectory(out).reportPath;
   const results = await visualizer.report(
     runs.map((r) => ({
       name: r.name,

@@ -1,0 +1,92 @@
+/**
+ * `ResultSink`: where a suite run's results go. A sink is an object of optional hooks, called in order as the run
+ * progresses: {@link ResultSink.onStart} once, {@link ResultSink.onCell} per finished measurement cell,
+ * {@link ResultSink.onTask} per finished task, {@link ResultSink.onEnd} once with the report. The JSONL stream and
+ * the CSV/JSON report files are sinks too. A sink that throws is reported to the run's logger and the run goes
+ * on: an output can never lose a measurement.
+ *
+ * @packageDocumentation
+ */
+import { messages } from '../messages.js';
+import type { Environment } from './environment.js';
+import type { Logger } from './logger.js';
+import type { SuiteReport } from './report.js';
+import type { BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from './task.js';
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** What is known when a run starts (also the first line of its JSONL stream). */
+export interface RunStart {
+  /** Id of the run (the `run_id` column). */
+  readonly runId: string;
+  /** Task names, in run order. */
+  readonly tasks: readonly string[];
+  /** Model identity columns (snake_case). */
+  readonly modelMeta: Readonly<Record<string, MetaValue>>;
+  /** Where and how it is measured. */
+  readonly environment: Environment;
+  /** Metric descriptors declared by the run's tasks. */
+  readonly descriptors: readonly MetricDescriptor[];
+}
+
+/** How a run ended. */
+export interface RunEnd {
+  /** Whether the run's abort signal stopped it. */
+  readonly aborted: boolean;
+}
+
+/**
+ * Receives a suite run's results as they appear. Every hook is optional and awaited in order, sink after sink;
+ * one that throws (or rejects) is logged as an error and the run goes on.
+ *
+ * @example
+ * ```ts
+ * const slowCells: ResultSink = {
+ *   name: 'slow cells',
+ *   onCell: (cell) => {
+ *     if ((cell.metrics['p99_ms'] ?? 0) > 100) console.warn(`${cell.task} ${cell.cell} is slow`);
+ *   },
+ * };
+ * await suite.run(paradigm, model, { sinks: [slowCells] });
+ * ```
+ */
+export interface ResultSink {
+  /** Name used when the sink's failure is reported. @default its position, e.g. `sink #2` */
+  readonly name?: string;
+  /** Before the first task. */
+  onStart?(run: RunStart): Awaitable<void>;
+  /** A measurement cell finished (completed, failed or skipped); `elapsedS` is the wall time since the start. */
+  onCell?(cell: CellRecord, elapsedS: number): Awaitable<void>;
+  /** A task finished: its row, with `cells` holding every cell it recorded. */
+  onTask?(result: BenchmarkResult): Awaitable<void>;
+  /** The run ended (normally or by abort), with its report. */
+  onEnd?(report: SuiteReport, end: RunEnd): Awaitable<void>;
+}
+
+/** The hooks of {@link ResultSink}, every one present. */
+type SinkHooks = Required<Omit<ResultSink, 'name'>>;
+
+/**
+ * One sink that forwards every hook to `sinks` in order and never throws: a failing sink is logged at `error`
+ * level through `logger` (with its name and the hook) and the next sink still runs.
+ */
+export function fanOutSinks(sinks: readonly ResultSink[], logger: Logger): SinkHooks {
+  const call = async <K extends keyof SinkHooks>(hook: K, args: Parameters<SinkHooks[K]>): Promise<void> => {
+    for (const [i, sink] of sinks.entries()) {
+      const fn = sink[hook] as ((...a: Parameters<SinkHooks[K]>) => Awaitable<void>) | undefined;
+      if (fn === undefined) continue;
+      try {
+        await fn.apply(sink, args);
+      } catch (cause) {
+        logger.log('error', messages.sinkFailed(sink.name ?? `sink #${i + 1}`, hook, cause));
+      }
+    }
+  };
+  return {
+    onStart: (run) => call('onStart', [run]),
+    onCell: (cell, elapsedS) => call('onCell', [cell, elapsedS]),
+    onTask: (result) => call('onTask', [result]),
+    onEnd: (report, end) => call('onEnd', [report, end]),
+  };
+}

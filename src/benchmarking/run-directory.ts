@@ -1,0 +1,137 @@
+/**
+ * `RunDirectory`: the names and layout of one run's files, in one place. A run directory holds
+ * `results.csv` (the table), `results.json` (everything, with raw samples), `results.jsonl` (the crash-safe
+ * stream), `charts/` and `report.html`. Writing a run (its sinks) and reading one back (a folder or any of its
+ * results files) both go through it.
+ *
+ * @packageDocumentation
+ */
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import { JsonlSink } from './jsonl-sink.js';
+import { SuiteReport } from './report.js';
+import { ReportFileSink } from './report-file-sink.js';
+import type { ResultSink } from './result-sink.js';
+
+/** File names of a run directory. */
+export const RUN_FILES = Object.freeze({
+  /** The report table (seed CSV layout + status, error and model identity columns). */
+  csv: 'results.csv',
+  /** The full report: environment, descriptors, every cell with its raw samples. */
+  json: 'results.json',
+  /** The crash-safe stream: one line per run start, cell, task and end. */
+  jsonl: 'results.jsonl',
+  /** Folder of the rendered charts. */
+  charts: 'charts',
+  /** The self-contained HTML report. */
+  report: 'report.html',
+});
+
+/** Results files in the order a folder is read: JSON keeps everything, JSONL survives a crash, CSV is the table. */
+const READ_ORDER = [RUN_FILES.json, RUN_FILES.jsonl, RUN_FILES.csv] as const;
+/** Results files in the order they are listed. */
+const LIST_ORDER = [RUN_FILES.csv, RUN_FILES.json, RUN_FILES.jsonl] as const;
+
+/**
+ * One run's directory: where each of its files goes, the sinks that write them, and reading a run back.
+ *
+ * @example
+ * ```ts
+ * const dir = new RunDirectory('results/laptop');
+ * await suite.run(paradigm, model, { jsonl: false, sinks: dir.sinks() });
+ * const again = RunDirectory.load('results/laptop'); // results.json, else .jsonl, else .csv
+ * ```
+ */
+export class RunDirectory {
+  /** The directory (absolute). */
+  readonly path: string;
+
+  /**
+   * @param path - The directory, relative to `cwd` unless absolute.
+   * @param cwd - Base of a relative `path`. @default process.cwd()
+   */
+  constructor(path: string, cwd: string = process.cwd()) {
+    this.path = resolve(cwd, path);
+  }
+
+  /** Path of `results.csv`. */
+  get csvPath(): string {
+    return join(this.path, RUN_FILES.csv);
+  }
+
+  /** Path of `results.json`. */
+  get jsonPath(): string {
+    return join(this.path, RUN_FILES.json);
+  }
+
+  /** Path of `results.jsonl`. */
+  get jsonlPath(): string {
+    return join(this.path, RUN_FILES.jsonl);
+  }
+
+  /** Path of the `charts/` folder. */
+  get chartsDir(): string {
+    return join(this.path, RUN_FILES.charts);
+  }
+
+  /** Path of `report.html`. */
+  get reportPath(): string {
+    return join(this.path, RUN_FILES.report);
+  }
+
+  /**
+   * The sinks that write the run's results: the JSONL stream (created now, so an unwritable directory fails
+   * before anything is measured), then results.csv and results.json at the end.
+   *
+   * @throws {@link DantinoxError} `IO` when results.jsonl cannot be created.
+   */
+  sinks(): ResultSink[] {
+    return [
+      new JsonlSink(this.jsonlPath),
+      new ReportFileSink(this.csvPath),
+      new ReportFileSink(this.jsonPath),
+    ];
+  }
+
+  /** The results files present (`results.csv`, `results.json`, `results.jsonl`), relative, in that order. */
+  resultFiles(): string[] {
+    return LIST_ORDER.filter((f) => existsSync(join(this.path, f)));
+  }
+
+  /** The results files missing (those {@link RunDirectory.sinks} should have written), relative. */
+  missingResultFiles(): string[] {
+    return LIST_ORDER.filter((f) => !existsSync(join(this.path, f)));
+  }
+
+  /**
+   * The results file of `path`: the path itself when it is a file, else the first of `results.json`,
+   * `results.jsonl`, `results.csv` in the directory. Returns an absolute path.
+   *
+   * @throws {@link DantinoxError} `IO` when the path does not exist or the directory holds no results file.
+   */
+  static locate(path: string, cwd: string = process.cwd()): string {
+    const full = resolve(cwd, path);
+    if (!existsSync(full)) throw new DantinoxError('IO', messages.resultsFileMissing(path));
+    if (!statSync(full).isDirectory()) return full;
+    for (const file of READ_ORDER) if (existsSync(join(full, file))) return join(full, file);
+    throw new DantinoxError('IO', messages.resultsDirEmpty(path));
+  }
+
+  /** A run's name from its results file: the directory's name for a run directory's file, else the file's stem. */
+  static nameOf(file: string): string {
+    return (READ_ORDER as readonly string[]).includes(basename(file))
+      ? basename(dirname(resolve(file)))
+      : basename(file, extname(file));
+  }
+
+  /**
+   * Loads a run: a run directory, or a `.csv`, `.json` or `.jsonl` results file (see {@link SuiteReport.load}).
+   *
+   * @throws {@link DantinoxError} `IO` when nothing is there, the file cannot be read or is not a report.
+   */
+  static load(path: string, cwd: string = process.cwd()): SuiteReport {
+    return SuiteReport.load(RunDirectory.locate(path, cwd));
+  }
+}
