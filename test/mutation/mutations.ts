@@ -1,0 +1,121 @@
+/**
+ * Meaningful one-line defects the test suite must catch (`npm run mutation`). Each names the exact text it
+ * replaces (which must occur once, so a mutation that no longer applies fails loudly instead of passing) and
+ * the test files that must then fail. A mutation with `replace: null` deletes the file (a golden file).
+ */
+
+/** One mutation of a copy of the repository. */
+export interface Mutation {
+  /** Short id, shown in the report. */
+  readonly id: string;
+  /** What a user would get wrong if it shipped. */
+  readonly defect: string;
+  /** Repository-relative file to change. */
+  readonly file: string;
+  /** Exact text to replace (must occur exactly once); ignored when deleting. */
+  readonly find: string;
+  /** Replacement text, or `null` to delete the file. */
+  readonly replace: string | null;
+  /** Test files that must fail with the mutation applied. */
+  readonly tests: readonly string[];
+}
+
+/** The mutations, each caught by the tests it lists. */
+export const MUTATIONS: readonly Mutation[] = [
+  {
+    id: 'latency-decode-without-cache',
+    defect: "the latency task's timed decode steps run a cache-less one-token forward",
+    file: 'src/benchmarking/tasks/latency-task.ts',
+    find: 'state = (await model.decodeStep(stepIds, state as DecodeState)).state;',
+    replace: 'await model.forward(stepIds, { batch: 1, seq: 1 });',
+    tests: ['test/benchmarking/tasks/latency-task.test.ts'],
+  },
+  {
+    id: 'throughput-zero-inputs',
+    defect: 'throughput feeds all-zero token ids instead of random ones from the task rng',
+    file: 'src/benchmarking/tasks/throughput-task.ts',
+    find: 'const tokens = rng.integers(vocabSize, batch * seq);',
+    replace: 'const tokens = new Int32Array(batch * seq);',
+    tests: ['test/benchmarking/tasks/throughput-task.test.ts'],
+  },
+  {
+    id: 'throughput-peak-is-last',
+    defect: 'peak_tps reports the last completed cell instead of the fastest',
+    file: 'src/benchmarking/tasks/throughput-task.ts',
+    find: "completed.reduce((a, b) => ((b.metrics['tps'] ?? 0) > (a.metrics['tps'] ?? 0) ? b : a));",
+    replace: 'completed.reduce((_a, b) => b);',
+    tests: ['test/benchmarking/tasks/throughput-task.test.ts', 'test/benchmarking/real-models.test.ts'],
+  },
+  {
+    id: 'flops-attention-scores-halved',
+    defect: 'attention scores count only one of QKᵀ and AV',
+    file: 'src/profiling/flops.ts',
+    find: 'const scores = 2 * 2 * o.batchSize',
+    replace: 'const scores = 2 * o.batchSize',
+    tests: ['test/profiling/flops.test.ts'],
+  },
+  {
+    id: 'quantile-no-interpolation',
+    defect: 'percentiles take the lower order statistic instead of interpolating',
+    file: 'src/profiling/statistics.ts',
+    find: 'return a + (h - lo) * (b - a);',
+    replace: 'return a;',
+    tests: ['test/profiling/statistics.test.ts'],
+  },
+  {
+    id: 'ring-buffer-never-wraps',
+    defect: 'the latency window keeps overwriting its last slot once full',
+    file: 'src/profiling/latency-tracker.ts',
+    find: 'this.#next = this.#next + 1 === this.window ? 0 : this.#next + 1;',
+    replace: 'this.#next = this.#next + 1 === this.window ? this.#next : this.#next + 1;',
+    tests: ['test/profiling/latency-tracker.test.ts'],
+  },
+  {
+    id: 'csv-no-quoting',
+    defect: 'CSV fields with commas or quotes are written unquoted',
+    file: 'src/benchmarking/csv.ts',
+    find: String.raw`return /[",\n\r]|^\s|\s$/.test(text)`,
+    replace: String.raw`return /[\n\r]/.test(text)`,
+    tests: ['test/benchmarking/report.test.ts'],
+  },
+  {
+    id: 'bits-per-token-log10',
+    defect: 'bits per token divide the loss by ln 10 instead of ln 2',
+    file: 'src/benchmarking/tasks/perplexity-task.ts',
+    find: 'bits_per_token: evalLoss / Math.LN2,',
+    replace: 'bits_per_token: evalLoss / Math.LN10,',
+    tests: ['test/benchmarking/tasks/perplexity-task.test.ts'],
+  },
+  {
+    id: 'pareto-x-direction-flipped',
+    defect: 'the Pareto chart treats lower throughput as better',
+    file: 'src/visualization/charts/pareto-chart.ts',
+    find: "(isLowerBetter(xColumn) ? 'min' : 'max')",
+    replace: "(isLowerBetter(xColumn) ? 'max' : 'min')",
+    tests: ['test/visualization/charts.test.ts'],
+  },
+  {
+    id: 'kv-positions-off-by-one',
+    defect: 'decode steps get position ids one behind the cache length',
+    file: 'src/models/onnx/onnx-model.ts',
+    find: 'positions[b * seq + t] = BigInt(pastLength + t);',
+    replace: 'positions[b * seq + t] = BigInt(Math.max(0, pastLength + t - 1));',
+    tests: ['test/models/onnx/onnx-model.test.ts'],
+  },
+  {
+    id: 'golden-spec-deleted',
+    defect: 'a golden chart spec is missing (a helper that recreates it would hide any change)',
+    file: 'test/golden/visualization/pareto-multi.vl.json',
+    find: '',
+    replace: null,
+    tests: ['test/visualization/charts.test.ts'],
+  },
+  {
+    id: 'golden-csv-deleted',
+    defect: 'the golden CSV of the fake-model run is missing',
+    file: 'test/golden/benchmarking/fake-default-suite.csv',
+    find: '',
+    replace: null,
+    tests: ['test/benchmarking/report.test.ts'],
+  },
+];
