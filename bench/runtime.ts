@@ -12,7 +12,7 @@
  *    `(weights read + KV cache read per step) / (2)`.
  *
  * Run with `npm run bench:runtime [-- --threads N --steps N --rounds N]` (defaults: all cores, 32 decode steps,
- * 7 rounds). The process re-executes itself with the glibc malloc settings of DESIGN.md §3 when they are not
+ * 7 rounds). The process re-executes itself with the glibc malloc settings of `src/cli/malloc-tuning.ts` when they are not
  * set and warms every workload up for ≥ 1 s. Then each round runs every workload once, one after the other, so
  * that a ratio is taken between measurements made under the same machine load; it prints the medians (with the
  * 10th–90th percentile spread) and the median of the per-round ratios.

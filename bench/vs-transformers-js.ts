@@ -9,7 +9,7 @@
  *
  * Usage: `npm run bench:vs-tjs -- [--threads 2] [--prompt 128] [--new-tokens 64] [--rounds 7] [--model <dir>]`
  *
- * The script re-executes itself with the glibc malloc settings of DESIGN.md §3 (mmap/trim thresholds) so page
+ * The script re-executes itself with the glibc malloc settings of `src/cli/malloc-tuning.ts` (mmap/trim thresholds) so page
  * faults do not dominate the timings.
  */
 import { spawnSync } from 'node:child_process';

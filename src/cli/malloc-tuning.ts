@@ -1,7 +1,7 @@
 /**
  * Benchmark runs re-execute themselves once with glibc malloc tuned, because fresh page faults in large
- * buffers swing ONNX Runtime timings by up to 2× (DESIGN.md §3). glibc reads these variables only at process
- * start, so they cannot be set from inside the running process.
+ * buffers swing ONNX Runtime timings by up to 2× (compare `DANTINOX_NO_RESPAWN=1 dantinox bench` with a plain
+ * run). glibc reads these variables only at process start, so they cannot be set from inside the running process.
  *
  * @packageDocumentation
  */
