@@ -103,6 +103,31 @@ export const MUTATIONS: readonly Mutation[] = [
     tests: ['test/models/onnx/onnx-model.test.ts'],
   },
   {
+    id: 'attention-not-causal',
+    defect: 'the ONNX attention mask lets a token see the tokens after it',
+    file: 'src/models/onnx/attention-mask.ts',
+    find: 'if (config.causal && delta < 0) return false;',
+    replace: 'if (config.causal && delta < -1) return false;',
+    tests: ['test/models/onnx/onnx-model.test.ts'],
+  },
+  {
+    id: 'golden-helper-creates-missing',
+    defect:
+      'the golden helper writes a missing golden file and then passes (the defect this check was made for)',
+    file: 'test/golden.ts',
+    find: 'if (updating(env)) {',
+    replace: 'if (updating(env) || !existsSync(path)) {',
+    tests: ['test/golden.test.ts'],
+  },
+  {
+    id: 'readme-snippet-wrong-option',
+    defect: 'a README example passes an option the API does not have',
+    file: 'README.md',
+    find: 'countDecodeFlops(small, { context: 511 });',
+    replace: 'countDecodeFlops(small, { contextLength: 511 });',
+    tests: ['test/docs/readme.test.ts'],
+  },
+  {
     id: 'golden-spec-deleted',
     defect: 'a golden chart spec is missing (a helper that recreates it would hide any change)',
     file: 'test/golden/visualization/pareto-multi.vl.json',

@@ -36,7 +36,8 @@ describe('PerplexityTask known answers', () => {
     expect(r.metrics['perplexity']).toBeCloseTo(4, 12);
     expect(r.metrics['eval_loss']).toBeCloseTo(Math.log(4), 12);
     expect(r.metrics['tokens_scored']).toBe(5 * 2 * 16);
-    // One character = one token = one byte: bits/byte = log2(4) = 2.
+    // One character = one token = one byte: bits/token = bits/byte = log2(4) = 2.
+    expect(r.metrics['bits_per_token']).toBeCloseTo(2, 12);
     expect(r.metrics['bits_per_byte']).toBeCloseTo(2, 12);
   });
 
@@ -47,6 +48,7 @@ describe('PerplexityTask known answers', () => {
     });
     const r = await task.run(new ARParadigm(model.config), model, small, new Rng(0), contextFor(model));
     expect(r.metrics['perplexity']).toBeCloseTo(256, 9);
+    expect(r.metrics['bits_per_token']).toBeCloseTo(8, 12);
     expect(r.metrics['bits_per_byte']).toBeCloseTo(8, 12);
     expect(r.meta?.['tokenizer']).toBe(new ByteTokenizer().name);
   });
