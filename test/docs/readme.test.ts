@@ -55,12 +55,28 @@ describe('README', () => {
     expect(errors.join('\n')).toBe('');
   }, 180_000);
 
-  it('the snippet check reports errors at their README line', () => {
-    const [bad] = tsSnippets('# T\n\n```ts\nconst n: number = 1;\nconst s: string = n;\n```\n');
-    expect(bad?.line).toBe(3);
-    expect(typecheckSnippets([bad as NonNullable<typeof bad>])[0]).toMatch(
-      /^README\.md:5: Type 'number' is not assignable to type 'string'/,
-    );
+  it('the snippet check uses the ts-context comment and reports errors at their README line', () => {
+    const markdown = [
+      '# T', //                                          line 1
+      '<!-- ts-context', //                              2
+      'declare const given: number;', //                 3
+      '-->', //                                          4
+      '```ts', //                                        5
+      'const n: number = given;', //                     6
+      'const s: string = n;', //                         7
+      '```', //                                          8
+      '```ts', //                                        9
+      'const m: number = given;', //                     10: no context for this block
+      '```',
+    ].join('\n');
+    const snippets = tsSnippets(markdown);
+    expect(snippets.map((s) => [s.line, s.context])).toEqual([
+      [5, 'declare const given: number;\n'],
+      [9, ''],
+    ]);
+    const [first, second] = typecheckSnippets(snippets);
+    expect(first).toMatch(/^README\.md:7: Type 'number' is not assignable to type 'string'\.$/);
+    expect(second).toMatch(/^README\.md:10: Cannot find name 'given'\.$/);
   }, 180_000);
 
   it('cites no file outside the repository, and neither do the sources, tests, benches, examples and docs', () => {
