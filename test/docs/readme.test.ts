@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BenchmarkConfig } from '../../src/benchmarking/config.js';
 import { describeModel } from '../../src/cli/describe-model.js';
 import { ModelConfig, type PresetName } from '../../src/models/model-config.js';
 import { Gpt2Tokenizer } from '../../src/models/tokenizers/gpt2-tokenizer.js';
@@ -131,6 +132,26 @@ describe('README sample outputs that do not depend on the machine', () => {
     expect(readme).toContain(
       `gives attention ${(seed.attention / 1e9).toFixed(2)} GFLOPs (total ${(seed.total / 1e9).toFixed(2)})`,
     );
+  });
+
+  it('the defaults of the BenchmarkConfig table, and that it lists every field', () => {
+    const table = readme.slice(
+      readme.indexOf('### Configuration (`BenchmarkConfig`)'),
+      readme.indexOf('### Built-in tasks'),
+    );
+    const documented: Record<string, unknown> = {};
+    for (const m of table.matchAll(
+      /^\| (`\w+`(?: \(`\w+`\))?(?: \/ `\w+`)*) \| (`[^|]+`(?: \/ `[^|]+`)*) \|/gm,
+    )) {
+      const fields = (m[1] as string).replace(/ \(`\w+`\)/g, '').split(' / ');
+      const values = (m[2] as string).split(' / ');
+      fields.forEach((f, i) => {
+        documented[f.replace(/`/g, '')] = JSON.parse(
+          (values[i] as string).replace(/`/g, '').replace(/'/g, '"'),
+        );
+      });
+    }
+    expect(documented).toEqual({ ...BenchmarkConfig.parse({}) });
   });
 
   it('parameter count and fp16 memory of small', () => {
