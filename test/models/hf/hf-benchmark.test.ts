@@ -5,6 +5,9 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
 import { BenchmarkSuite } from '../../../src/benchmarking/suite.js';
+import { LatencyTask } from '../../../src/benchmarking/tasks/latency-task.js';
+import { PerplexityTask } from '../../../src/benchmarking/tasks/perplexity-task.js';
+import { ThroughputTask } from '../../../src/benchmarking/tasks/throughput-task.js';
 import { loadHfModel } from '../../../src/models/hf/hf-model.js';
 import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
 import { countFlops } from '../../../src/profiling/index.js';
@@ -51,7 +54,15 @@ describe.each<TinyLayout>(['gpt2', 'llama'])('%s folder: throughput, latency and
     made.push(fixture);
     const model = await loadHfModel(fixture.dir, { threads: 1 });
     try {
-      const report = await BenchmarkSuite.default(config).run(new ARParadigm(model.config), model, {
+      // Perplexity on a short English text (tokenizing all of Brown with tokenizer.json takes most of a minute).
+      const text =
+        'The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs. '.repeat(8);
+      const tasks = [
+        new ThroughputTask(),
+        new LatencyTask(),
+        new PerplexityTask({ dataSource: { text, name: 'fox' } }),
+      ];
+      const report = await new BenchmarkSuite({ tasks, config }).run(new ARParadigm(model.config), model, {
         jsonl: false,
       });
       expect(report.results.map((r) => `${r.task}:${r.status}`)).toEqual([
@@ -64,6 +75,7 @@ describe.each<TinyLayout>(['gpt2', 'llama'])('%s folder: throughput, latency and
       expectConsistentLatency(report, config, model.config);
       expectConsistentPerplexity(report, config);
       // Random weights and the byte-level tokenizer.json on English text: loss near ln(256) ≈ 5.5 nats.
+      expect(report.results[2]?.meta?.['tokenizer']).toMatch(/^hf:/); // the folder's tokenizer.json
       expect(ppl?.['eval_loss']).toBeGreaterThan(4);
       expect(ppl?.['eval_loss']).toBeLessThan(8);
       expect(report.modelMeta).toMatchObject({ model: model.info.name, paradigm: 'ar', dim: 32 });
