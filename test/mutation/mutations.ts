@@ -97,9 +97,9 @@ export const MUTATIONS: readonly Mutation[] = [
   {
     id: 'kv-positions-off-by-one',
     defect: 'decode steps get position ids one behind the cache length',
-    file: 'src/models/onnx/onnx-model.ts',
-    find: 'positions[b * seq + t] = BigInt(pastLength + t);',
-    replace: 'positions[b * seq + t] = BigInt(Math.max(0, pastLength + t - 1));',
+    file: 'src/models/engines/ort/position-ids.ts',
+    find: 'positions[t] = BigInt(pastLength + t);',
+    replace: 'positions[t] = BigInt(Math.max(0, pastLength + t - 1));',
     tests: ['test/models/onnx/onnx-model.test.ts'],
   },
   {
