@@ -77,3 +77,8 @@ export class ValidationError extends DantinoxError {
     this.issues = issues;
   }
 }
+
+/** The message of a thrown value: `error.message` for an `Error`, else its string form. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -28,4 +28,5 @@ export {
   type ValidationIssue,
 } from './errors.js';
 export { ModelConfig, type ModelConfigInput, type PresetName } from './models/model-config.js';
+export type { DantinoxPlugin, PluginRegistries } from './plugin.js';
 export { Rng } from './rng.js';

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { errorText } from './errors.js';
 
 /** Levenshtein distance, for did-you-mean suggestions. */
 function editDistance(a: string, b: string): number {
@@ -41,9 +42,7 @@ const list = (names: readonly string[]): string => names.join(', ');
 const errorCode = (cause: unknown): string =>
   cause !== null && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string'
     ? cause.code
-    : cause instanceof Error
-      ? cause.message
-      : String(cause);
+    : errorText(cause);
 const suggestion = (name: string, candidates: readonly string[]): string => {
   const s = didYouMean(name, candidates);
   return s === undefined ? '' : ` Did you mean "${s}"?`;
@@ -52,15 +51,15 @@ const suggestion = (name: string, candidates: readonly string[]): string => {
 /** Message builders, by layer. */
 export const messages = {
   // ── shared ────────────────────────────────────────────────────────────────
-  /** An unknown name looked up in a fixed set (preset, task, chart, format…). */
-  unknownName: (kind: string, name: string, available: readonly string[]): string =>
-    `Unknown ${kind} "${name}".${suggestion(name, available)} Available: ${list(available)}.`,
+  /** An unknown name looked up in a fixed set (preset, task, chart, format…), with an optional how-to-add hint. */
+  unknownName: (kind: string, name: string, available: readonly string[], hint?: string): string =>
+    `Unknown ${kind} "${name}".${suggestion(name, available)} Available: ${list(available)}.${hint === undefined ? '' : ` ${hint}`}`,
   /** A file that could not be read. */
   cannotRead: (path: string, what: string): string =>
     `Cannot read ${what} file "${path}": check that the path exists and is readable.`,
   /** A file whose contents could not be parsed. */
   malformedFile: (path: string, format: string, cause: unknown): string =>
-    `"${path}" is not valid ${format}: ${cause instanceof Error ? cause.message : String(cause)}. Fix the file or pass another one.`,
+    `"${path}" is not valid ${format}: ${errorText(cause)}. Fix the file or pass another one.`,
   /** An optional dependency that is not installed. */
   dependencyMissing: (pkg: string, feature: string): string =>
     `${feature} needs the package "${pkg}", which is not installed. Install it with: npm install ${pkg}`,
@@ -154,10 +153,6 @@ export const messages = {
   /** An ar loss batch whose rows cannot hold an input and a target. */
   lossRowTooShort: (seq: number): string =>
     `ar loss needs rows of at least 2 tokens (T inputs + 1 target), received rows of ${seq}.`,
-  /** A model without a tokenizer where text must be tokenized. */
-  noTokenizer: (model: string, vocabSize: number): string =>
-    `model "${model}" has no tokenizer (vocabSize ${vocabSize} is below 256, so neither bytes nor GPT-2 BPE fit). Pass pre-tokenized ids, or use a vocabSize ≥ 256 (bytes) or ≥ 50257 (GPT-2 BPE).`,
-
   // ── models: ONNX runtime ──────────────────────────────────────────────────
   /** A thread count that is not a positive integer. */
   invalidThreads: (threads: unknown): string =>
@@ -167,7 +162,7 @@ export const messages = {
     `model "${name}" was disposed; create a new one with createModel().`,
   /** The inference engine failed (graph rejected, run failed). */
   engineFailed: (engine: string, cause: unknown): string =>
-    `${engine} failed: ${cause instanceof Error ? cause.message : String(cause)}. This is a dantinox bug if the input passed validation; please report it with the config.`,
+    `${engine} failed: ${errorText(cause)}. This is a dantinox bug if the input passed validation; please report it with the config.`,
   /** A safetensors file without the config needed to rebuild the model. */
   weightsWithoutConfig: (path: string): string =>
     `"${path}" has no "dantinox.config" metadata, so the model config is unknown. Pass { config } to loadModel(), or save the file with saveWeights().`,
@@ -202,13 +197,13 @@ export const messages = {
     `"${path}" stores its weights in the external file "${dataPath}", which does not exist. Copy it next to the model file.`,
   /** A tokenizer.json that @huggingface/tokenizers cannot load. */
   hfBadTokenizer: (path: string, cause: unknown): string =>
-    `"${path}" is not a tokenizer.json that @huggingface/tokenizers can load: ${cause instanceof Error ? cause.message : String(cause)}.`,
+    `"${path}" is not a tokenizer.json that @huggingface/tokenizers can load: ${errorText(cause)}.`,
   /** A tokenizer that produces ids the model does not have. */
   hfTokenizerTooLarge: (path: string, tokenizerVocab: number, modelVocab: number): string =>
     `"${path}" produces ids up to ${tokenizerVocab - 1}, but the model's vocab_size is ${modelVocab}; use the tokenizer that belongs to this model.`,
   /** ONNX Runtime could not create a session for a graph (`source` says which). */
   sessionFailed: (source: string, cause: unknown): string =>
-    `ONNX Runtime cannot load ${source}: ${cause instanceof Error ? cause.message : String(cause)}.`,
+    `ONNX Runtime cannot load ${source}: ${errorText(cause)}.`,
   /** An execution provider the installed onnxruntime-node does not carry. */
   unsupportedExecutionProvider: (name: string, supported: readonly string[]): string =>
     `execution provider "${name}" is not available in this onnxruntime-node installation; it carries: ${supported.join(', ')}. Choose one of those (cpu is the default), or install a build of onnxruntime-node that bundles "${name}".`,
@@ -217,7 +212,7 @@ export const messages = {
     `cannot export this model to the Hugging Face layout: ${feature}. Exportable: ar models with learned positions + LayerNorm + a plain MLP (gpt2), or rotary + RMSNorm + SwiGLU with optional GQA and sliding window (llama / mistral), dense MLP, no MoE.`,
   /** A folder that cannot be written during export. */
   hfCannotWrite: (folder: string, cause: unknown): string =>
-    `Cannot write the Hugging Face model folder "${folder}": ${cause instanceof Error ? cause.message : String(cause)}. Pass a writable folder.`,
+    `Cannot write the Hugging Face model folder "${folder}": ${errorText(cause)}. Pass a writable folder.`,
   /** A loaded model used after dispose(). */
   hfModelDisposed: (folder: string): string =>
     `the model loaded from "${folder}" was disposed; load it again with loadHfModel().`,
@@ -235,6 +230,15 @@ export const messages = {
   /** A suite built with no tasks. */
   emptySuite: (): string =>
     'BenchmarkSuite requires at least one task: pass `tasks: [new ThroughputTask(), …]` or use BenchmarkSuite.default().',
+  /** A task or chart registered under a name that is taken. */
+  duplicatePlugin: (kind: 'task' | 'chart', name: string): string =>
+    `A ${kind} named "${name}" is already registered. Pick another name, or register with { override: true } to replace it.`,
+  /** Something given to the task registry that is not a factory under a name. */
+  notATaskFactory: (name: string): string =>
+    `Cannot register a task as "${name}": pass a non-empty name and a function that returns a BenchmarkTask, e.g. register('my_task', () => new MyTask()).`,
+  /** A task factory whose result is not the task it was registered as. */
+  badTaskFactory: (name: string, got: unknown): string =>
+    `The factory registered as task "${name}" returned ${got === undefined ? 'no task' : `a task named ${JSON.stringify(got)}`}; it must return a BenchmarkTask (with a run method) whose name is "${name}".`,
   /** Two tasks of a suite with the same name. */
   duplicateTaskName: (name: string): string =>
     `Two tasks of the suite are named "${name}": task names are the report's row keys and must be unique. Rename one (e.g. give it a \`name\` option).`,
@@ -250,6 +254,8 @@ export const messages = {
   /** A cell skipped because a smaller cell of the same sweep already failed. */
   cellSkippedAfter: (previous: string): string =>
     `the smaller cell ${previous} of this sweep already failed or ran out of time.`,
+  /** A task none of whose cells completed (each cell's reason follows). */
+  noCellCompleted: (failedCells: string): string => `no cell completed: ${failedCells}`,
   /** No sequence length of the config fits the model. */
   noUsableSeqLen: (seqLens: readonly number[], maxContext: number): string =>
     `no sequence length in \`seqLens\` (${seqLens.join(', ')}) fits the model's maxContext ${maxContext}; add a shorter one.`,
@@ -269,7 +275,12 @@ export const messages = {
   decodeNotApplicable: (paradigm: string): string => `not applicable (${paradigm} has no KV-cache decode)`,
   /** A result sink whose hook threw: reported, and the run goes on. */
   sinkFailed: (sink: string, hook: string, cause: unknown): string =>
-    `result sink "${sink}" failed in ${hook}: ${cause instanceof Error ? cause.message : String(cause)}; the run goes on, but this sink's output may be incomplete.`,
+    `result sink "${sink}" failed in ${hook}: ${errorText(cause)}; the run goes on, but this sink's output may be incomplete.`,
+  /** A task that threw: logged, and its row records the error. */
+  taskFailed: (task: string, error: string): string => `task ${task} failed: ${error}`,
+  /** The error of a task rebuilt from a JSONL stream that stopped before the task finished. */
+  taskIncomplete: (): string =>
+    'incomplete: the run stopped before this task finished (rebuilt from its streamed cells)',
   /** The error of a task the run never started because it was aborted. */
   taskNotRun: (): string => 'not run: the run was aborted',
   /** A run stopped by its abort signal. */
@@ -317,15 +328,9 @@ export const messages = {
   /** A chart option with a bad value. */
   badChartOption: (chart: string, option: string, value: unknown, allowed: string): string =>
     `Chart "${chart}": option \`${option}\` = ${JSON.stringify(value)} is invalid; allowed: ${allowed}.`,
-  /** A chart registered under a name that is taken. */
-  duplicateChart: (name: string): string =>
-    `A chart named "${name}" is already registered. Pick another static name, or register with { override: true } to replace it.`,
   /** A class given to the chart registry that is not a chart. */
   notAChart: (what: string): string =>
     `Cannot register ${what} as a chart: it must be a class extending Chart with a non-empty static \`name\`.`,
-  /** A requested output format we cannot write. */
-  unknownChartFormat: (format: string, allowed: readonly string[]): string =>
-    `Unknown chart output format "${format}".${suggestion(format, allowed)} Available: ${list(allowed)}.`,
   /** Output files that already exist. */
   outputExists: (paths: readonly string[]): string =>
     `Refusing to overwrite existing file${paths.length === 1 ? '' : 's'} ${list(paths.map((p) => `"${p}"`))}. Pass another \`runName\`, another \`outDir\`, or \`overwrite: true\`.`,
@@ -340,10 +345,10 @@ export const messages = {
     `The HTML report inlines ${pkg} from "${path}", which does not exist. Reinstall dependencies with npm ci.`,
   /** Rendering a spec with vega failed. */
   renderFailed: (chart: string, cause: unknown): string =>
-    `Rendering chart "${chart}" failed: ${cause instanceof Error ? cause.message : String(cause)}.`,
+    `Rendering chart "${chart}" failed: ${errorText(cause)}.`,
   /** A file or directory that could not be written. */
   cannotWrite: (path: string, cause: unknown): string =>
-    `Cannot write "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Check that the directory is writable.`,
+    `Cannot write "${path}": ${errorText(cause)}. Check that the directory is writable.`,
   /** An HTML report without any run. */
   reportNoRuns: (): string => 'An HTML report needs at least one run with rows; received none.',
 
@@ -354,11 +359,9 @@ export const messages = {
   /** `--config` looks like a path but the file does not exist. */
   configFileMissing: (path: string, presets: readonly string[]): string =>
     `Model config file "${path}" not found. Pass an existing YAML/JSON file or a preset (${list(presets)}).`,
-  /** A CLI option value that is not a positive integer. */
-  notPositiveInteger: (value: string): string => `"${value}" is not a positive integer, e.g. 4.`,
-  /** A CLI option value that is not a comma-separated list of positive integers. */
-  notIntegerList: (value: string): string =>
-    `"${value}" is not a comma-separated list of positive integers, e.g. 64,128,256.`,
+  /** A CLI option value of the wrong kind, e.g. not a positive integer, with an example of a good one. */
+  badCliValue: (value: string, expected: string, example: string): string =>
+    `"${value}" is not ${expected}, e.g. ${example}.`,
   /** An output directory that cannot be created or written. */
   outDirNotWritable: (dir: string, cause: unknown): string =>
     `Cannot write to the output directory "${dir}" (${errorCode(cause)}). Pass a writable directory with --out <dir>.`,
@@ -377,21 +380,43 @@ export const messages = {
   /** Results files of a run that could not be written (the reason was logged above). */
   resultsNotWritten: (files: readonly string[]): string =>
     `Not written: ${list(files)} (see the error above); the measurements are in the files that were.`,
-  /** A `--tasks` entry that is not a built-in task. */
-  unknownTask: (name: string, available: readonly string[]): string =>
-    `Unknown task "${name}".${suggestion(name, available)} Available: ${list(available)}. Custom tasks run through the library API (see examples/custom-task.ts).`,
   /** An empty `--tasks` list, or one with a name twice. */
   badTaskList: (value: string, available: readonly string[]): string =>
     `--tasks "${value}" must list each task once, separated by commas, from: ${list(available)}.`,
+  /** How to add a task or chart of one's own, appended to an unknown-name message. */
+  addYourOwn: (kind: 'task' | 'chart', example: string): string =>
+    `Add your own ${kind} with --plugin <module> (see ${example} and "Plugins" in the README).`,
+  /** A `--plugin` module that cannot be imported. */
+  pluginLoadFailed: (spec: string, cause: string): string =>
+    `Plugin "${spec}" cannot be loaded: ${cause}. Pass the path of an ES module (e.g. --plugin ./my-plugin.js) or an installed package name.`,
+  /** A `--plugin` module without a default-exported function. */
+  pluginNotAFunction: (spec: string, got: string): string =>
+    `Plugin "${spec}" must export a default function ({ tasks, charts }) => { … }, but its default export is ${got === 'undefined' ? 'missing' : `a ${got}`}.`,
+  /** A `--plugin` whose function threw, e.g. registering a name that is taken. */
+  pluginFailed: (spec: string, cause: string): string => `Plugin "${spec}" failed: ${cause}`,
   /** `--config` and `--model` given together. */
   configAndModel: (): string =>
     'Pass either --config <file|preset> (a built-in model) or --model <folder> (a Hugging Face ONNX folder), not both.',
   /** `--paradigm diffusion` on a loaded decoder. */
   paradigmOnLoadedModel: (paradigm: string): string =>
     `--paradigm ${paradigm} applies to built-in models only: a Hugging Face decoder folder is autoregressive (ar). Drop --paradigm or use --config.`,
-  /** An unknown chart name in `--charts`. */
-  unknownChart: (name: string, available: readonly string[]): string =>
-    `Unknown chart "${name}".${suggestion(name, available)} Available: ${list(available)}. Custom charts are registered through the library API (see examples/custom-chart.ts).`,
+  /** `--data` given but no task that reads it. */
+  dataUnused: (): string => '--data is only read by the perplexity task.',
+  /** The note under a summary of a model with random weights. */
+  randomWeightsNote: (): string =>
+    'Note: the weights are random, so perplexity only checks the pipeline (≈ vocabulary size); speed and latency are those of any model of this shape.',
+  /** The tasks of a run that did not complete (each as `name (status)`). */
+  tasksIncomplete: (tasks: readonly string[]): string =>
+    `${tasks.length} task(s) did not complete: ${list(tasks)}.`,
+  /** Charts that threw while rendering. */
+  chartsFailed: (charts: readonly string[]): string =>
+    `Chart(s) failed to render: ${list(charts)} (see the warnings above).`,
+  /** One chart that was not drawn, and why. */
+  chartNotDrawn: (chart: string, status: string, reason: string): string =>
+    `${chart}: not drawn (${status}): ${reason}`,
+  /** Charts skipped because the data has no columns for them. */
+  chartsWithoutData: (charts: readonly string[]): string =>
+    `Not drawn (no data for them): ${list(charts)}; --verbose says why.`,
   /** An error nobody anticipated: a bug, reported with how to get details. */
   unexpectedError: (message: string): string =>
     `${message} (unexpected error; rerun with --verbose for the stack trace, and please report it)`,

@@ -9,6 +9,8 @@
  *
  * @packageDocumentation
  */
+import { DantinoxError } from './errors.js';
+import { messages } from './messages.js';
 
 const MASK64 = (1n << 64n) - 1n;
 const GOLDEN = 0x9e3779b97f4a7c15n;
@@ -50,10 +52,17 @@ export class Rng {
     return Number(this.nextBigUint64() >> 11n) / 2 ** 53;
   }
 
-  /** A uniform integer in [0, `high`) (`high` ≤ 2^32), unbiased by rejection. */
+  /**
+   * A uniform integer in [0, `high`) (`high` ≤ 2^32), unbiased by rejection.
+   *
+   * @throws {@link DantinoxError} `INVALID_OPTION` when `high` is not an integer in [1, 2^32].
+   */
   int(high: number): number {
     if (!Number.isInteger(high) || high <= 0 || high > 2 ** 32) {
-      throw new RangeError(`Rng.int: high must be an integer in [1, 2^32], received ${high}.`);
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.invalidNumberOption('high', high, 'an integer in [1, 2^32]'),
+      );
     }
     const limit = 2 ** 32 - (2 ** 32 % high);
     for (;;) {

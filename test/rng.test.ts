@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DantinoxError } from '../src/errors.js';
+import { messages } from '../src/messages.js';
 import { Rng } from '../src/rng.js';
 
 describe('Rng', () => {
@@ -41,5 +43,18 @@ describe('Rng', () => {
     // 20k samples: standard error of the sd estimate ≈ 0.02/sqrt(40000) = 1e-4, so 5e-4 is 5 σ.
     expect(Math.abs(mean)).toBeLessThan(5e-4);
     expect(Math.abs(sd - 0.02)).toBeLessThan(5e-4);
+  });
+});
+
+describe('Rng.int argument check', () => {
+  it('refuses a bound outside [1, 2^32] with a DantinoxError', () => {
+    for (const high of [0, -1, 1.5, 2 ** 32 + 1]) {
+      expect(() => new Rng(0).int(high)).toThrow(
+        new DantinoxError(
+          'INVALID_OPTION',
+          messages.invalidNumberOption('high', high, 'an integer in [1, 2^32]'),
+        ),
+      );
+    }
   });
 });

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { DantinoxError } from '../errors.js';
+import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import {
   type Barrier,
@@ -69,8 +69,6 @@ export interface CellEnvironment {
 
 /** A duration in ms rounded to 1 µs: what samples keep (finer digits are clock noise and cost file size). */
 const roundToMicrosecond = (ms: number): number => Math.round(ms * 1000) / 1000;
-
-const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Thrown inside the runner to end a cell as skipped. */
 class SkipCell extends Error {}
@@ -177,7 +175,7 @@ export async function runCell(spec: CellSpec, budget: CellBudget, env: CellEnvir
   } catch (error) {
     if (signal?.aborted) throw error;
     const status = error instanceof SkipCell ? 'skipped' : 'failed';
-    return { ...base, status, error: errorMessage(error), metrics: {} };
+    return { ...base, status, error: errorText(error), metrics: {} };
   }
 }
 

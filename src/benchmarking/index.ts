@@ -55,9 +55,23 @@ export type {
   BenchmarkStatus,
   BenchmarkTask,
   CellRecord,
+  CompletedResult,
+  FailedResult,
   MetaValue,
   MetricDescriptor,
+  SkippedResult,
 } from './task.js';
+export {
+  type BuiltinTaskName,
+  builtinTasks,
+  type CreateTaskRegistryOptions,
+  createTaskRegistry,
+  DEFAULT_TASKS,
+  type RegisterTaskOptions,
+  type TaskFactory,
+  type TaskFactoryInput,
+  TaskRegistry,
+} from './task-registry.js';
 export { LATENCY_METRICS, LatencyTask, type LatencyTaskOptions } from './tasks/latency-task.js';
 export {
   MAX_LOG_PERPLEXITY,

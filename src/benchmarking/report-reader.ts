@@ -17,10 +17,7 @@ import {
 import { parseCsv, typedField } from './csv.js';
 import type { JsonlRecord } from './jsonl-sink.js';
 import type { SuiteReportData } from './report.js';
-import type { BenchmarkResult, BenchmarkStatus, CellRecord, MetaValue } from './task.js';
-
-const STATUSES: readonly string[] = ['completed', 'failed', 'skipped'];
-const INCOMPLETE = 'incomplete: the run stopped before this task finished (rebuilt from its streamed cells)';
+import type { BenchmarkResult, CellRecord, MetaValue } from './task.js';
 
 /** JSON turns NaN into null: turn null back into NaN in numeric maps. */
 function numericMap(obj: unknown): Record<string, number> {
@@ -136,7 +133,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
     } else if (rec.type === 'end') totalTimeS = rec.totalTimeS;
   }
   for (const [task, cells] of pending) {
-    results.push({ task, status: 'failed', error: INCOMPLETE, metrics: {}, cells });
+    results.push({ task, status: 'failed', error: messages.taskIncomplete(), metrics: {}, cells });
   }
   return {
     results,
@@ -178,14 +175,15 @@ function fromCsv(path: string, text: string): SuiteReportData {
     const status = String(at(row, 'status') ?? 'completed');
     const error = at(row, 'error');
     const duration = at(row, 'duration_ms');
-    return {
+    const base = {
       task: String(at(row, 'task') ?? ''),
-      status: (STATUSES.includes(status) ? status : 'completed') as BenchmarkStatus,
       metrics,
       ...(Object.keys(meta).length > 0 ? { meta } : {}),
-      ...(error === undefined || error === null ? {} : { error: String(error) }),
       ...(typeof duration === 'number' ? { durationMs: duration } : {}),
     };
+    return status === 'failed' || status === 'skipped'
+      ? { ...base, status, error: String(error ?? '') }
+      : { ...base, status: 'completed' };
   });
   return { results, modelMeta, columnOrder: middle };
 }

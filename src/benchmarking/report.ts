@@ -105,7 +105,7 @@ export class SuiteReport {
   readonly #columnOrder: readonly string[] | undefined;
 
   constructor(data: SuiteReportData) {
-    this.results = data.results.map((r) => ({ ...r, status: r.status ?? 'completed' }));
+    this.results = data.results.map((r) => (r.status === undefined ? { ...r, status: 'completed' } : r));
     this.modelMeta = data.modelMeta ?? {};
     this.totalTimeS = data.totalTimeS ?? 0;
     this.environment = data.environment;

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { join } from 'node:path';
-import { DantinoxError } from '../errors.js';
+import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Model } from '../models/model.js';
 import type { Paradigm } from '../models/paradigm.js';
@@ -28,8 +28,7 @@ import type {
   MetaValue,
   MetricDescriptor,
 } from './task.js';
-import { LatencyTask } from './tasks/latency-task.js';
-import { PerplexityTask } from './tasks/perplexity-task.js';
+import { createTaskRegistry, DEFAULT_TASKS } from './task-registry.js';
 import { ThroughputTask } from './tasks/throughput-task.js';
 
 /** Options of {@link BenchmarkSuite.run}. */
@@ -75,8 +74,6 @@ export interface BenchmarkSuiteOptions {
   /** Configuration (validated). @default BenchmarkConfig.defaults() */
   readonly config?: BenchmarkConfig | BenchmarkConfigInput;
 }
-
-const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Model identity columns of the report (snake_case, as CSV columns). */
 export function modelIdentity(paradigm: Paradigm, model: Model, runId: string): Record<string, MetaValue> {
@@ -143,7 +140,7 @@ export class BenchmarkSuite {
   /** Throughput, latency and perplexity (Brown corpus) — the seed's default suite. */
   static default(config?: BenchmarkConfig | BenchmarkConfigInput): BenchmarkSuite {
     return new BenchmarkSuite({
-      tasks: [new ThroughputTask(), new LatencyTask(), new PerplexityTask()],
+      tasks: createTaskRegistry().create(DEFAULT_TASKS),
       ...(config === undefined ? {} : { config }),
     });
   }
@@ -237,12 +234,13 @@ export class BenchmarkSuite {
         let result: BenchmarkResult;
         try {
           const raw = await task.run(paradigm, model, this.config, taskRngs[i] as Rng, context);
-          result = { ...raw, task: raw.task || task.name, status: raw.status ?? 'completed' };
+          const named = { ...raw, task: raw.task || task.name };
+          result = named.status === undefined ? { ...named, status: 'completed' } : named;
         } catch (error) {
           if (options.throwOnError === true) throw error;
           aborted = options.signal?.aborted === true;
-          const message = aborted ? messages.benchAborted(task.name) : errorMessage(error);
-          logger.log('error', `task ${task.name} failed: ${message}`);
+          const message = aborted ? messages.benchAborted(task.name) : errorText(error);
+          logger.log('error', messages.taskFailed(task.name, message));
           result = { task: task.name, status: 'failed', error: message, metrics: {} };
         }
         result = { ...result, cells: result.cells ?? cells, durationMs: Number(clock.now() - start) / 1e6 };

@@ -68,21 +68,12 @@ export interface CellRecord {
   readonly flops?: FlopsBreakdown;
 }
 
-/**
- * What a task returns, and one row of the report.
- *
- * A user task needs only `task` and `metrics`; the suite fills in `status` (`completed`) and `durationMs`. The
- * suite turns a task that throws into a row with `status: 'failed'` and `error`.
- */
-export interface BenchmarkResult {
+/** What every {@link BenchmarkResult} has, whatever its status. */
+interface BenchmarkResultBase {
   /** Task name (the row's `task` column). */
   readonly task: string;
   /** Scalar results, in the order they should appear as CSV columns. */
   readonly metrics: Readonly<Record<string, number>>;
-  /** Outcome; absent means `completed`. */
-  readonly status?: BenchmarkStatus;
-  /** Error message of a failed task. */
-  readonly error?: string;
   /** Timing statistics of one stated cell (say which in `meta.profiling_cell`). */
   readonly profiling?: ProfilingResult;
   /** Analytical FLOPs of one stated shape (say which in `meta.flops_shape`). */
@@ -94,6 +85,39 @@ export interface BenchmarkResult {
   /** Wall time of the task in milliseconds (filled by the suite). */
   readonly durationMs?: number;
 }
+
+/** A task that ran to the end. What a task returns: `status` may be left out (the suite sets it). */
+export interface CompletedResult extends BenchmarkResultBase {
+  /** Outcome; absent means `completed`. */
+  readonly status?: 'completed';
+  /** A completed task has no error. */
+  readonly error?: undefined;
+}
+
+/** A task that threw (or was cut short by an abort): its row keeps the error and any cells it measured. */
+export interface FailedResult extends BenchmarkResultBase {
+  /** Outcome. */
+  readonly status: 'failed';
+  /** Why it failed. */
+  readonly error: string;
+}
+
+/** A task that was never started (the run was aborted before it). */
+export interface SkippedResult extends BenchmarkResultBase {
+  /** Outcome. */
+  readonly status: 'skipped';
+  /** Why it was not run. */
+  readonly error: string;
+}
+
+/**
+ * What a task returns, and one row of the report: a union on `status` — {@link CompletedResult},
+ * {@link FailedResult} (with `error`) or {@link SkippedResult} (with `error`).
+ *
+ * A user task needs only `task` and `metrics`; the suite fills in `status` (`completed`) and `durationMs`. The
+ * suite turns a task that throws into a row with `status: 'failed'` and `error`.
+ */
+export type BenchmarkResult = CompletedResult | FailedResult | SkippedResult;
 
 /**
  * Services the suite hands to a task. Every member is optional for a task to use: a task written against the

@@ -1,5 +1,5 @@
 /**
- * Helpers the chart-writing commands share (`bench`, `plot`, `report`): checking `--charts` and `--format`,
+ * Helpers the chart-writing commands share (`bench`, `plot`, `report`): checking `--format`,
  * file-name-safe run names, and printing what was rendered with the right exit code.
  *
  * @packageDocumentation
@@ -10,18 +10,6 @@ import { messages } from '../messages.js';
 import { CHART_FORMATS, type ChartFormat, type RenderResults } from '../visualization/index.js';
 import type { CommandContext } from './command-context.js';
 import { ExitCode } from './exit-code.js';
-
-/**
- * Checks chart names against the registry (so a typo is a usage error with a did-you-mean, not a skipped chart).
- *
- * @throws {@link DantinoxError} `UNKNOWN_PLUGIN`.
- */
-export function checkChartNames(names: readonly string[], available: readonly string[]): void {
-  for (const name of names) {
-    if (!available.includes(name))
-      throw new DantinoxError('UNKNOWN_PLUGIN', messages.unknownChart(name, available));
-  }
-}
 
 /**
  * Checks `--format` values.
@@ -74,12 +62,12 @@ export function reportRenderResults(
     if (result.status === 'failed') failed += 1;
     else skipped.push(chart);
     if (result.status === 'failed' || options.explicit || options.verbose) {
-      io.stderr.write(`${chart}: not drawn (${result.status}): ${result.reason}\n`);
+      io.stderr.write(`${messages.chartNotDrawn(chart, result.status, result.reason)}\n`);
     }
   }
   for (const p of paths) io.stdout.write(`${p}\n`);
   if (skipped.length > 0 && !options.explicit && !options.verbose) {
-    io.stderr.write(`Not drawn (no data for them): ${skipped.join(', ')}; --verbose says why.\n`);
+    io.stderr.write(`${messages.chartsWithoutData(skipped)}\n`);
   }
   if (failed > 0) return ExitCode.taskFailed;
   if ((options.requireChart && rendered === 0) || (options.explicit && skipped.length > 0))

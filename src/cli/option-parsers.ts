@@ -13,7 +13,7 @@ import { messages } from '../messages.js';
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
-    throw new InvalidArgumentError(messages.notPositiveInteger(value));
+    throw new InvalidArgumentError(messages.badCliValue(value, 'a positive integer', '4'));
   }
   return n;
 }
@@ -22,7 +22,7 @@ export function parsePositiveInt(value: string): number {
 export function parseNonNegativeInt(value: string): number {
   const n = Number(value);
   if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n)) {
-    throw new InvalidArgumentError(`"${value}" is not a non-negative integer, e.g. 0.`);
+    throw new InvalidArgumentError(messages.badCliValue(value, 'a non-negative integer', '0'));
   }
   return n;
 }
@@ -31,7 +31,7 @@ export function parseNonNegativeInt(value: string): number {
 export function parseNonNegativeNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0) {
-    throw new InvalidArgumentError(`"${value}" is not a non-negative number, e.g. 1000.`);
+    throw new InvalidArgumentError(messages.badCliValue(value, 'a non-negative number', '1000'));
   }
   return n;
 }
@@ -43,7 +43,9 @@ export function parsePositiveIntList(value: string): number[] {
     parts.length === 0 ||
     parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1 || !Number.isSafeInteger(Number(p)))
   ) {
-    throw new InvalidArgumentError(messages.notIntegerList(value));
+    throw new InvalidArgumentError(
+      messages.badCliValue(value, 'a comma-separated list of positive integers', '64,128,256'),
+    );
   }
   return parts.map(Number);
 }

@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import { CommanderError } from 'commander';
-import { DantinoxError, type ErrorCode } from '../errors.js';
+import { DantinoxError, type ErrorCode, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import type { CliWriter } from './cli-io.js';
 import { ExitCode } from './exit-code.js';
@@ -41,7 +41,7 @@ export function exitCodeFor(error: unknown): ExitCode {
 export function printError(error: unknown, out: CliWriter, verbose: boolean): void {
   if (error instanceof CommanderError) return;
   const known = error instanceof DantinoxError;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   out.write(`error: ${known ? message : messages.unexpectedError(message)}\n`);
   if (!verbose) return;
   let current: unknown = error;

@@ -5,7 +5,8 @@
  */
 import { relative } from 'node:path';
 import type { Logger, RunDirectory, SuiteReport } from '../benchmarking/index.js';
-import { Visualizer } from '../visualization/index.js';
+import { messages } from '../messages.js';
+import { type ChartRegistry, Visualizer } from '../visualization/index.js';
 import { safeRunName } from './chart-output.js';
 
 /** Options of {@link writeRunOutputs}. */
@@ -14,6 +15,8 @@ export interface RunOutputOptions {
   readonly charts: boolean;
   /** Where notes about skipped charts go. */
   readonly logger: Logger;
+  /** Charts to draw: every one the data supports. */
+  readonly registry: ChartRegistry;
 }
 
 /** What {@link writeRunOutputs} wrote. */
@@ -38,7 +41,7 @@ export async function writeRunOutputs(
   const failedCharts: string[] = [];
   if (!options.charts) return { files: written, failedCharts };
   const rows = report.toRows();
-  const visualizer = new Visualizer();
+  const visualizer = new Visualizer({ registry: options.registry });
   const model = typeof report.modelMeta['model'] === 'string' ? report.modelMeta['model'] : 'run';
   const results = await visualizer.render(rows, {
     outDir: runDir.chartsDir,
@@ -53,7 +56,7 @@ export async function writeRunOutputs(
       if (result.status === 'failed') failedCharts.push(chart);
       options.logger.log(
         result.status === 'failed' ? 'warn' : 'debug',
-        `chart ${chart} ${result.status}: ${result.reason}`,
+        messages.chartNotDrawn(chart, result.status, result.reason),
       );
     }
   }

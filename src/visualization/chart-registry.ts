@@ -92,7 +92,7 @@ export class ChartRegistry {
       throw new DantinoxError('INVALID_OPTION', messages.notAChart(`class ${String(name)}`));
     }
     if (this.#charts.has(name) && options.override !== true) {
-      throw new DantinoxError('DUPLICATE_PLUGIN', messages.duplicateChart(name));
+      throw new DantinoxError('DUPLICATE_PLUGIN', messages.duplicatePlugin('chart', name));
     }
     this.#charts.set(name, chart);
   }

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { DantinoxError } from '../errors.js';
+import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Chart, ChartSpec } from './chart.js';
 import { type ChartInput, type ChartRow, loadChartInput, textCell } from './chart-data.js';
@@ -124,8 +124,6 @@ export function defaultRunName(rows: readonly ChartRow[]): string {
   return `run-${hash.slice(0, 8)}`;
 }
 
-const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-
 /**
  * Renders charts from plain data (rows, an arquero table, or a CSV/JSON/JSONL path) into files.
  *
@@ -222,7 +220,10 @@ export class Visualizer {
     const formats = [...new Set(options.formats ?? (['svg', 'png'] as const))];
     for (const f of formats) {
       if (!CHART_FORMATS.includes(f)) {
-        throw new DantinoxError('INVALID_OPTION', messages.unknownChartFormat(String(f), CHART_FORMATS));
+        throw new DantinoxError(
+          'INVALID_OPTION',
+          messages.unknownName('chart output format', String(f), CHART_FORMATS),
+        );
       }
     }
     const charts = this.resolveCharts(options.charts);
@@ -259,9 +260,9 @@ export class Visualizer {
       } catch (error) {
         const skipped = error instanceof DantinoxError && error.code === 'INVALID_INPUT';
         results[name] = skipped
-          ? { status: 'skipped', reason: errorMessage(error) }
-          : { status: 'failed', reason: errorMessage(error), error };
-        reportCharts.push({ name, skipped: errorMessage(error) });
+          ? { status: 'skipped', reason: errorText(error) }
+          : { status: 'failed', reason: errorText(error), error };
+        reportCharts.push({ name, skipped: errorText(error) });
         continue;
       }
       try {
@@ -285,8 +286,8 @@ export class Visualizer {
         results[name] = { status: 'rendered', paths, warnings };
         reportCharts.push({ name, spec });
       } catch (error) {
-        results[name] = { status: 'failed', reason: errorMessage(error), error };
-        reportCharts.push({ name, skipped: errorMessage(error) });
+        results[name] = { status: 'failed', reason: errorText(error), error };
+        reportCharts.push({ name, skipped: errorText(error) });
       }
     }
     if (formats.includes('html')) {
@@ -332,9 +333,9 @@ export class Visualizer {
       } catch (error) {
         const skipped = error instanceof DantinoxError && error.code === 'INVALID_INPUT';
         results[name] = skipped
-          ? { status: 'skipped', reason: errorMessage(error) }
-          : { status: 'failed', reason: errorMessage(error), error };
-        reportCharts.push({ name, skipped: errorMessage(error) });
+          ? { status: 'skipped', reason: errorText(error) }
+          : { status: 'failed', reason: errorText(error), error };
+        reportCharts.push({ name, skipped: errorText(error) });
       }
     }
     const html = await buildHtmlReport({

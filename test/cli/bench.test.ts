@@ -169,11 +169,15 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
   it('unknown task, missing data file, missing model folder, --config with --model', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dantinox-bench-err-'));
     const tasks = ['throughput', 'latency', 'perplexity'];
-    expectUsage(
-      await runCli(['bench', '--tasks', 'throughput,latncy'], { cwd: dir }),
-      messages.unknownTask('latncy', tasks),
+    const unknownTask = messages.unknownName(
+      'task',
+      'latncy',
+      tasks,
+      messages.addYourOwn('task', 'examples/custom-task.ts'),
     );
-    expect(messages.unknownTask('latncy', tasks)).toContain('Did you mean "latency"?');
+    expectUsage(await runCli(['bench', '--tasks', 'throughput,latncy'], { cwd: dir }), unknownTask);
+    expect(unknownTask).toContain('Did you mean "latency"?');
+    expect(unknownTask).toContain('--plugin <module>');
     expectUsage(
       await runCli(['bench', '--data', 'missing.txt'], { cwd: dir }),
       messages.dataFileMissing('missing.txt'),
@@ -208,7 +212,9 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
 
     const badFlag = await runCli(['bench', '--seq-lens', '64,x'], { cwd: dir });
     expect(badFlag.code).toBe(2);
-    expect(badFlag.stderr).toContain(messages.notIntegerList('64,x'));
+    expect(badFlag.stderr).toContain(
+      messages.badCliValue('64,x', 'a comma-separated list of positive integers', '64,128,256'),
+    );
   });
 
   it('plot and report: unknown chart, missing results file, unknown format', async () => {

@@ -85,7 +85,7 @@ describe('dantinox flops', () => {
 
     const badInt = await runCli(['flops', '--seq-len', 'abc']);
     expect(badInt.code).toBe(2);
-    expect(badInt.stderr).toContain(messages.notPositiveInteger('abc'));
+    expect(badInt.stderr).toContain(messages.badCliValue('abc', 'a positive integer', '4'));
     expect(badInt.stderr).not.toMatch(/\n\s+at /);
 
     const tooLong = await runCli(['flops', '--config', 'tiny', '--seq-len', '4096']);

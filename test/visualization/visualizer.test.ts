@@ -66,7 +66,9 @@ describe('@Visualizer.register and registries', () => {
       }
       return Again;
     };
-    expect(declare).toThrow(new DantinoxError('DUPLICATE_PLUGIN', messages.duplicateChart('peak_bar_test')));
+    expect(declare).toThrow(
+      new DantinoxError('DUPLICATE_PLUGIN', messages.duplicatePlugin('chart', 'peak_bar_test')),
+    );
     const replace = () => {
       @Visualizer.register({ override: true })
       class Replacement extends PeakBarChart {

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { DecodeState, Model } from '../../models/model.js';
 import type { Paradigm } from '../../models/paradigm.js';
@@ -12,7 +13,14 @@ import { countDecodeFlops, countFlops } from '../../profiling/index.js';
 import type { Rng } from '../../rng.js';
 import { type CallPhase, runCell } from '../cell-runner.js';
 import type { BenchmarkConfig } from '../config.js';
-import type { BenchmarkContext, BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
+import type {
+  BenchmarkContext,
+  BenchmarkResult,
+  BenchmarkTask,
+  CellRecord,
+  MetaValue,
+  MetricDescriptor,
+} from '../task.js';
 import { budgetOf, failedCellsNote, keepCell, standaloneContext } from './task-context.js';
 
 const ms = (key: string, description: string): MetricDescriptor => ({
@@ -92,7 +100,7 @@ function generationBudget(config: BenchmarkConfig): ReturnType<typeof budgetOf> 
  * the denoising pass over the generation canvas and a full `diffusionSteps`-pass generation are timed, and
  * `meta.decode` says why there are no decode metrics.
  */
-export class LatencyTask {
+export class LatencyTask implements BenchmarkTask {
   /** Row name. */
   readonly name: string;
   /** Metric schema. */
@@ -102,7 +110,12 @@ export class LatencyTask {
     this.name = options.name ?? 'latency';
   }
 
-  /** Runs the cells. @throws {@link DantinoxError} `INVALID_OPTION` when no sequence length fits the model. */
+  /**
+   * Runs the cells.
+   *
+   * @throws {@link DantinoxError} `INVALID_OPTION` when no sequence length fits the model, `RUNTIME_ERROR` when
+   * no cell completed.
+   */
   async run(
     paradigm: Paradigm,
     model: Model,
@@ -113,7 +126,8 @@ export class LatencyTask {
     const { vocabSize, maxContext } = model.config;
     const fitting = config.seqLens.filter((l) => l <= maxContext);
     const prompt = fitting[fitting.length - 1];
-    if (prompt === undefined) throw new Error(messages.noUsableSeqLen(config.seqLens, maxContext));
+    if (prompt === undefined)
+      throw new DantinoxError('INVALID_OPTION', messages.noUsableSeqLen(config.seqLens, maxContext));
     const kv = paradigm.supportsKvDecode;
     context.plan(3);
     const cells: CellRecord[] = [];
@@ -153,7 +167,8 @@ export class LatencyTask {
 
     const failed = failedCellsNote(cells);
     if (failed !== '') meta['failed_cells'] = failed;
-    if (Object.keys(metrics).length === 0) throw new Error(`no cell completed: ${failed}`);
+    if (Object.keys(metrics).length === 0)
+      throw new DantinoxError('RUNTIME_ERROR', messages.noCellCompleted(failed));
     const timed = prefill.status === 'completed';
     if (timed) {
       meta['profiling_cell'] = prefill.cell;

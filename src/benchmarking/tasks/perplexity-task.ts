@@ -15,7 +15,14 @@ import { builtinTokenizer } from '../../models/tokenizers/builtin-tokenizer.js';
 import type { Rng } from '../../rng.js';
 import type { BenchmarkConfig } from '../config.js';
 import { brownCorpusText } from '../data/brown-corpus.js';
-import type { BenchmarkContext, BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
+import type {
+  BenchmarkContext,
+  BenchmarkResult,
+  BenchmarkTask,
+  CellRecord,
+  MetaValue,
+  MetricDescriptor,
+} from '../task.js';
 import { keepCell, standaloneContext } from './task-context.js';
 
 /** Largest natural log whose `exp` is a finite float64 (exp(709.78) overflows): perplexity is capped at e^709. */
@@ -90,7 +97,7 @@ interface EvalBatch {
  * Losses are combined token-weighted (Σ NLL / Σ tokens), never as a mean of batch means. The loss and the
  * window sampling use independent random streams.
  */
-export class PerplexityTask {
+export class PerplexityTask implements BenchmarkTask {
   /** Row name. */
   readonly name: string;
   /** Metric schema. */

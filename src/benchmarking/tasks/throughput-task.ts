@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 
+import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { Model } from '../../models/model.js';
 import type { Paradigm } from '../../models/paradigm.js';
@@ -12,7 +13,14 @@ import { countFlops } from '../../profiling/index.js';
 import type { Rng } from '../../rng.js';
 import { runCell } from '../cell-runner.js';
 import type { BenchmarkConfig } from '../config.js';
-import type { BenchmarkContext, BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
+import type {
+  BenchmarkContext,
+  BenchmarkResult,
+  BenchmarkTask,
+  CellRecord,
+  MetaValue,
+  MetricDescriptor,
+} from '../task.js';
 import { budgetOf, failedCellsNote, keepCell, standaloneContext } from './task-context.js';
 
 /** Metrics of {@link ThroughputTask}. */
@@ -77,7 +85,7 @@ export interface ThroughputTaskOptions {
  * result.metrics.tps_seq256; // tok/s
  * ```
  */
-export class ThroughputTask {
+export class ThroughputTask implements BenchmarkTask {
   /** Row name. */
   readonly name: string;
   /** Metric schema. */
@@ -175,7 +183,8 @@ export class ThroughputTask {
     }
 
     const completed = cells.filter((c) => c.status === 'completed');
-    if (completed.length === 0) throw new Error(`no cell completed: ${failedCellsNote(cells)}`);
+    if (completed.length === 0)
+      throw new DantinoxError('RUNTIME_ERROR', messages.noCellCompleted(failedCellsNote(cells)));
     const peak = completed.reduce((a, b) => ((b.metrics['tps'] ?? 0) > (a.metrics['tps'] ?? 0) ? b : a));
     metrics['peak_tps'] = peak.metrics['tps'] as number;
     const gflops = completed

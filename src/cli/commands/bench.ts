@@ -9,6 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
 import type { LogLevel, SuiteReport } from '../../benchmarking/index.js';
+import { DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
@@ -16,6 +17,7 @@ import type { ParadigmKind } from '../../models/model-config.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
+import { loadPlugins } from '../load-plugins.js';
 import { checkModelSelection, DEFAULT_PRESET } from '../model-selection.js';
 import {
   parseNameList,
@@ -25,7 +27,7 @@ import {
   parsePositiveIntList,
 } from '../option-parsers.js';
 import { prepareOutputDir, timestampName } from '../output-dir.js';
-import { checkTaskNames, DEFAULT_TASKS } from '../task-names.js';
+import { checkPluginNames, collect } from '../plugin-names.js';
 
 /**
  * The sweep `dantinox bench` runs when no `--bench-config` is given: the library defaults
@@ -150,6 +152,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly paradigm?: ParadigmKind;
   readonly ep?: string;
   readonly tasks?: string[];
+  readonly plugin?: string[];
   readonly data?: string;
   readonly benchConfig?: string;
   readonly out?: string;
@@ -231,8 +234,13 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '-t, --tasks <list>',
-      `tasks to run, in order (default: ${DEFAULT_TASKS.join(',')})`,
+      `tasks to run, in order: built-in or registered by a --plugin (default: ${DEFAULT_TASKS.join(',')})`,
       parseNameList,
+    )
+    .option(
+      '--plugin <module>',
+      'ES module whose default export registers tasks and/or charts (repeatable)',
+      collect,
     )
     .option('--data <file>', 'UTF-8 validation text for perplexity (default: the Brown corpus)')
     .option(
@@ -256,7 +264,10 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   // Everything a newcomer can get wrong is checked before the (slow) model build.
   const config = benchmarkConfig(options, io.cwd);
   const dataPath = checkDataFile(options.data, io.cwd);
-  const taskNames = checkTaskNames(options.tasks ?? DEFAULT_TASKS);
+  const registries = await loadPlugins(options.plugin ?? [], io.cwd);
+  const taskNames = options.tasks ?? DEFAULT_TASKS;
+  checkPluginNames('task', taskNames, registries.tasks.names());
+  registries.tasks.check(taskNames);
   const selection = {
     ...(options.config === undefined ? {} : { config: options.config }),
     ...(options.model === undefined ? {} : { model: options.model }),
@@ -271,22 +282,16 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const outArg = options.out ?? join('results', timestampName(startedAt));
   const outDir = prepareOutputDir(outArg, io.cwd);
   // The heavy modules (ONNX Runtime, the suite, charts) load only once the arguments are known to be valid.
-  const [
-    { BenchmarkSuite, createWriterLogger, RunDirectory },
-    { createTasks },
-    { openModel },
-    { writeRunOutputs },
-  ] = await Promise.all([
-    import('../../benchmarking/index.js'),
-    import('../builtin-tasks.js'),
-    import('../open-model.js'),
-    import('../run-outputs.js'),
-  ]);
-  const tasks = createTasks(taskNames, dataPath === undefined ? {} : { data: dataPath });
+  const [{ BenchmarkSuite, createWriterLogger, RunDirectory }, { openModel }, { writeRunOutputs }] =
+    await Promise.all([
+      import('../../benchmarking/index.js'),
+      import('../open-model.js'),
+      import('../run-outputs.js'),
+    ]);
+  const tasks = registries.tasks.create(taskNames, dataPath === undefined ? {} : { data: dataPath });
   const level: LogLevel = options.verbose === true ? 'debug' : options.quiet === true ? 'error' : 'warn';
   const logger = createWriterLogger(io.stderr, level);
-  if (dataPath !== undefined && !taskNames.includes('perplexity'))
-    logger.log('warn', '--data is only read by the perplexity task.');
+  if (dataPath !== undefined && !taskNames.includes('perplexity')) logger.log('warn', messages.dataUnused());
 
   if (options.quiet !== true) io.stderr.write('Building the model…\n');
   const opened = await openModel(selection, io.cwd);
@@ -324,7 +329,11 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     process.off('SIGINT', onSigint);
     await opened.model.dispose();
   }
-  const written = await writeRunOutputs(report, runDir, { charts: options.charts, logger });
+  const written = await writeRunOutputs(report, runDir, {
+    charts: options.charts,
+    logger,
+    registry: registries.charts,
+  });
   const out = io.stdout;
   out.write(`Model: ${opened.description}\n`);
   out.write(
@@ -333,9 +342,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   out.write(`Config: ${describeConfig(config)}\n\n`);
   out.write(`${report.summary()}\n\n`);
   if (opened.randomWeights) {
-    out.write(
-      'Note: the weights are random, so perplexity only checks the pipeline (≈ vocabulary size); speed and latency are those of any model of this shape.\n',
-    );
+    out.write(`${messages.randomWeightsNote()}\n`);
   }
   out.write(`Results: ${outArg}\n  ${written.files.join('\n  ')}\n`);
   const missing = runDir.missingResultFiles();
@@ -345,15 +352,11 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   }
   const failed = report.results.filter((r) => r.status !== 'completed');
   if (failed.length > 0) {
-    io.stderr.write(
-      `${failed.length} task(s) did not complete: ${failed.map((r) => `${r.task} (${r.status})`).join(', ')}.\n`,
-    );
+    io.stderr.write(`${messages.tasksIncomplete(failed.map((r) => `${r.task} (${r.status})`))}\n`);
     return ExitCode.taskFailed;
   }
   if (written.failedCharts.length > 0) {
-    io.stderr.write(
-      `Chart(s) failed to render: ${written.failedCharts.join(', ')} (see the warnings above).\n`,
-    );
+    io.stderr.write(`${messages.chartsFailed(written.failedCharts)}\n`);
     return ExitCode.taskFailed;
   }
   return ExitCode.ok;

@@ -6,15 +6,18 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CHART_FORMATS, combineRuns, Visualizer } from '../../visualization/index.js';
-import { checkChartNames, checkFormats, reportRenderResults, safeRunName } from '../chart-output.js';
+import { checkFormats, reportRenderResults, safeRunName } from '../chart-output.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
+import { loadPlugins } from '../load-plugins.js';
 import { loadRun } from '../load-runs.js';
 import { parseNameList } from '../option-parsers.js';
+import { checkPluginNames, collect } from '../plugin-names.js';
 
 /** Parsed options of `dantinox plot`. */
 interface PlotCliOptions {
   readonly charts?: string[];
+  readonly plugin?: string[];
   readonly out: string;
   readonly format: string[];
   readonly verbose?: boolean;
@@ -46,6 +49,7 @@ export function registerPlotCommand(program: Command, ctx: CommandContext): Comm
       `charts to draw (default: every chart the data supports): ${available.join(', ')}`,
       parseNameList,
     )
+    .option('--plugin <module>', 'ES module whose default export registers charts (repeatable)', collect)
     .option('-o, --out <dir>', 'output directory', 'plots')
     .option('-f, --format <list>', `output formats: ${CHART_FORMATS.join(', ')}`, parseNameList, [
       'svg',
@@ -64,8 +68,9 @@ async function runPlot(
   ctx: CommandContext,
 ): Promise<ExitCode> {
   const { io } = ctx;
-  const visualizer = new Visualizer();
-  if (options.charts !== undefined) checkChartNames(options.charts, visualizer.availableCharts());
+  const { charts } = await loadPlugins(options.plugin ?? [], io.cwd);
+  const visualizer = new Visualizer({ registry: charts });
+  if (options.charts !== undefined) checkPluginNames('chart', options.charts, visualizer.availableCharts());
   const formats = checkFormats(options.format);
   const runs = [];
   for (const input of inputs) runs.push(await loadRun(input, io.cwd));

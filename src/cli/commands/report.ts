@@ -7,17 +7,20 @@ import { extname, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RunDirectory } from '../../benchmarking/index.js';
 import { Visualizer } from '../../visualization/index.js';
-import { checkChartNames, reportRenderResults } from '../chart-output.js';
+import { reportRenderResults } from '../chart-output.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
+import { loadPlugins } from '../load-plugins.js';
 import { type LoadedRun, loadRun } from '../load-runs.js';
 import { parseNameList } from '../option-parsers.js';
+import { checkPluginNames, collect } from '../plugin-names.js';
 
 /** Parsed options of `dantinox report`. */
 interface ReportCliOptions {
   readonly out: string;
   readonly title?: string;
   readonly charts?: string[];
+  readonly plugin?: string[];
   readonly verbose?: boolean;
 }
 
@@ -46,6 +49,7 @@ export function registerReportCommand(program: Command, ctx: CommandContext): Co
     .option('-o, --out <file|dir>', 'HTML file to write (a directory gets report.html)', 'report.html')
     .option('--title <text>', 'page title (default: "dantinox report: <runs>")')
     .option('--charts <list>', 'charts to include (default: every chart the data supports)', parseNameList)
+    .option('--plugin <module>', 'ES module whose default export registers charts (repeatable)', collect)
     .option('--verbose', 'say why charts were skipped, and stack traces on errors')
     .addHelpText('after', EXAMPLES)
     .action(async (inputs: string[], options: ReportCliOptions) => {
@@ -59,8 +63,9 @@ async function runReport(
   ctx: CommandContext,
 ): Promise<ExitCode> {
   const { io } = ctx;
-  const visualizer = new Visualizer();
-  if (options.charts !== undefined) checkChartNames(options.charts, visualizer.availableCharts());
+  const { charts } = await loadPlugins(options.plugin ?? [], io.cwd);
+  const visualizer = new Visualizer({ registry: charts });
+  if (options.charts !== undefined) checkPluginNames('chart', options.charts, visualizer.availableCharts());
   const runs: LoadedRun[] = [];
   for (const input of inputs) runs.push(await loadRun(input, io.cwd));
   const out = isAbsolute(options.out) ? options.out : resolve(io.cwd, options.out);

@@ -1,0 +1,137 @@
+/**
+ * Task registries: name → factory, like the chart registry. Registries are instances (never a module-global map)
+ * that start with the three built-in tasks; the CLI's `--tasks` and `--plugin` read and extend one.
+ *
+ * @packageDocumentation
+ */
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import type { BenchmarkTask } from './task.js';
+import { LatencyTask } from './tasks/latency-task.js';
+import { type PerplexityData, PerplexityTask } from './tasks/perplexity-task.js';
+import { ThroughputTask } from './tasks/throughput-task.js';
+
+/** What a task factory receives (from the command line: `--data`). */
+export interface TaskFactoryInput {
+  /** Validation text for perplexity-like tasks (a file path or inline text); absent for the built-in text. */
+  readonly data?: PerplexityData;
+}
+
+/** Makes a fresh task; called once per run. */
+export type TaskFactory = (input: TaskFactoryInput) => BenchmarkTask;
+
+/** The built-in tasks by name, in the seed's default order. */
+export const builtinTasks = {
+  throughput: () => new ThroughputTask(),
+  latency: () => new LatencyTask(),
+  perplexity: (input: TaskFactoryInput) =>
+    new PerplexityTask(input.data === undefined ? {} : { dataSource: input.data }),
+} as const satisfies Record<string, TaskFactory>;
+
+/** Name of a built-in task. */
+export type BuiltinTaskName = keyof typeof builtinTasks;
+
+/** The tasks a run has by default: the seed's `BenchmarkSuite.default()`. */
+export const DEFAULT_TASKS: readonly BuiltinTaskName[] = Object.freeze([
+  'throughput',
+  'latency',
+  'perplexity',
+]);
+
+/** Options of {@link TaskRegistry.register}. */
+export interface RegisterTaskOptions {
+  /** Replace a task already registered under the same name. @default false */
+  readonly override?: boolean;
+}
+
+/**
+ * A set of task factories by name. Create one with {@link createTaskRegistry}; registries are independent.
+ *
+ * @example
+ * ```ts
+ * const tasks = createTaskRegistry();
+ * tasks.register('generation_speed', () => new GenerationSpeedTask());
+ * const suite = new BenchmarkSuite({ tasks: tasks.create(['throughput', 'generation_speed']) });
+ * ```
+ */
+export class TaskRegistry {
+  readonly #factories = new Map<string, TaskFactory>();
+
+  /**
+   * Registers `factory` under `name`.
+   *
+   * @throws {@link DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
+   * `INVALID_OPTION` when `name` is empty or `factory` is not a function.
+   */
+  register(name: string, factory: TaskFactory, options: RegisterTaskOptions = {}): void {
+    if (typeof name !== 'string' || name.trim() === '' || typeof factory !== 'function')
+      throw new DantinoxError('INVALID_OPTION', messages.notATaskFactory(String(name)));
+    if (this.#factories.has(name) && options.override !== true)
+      throw new DantinoxError('DUPLICATE_PLUGIN', messages.duplicatePlugin('task', name));
+    this.#factories.set(name, factory);
+  }
+
+  /**
+   * The factory registered as `name`.
+   *
+   * @throws {@link DantinoxError} `UNKNOWN_PLUGIN` listing the available names (with a did-you-mean).
+   */
+  get(name: string): TaskFactory {
+    const factory = this.#factories.get(name);
+    if (factory === undefined)
+      throw new DantinoxError('UNKNOWN_PLUGIN', messages.unknownName('task', name, this.names()));
+    return factory;
+  }
+
+  /** True when a task is registered as `name`. */
+  has(name: string): boolean {
+    return this.#factories.has(name);
+  }
+
+  /** Registered names in registration order. */
+  names(): string[] {
+    return [...this.#factories.keys()];
+  }
+
+  /**
+   * Checks a task list without creating anything: at least one name, each registered, none twice.
+   *
+   * @throws {@link DantinoxError} `INVALID_OPTION` for an empty list or a repeated name, `UNKNOWN_PLUGIN` for an
+   * unknown name (with a did-you-mean).
+   */
+  check(names: readonly string[]): void {
+    if (names.length === 0 || new Set(names).size !== names.length)
+      throw new DantinoxError('INVALID_OPTION', messages.badTaskList(names.join(','), this.names()));
+    for (const name of names) this.get(name);
+  }
+
+  /**
+   * Creates the tasks named in `names`, in order (checked as by {@link TaskRegistry.check}).
+   *
+   * @throws {@link DantinoxError} as {@link TaskRegistry.check}, and `INVALID_OPTION` when a factory returns
+   * something that is not a task (no `run` function) or a task whose `name` differs from its registered name.
+   */
+  create(names: readonly string[], input: TaskFactoryInput = {}): BenchmarkTask[] {
+    this.check(names);
+    return names.map((name) => {
+      const task = this.get(name)(input);
+      if (typeof task?.run !== 'function' || task.name !== name)
+        throw new DantinoxError('INVALID_OPTION', messages.badTaskFactory(name, task?.name));
+      return task;
+    });
+  }
+}
+
+/** Options of {@link createTaskRegistry}. */
+export interface CreateTaskRegistryOptions {
+  /** Start with the three built-in tasks. @default true */
+  readonly builtins?: boolean;
+}
+
+/** A new, independent registry holding the built-in tasks (unless `builtins: false`). */
+export function createTaskRegistry(options: CreateTaskRegistryOptions = {}): TaskRegistry {
+  const registry = new TaskRegistry();
+  if (options.builtins !== false)
+    for (const [name, factory] of Object.entries(builtinTasks)) registry.register(name, factory);
+  return registry;
+}
