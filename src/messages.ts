@@ -38,6 +38,47 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
 }
 
 const list = (names: readonly string[]): string => names.join(', ');
+
+/** Whether `c` is a C0/C1 control character or a line/paragraph separator (unsafe to print as is). */
+const isControl = (c: string): boolean => {
+  const code = c.charCodeAt(0);
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+};
+
+/** The first line of a parser's message, at most 200 characters (parsers quote the offending text). */
+const clip = (message: string): string => {
+  const first = message.slice(0, 1000).split('\n')[0] ?? '';
+  const line = [...first.slice(0, 201)].map((c) => (isControl(c) ? '?' : c)).join('');
+  return line.length <= 200 ? line : `${line.slice(0, 200)}…`;
+};
+
+/** Longest excerpt of a user value quoted in a message, in characters. */
+const EXCERPT_CHARS = 80;
+
+/**
+ * A short, escaped rendering of a user value for a message: JSON form (control characters and binary bytes
+ * escaped), cut to {@link EXCERPT_CHARS} characters with the full length stated, so a huge or binary value never
+ * floods the terminal.
+ */
+export function excerpt(value: unknown): string {
+  // Only the head of a long string is quoted: never stringify megabytes to show eighty characters.
+  const long = typeof value === 'string' && value.length > EXCERPT_CHARS;
+  const head = long ? (value as string).slice(0, EXCERPT_CHARS) : value;
+  let text: string;
+  try {
+    text = typeof head === 'bigint' ? `${head}n` : (JSON.stringify(head) ?? String(head));
+  } catch {
+    text = String(head);
+  }
+  // JSON leaves these terminal-hostile characters as is: escape them too.
+  text = text.replace(
+    /[\u007f-\u009f\u2028\u2029\ufffd]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  const total = long ? (value as string).length : text.length;
+  if (!long && text.length <= EXCERPT_CHARS) return text;
+  return `${text.slice(0, EXCERPT_CHARS)}… (${total} characters in all)`;
+}
 /** The `code` of a Node system error (`EACCES`, `ENOENT`…), else its message. */
 const errorCode = (cause: unknown): string =>
   cause !== null && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string'
@@ -59,7 +100,13 @@ export const messages = {
     `Cannot read ${what} file "${path}": check that the path exists and is readable.`,
   /** A file whose contents could not be parsed. */
   malformedFile: (path: string, format: string, cause: unknown): string =>
-    `"${path}" is not valid ${format}: ${errorText(cause)}. Fix the file or pass another one.`,
+    `"${path}" is not valid ${format}: ${clip(errorText(cause))}. Fix the file or pass another one.`,
+  /** A text file (config, validation text, results) that holds a NUL byte. */
+  binaryTextFile: (path: string, what: string, offset: number): string =>
+    `"${path}" is a binary file, not ${what} text (NUL byte at offset ${offset}). Pass a UTF-8 (or UTF-16 with a byte-order mark) text file.`,
+  /** A text file that is not valid UTF-8. */
+  invalidUtf8: (path: string, what: string, offset: number): string =>
+    `"${path}" is not valid UTF-8 (bad byte at offset ${offset}), so it cannot be read as ${what} text. Convert it to UTF-8 (e.g. \`iconv -f latin1 -t utf-8\`).`,
   /** An optional dependency that is not installed. */
   dependencyMissing: (pkg: string, feature: string): string =>
     `${feature} needs the package "${pkg}", which is not installed. Install it with: npm install ${pkg}`,
@@ -67,7 +114,7 @@ export const messages = {
   // ── profiling ─────────────────────────────────────────────────────────────
   /** A numeric option outside its allowed range, e.g. `seqLen` must be a positive integer. */
   invalidNumberOption: (name: string, value: unknown, allowed: string): string =>
-    `\`${name}\` must be ${allowed}, received ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`,
+    `\`${name}\` must be ${allowed}, received ${typeof value === 'string' ? excerpt(value) : excerpt(String(value)).slice(1, -1)}.`,
   /** A FLOPs count whose tokens do not fit in the model's context. */
   contextTooLong: (seqLen: number, pastLength: number, maxContext: number): string =>
     `seqLen (${seqLen}) + pastLength (${pastLength}) = ${seqLen + pastLength} tokens exceeds the model's maxContext (${maxContext}). Use a shorter sequence or a config with a larger maxContext.`,
@@ -90,10 +137,10 @@ export const messages = {
     `unknown field "${key}".${suggestion(key, known)} Allowed fields: ${list(known)} (camelCase or the seed's snake_case).`,
   /** A seed feature the TypeScript runtime does not build. */
   unsupportedFeature: (key: string, value: unknown): string =>
-    `${key} = ${JSON.stringify(value)} is not supported by dantinox's runtime (supported: MHA/GQA attention, MLP/MoE FFN, ar/diffusion paradigms); remove it or set it off.`,
+    `${key} = ${excerpt(value)} is not supported by dantinox's runtime (supported: MHA/GQA attention, MLP/MoE FFN, ar/diffusion paradigms); remove it or set it off.`,
   /** Two spellings of one field with different values. */
   conflictingKeys: (from: string, a: unknown, b: unknown): string =>
-    `set twice with different values (${JSON.stringify(a)} and ${JSON.stringify(b)} from "${from}"); keep one spelling.`,
+    `set twice with different values (${excerpt(a)} and ${excerpt(b)} from "${from}"); keep one spelling.`,
 
   // ── models: weights and safetensors ───────────────────────────────────────
   /** A weight seed that is not a safe integer. */
@@ -173,13 +220,13 @@ export const messages = {
     `Hugging Face model folder "${folder}" has no ${file} (${what}). A model folder needs config.json, tokenizer.json and onnx/model.onnx (the transformers.js layout); create one with exportHfModel() or \`optimum-cli export onnx --task text-generation-with-past\`.`,
   /** A config.json whose model_type dantinox does not map. */
   hfUnsupportedModelType: (path: string, type: unknown, supported: readonly string[]): string =>
-    `"${path}": model_type ${JSON.stringify(type)} is not supported. Supported model types: ${list(supported)}.`,
+    `"${path}": model_type ${excerpt(type)} is not supported. Supported model types: ${list(supported)}.`,
   /** A config.json that lacks a field the model type needs. */
   hfMissingConfigField: (path: string, keys: readonly string[], modelType: string): string =>
     `"${path}": a ${modelType} config needs the field ${keys.map((k) => `"${k}"`).join(' or ')}; add it to the file.`,
   /** A config.json field with a value of the wrong kind. */
   hfBadConfigValue: (path: string, key: string, value: unknown, allowed: string): string =>
-    `"${path}": ${key === '' ? 'the file' : `field "${key}"`} must be ${allowed}, received ${JSON.stringify(value)}.`,
+    `"${path}": ${key === '' ? 'the file' : `field "${key}"`} must be ${allowed}, received ${excerpt(value)}.`,
   /** An explicit head_dim that differs from hidden_size / num_attention_heads. */
   hfHeadDimMismatch: (path: string, headDim: number, dim: number, heads: number): string =>
     `"${path}": head_dim ${headDim} differs from hidden_size / num_attention_heads = ${dim} / ${heads}; dantinox models need head_dim × heads = hidden size.`,
@@ -285,6 +332,14 @@ export const messages = {
   taskNotRun: (): string => 'not run: the run was aborted',
   /** A run stopped by its abort signal. */
   benchAborted: (task: string): string => `aborted during task "${task}" (the run's signal fired)`,
+  /** The `interrupted` note of a task row rebuilt from the cells it measured before an abort or a crash. */
+  taskInterrupted: (how: 'signal' | 'crash', measured: number): string =>
+    `${how === 'signal' ? "interrupted (the run's signal fired)" : 'the process ended'} during this task: the row is built from the ${measured} cell(s) measured before; the rest were not measured`,
+  /** A JSONL stream holding more than one run (files concatenated). */
+  severalRunsInJsonl: (path: string, runIds: readonly string[]): string =>
+    `"${path}" holds ${runIds.length} runs (${list(runIds.map((id) => excerpt(id)))}), not one: it looks like several results.jsonl files concatenated. Split it at each "type":"run" line and load each part on its own.`,
+  /** A task the run never reached because the process ended (crash, SIGKILL). */
+  taskNeverRan: (): string => 'not run: the process ended before this task',
   /** A report file whose extension we cannot read or write. */
   unknownReportFormat: (path: string): string =>
     `Cannot tell the report format of "${path}" from its extension: use .csv, .json or .jsonl.`,
@@ -327,7 +382,7 @@ export const messages = {
     `Chart "${chart}" has nothing to draw: ${reason}.`,
   /** A chart option with a bad value. */
   badChartOption: (chart: string, option: string, value: unknown, allowed: string): string =>
-    `Chart "${chart}": option \`${option}\` = ${JSON.stringify(value)} is invalid; allowed: ${allowed}.`,
+    `Chart "${chart}": option \`${option}\` = ${excerpt(value)} is invalid; allowed: ${allowed}.`,
   /** A class given to the chart registry that is not a chart. */
   notAChart: (what: string): string =>
     `Cannot register ${what} as a chart: it must be a class extending Chart with a non-empty static \`name\`.`,
@@ -417,6 +472,20 @@ export const messages = {
   /** Charts skipped because the data has no columns for them. */
   chartsWithoutData: (charts: readonly string[]): string =>
     `Not drawn (no data for them): ${list(charts)}; --verbose says why.`,
+  /** The notice at the first Ctrl-C or SIGTERM of a bench run. */
+  stoppingAfterCall: (signal: string): string =>
+    `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping after the current engine call and writing every output from what was measured (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once; results.jsonl keeps every finished cell).`,
+  /** The abort reason of a run stopped by a signal. */
+  runInterrupted: (signal: string): string => `the run was stopped by ${signal}`,
+  /** The launcher's notice when a second signal made it kill the worker. */
+  quitAtOnce: (signal: string, outDir: string | undefined): string =>
+    `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${outDir === undefined ? '' : ` The cells measured so far are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
+  /** The launcher's notice when its worker died from a signal it did not send. */
+  workerKilled: (signal: string, outDir: string | undefined): string =>
+    `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${outDir === undefined ? '' : ` The cells measured before are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
+  /** The line a bench run ends with when a signal stopped it. */
+  benchStopped: (signal: string): string =>
+    `Stopped by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}: every cell measured before is in every output above.`,
   /** An error nobody anticipated: a bug, reported with how to get details. */
   unexpectedError: (message: string): string =>
     `${message} (unexpected error; rerun with --verbose for the stack trace, and please report it)`,

@@ -5,12 +5,13 @@
  *
  * @packageDocumentation
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
-import { messages } from '../messages.js';
+import { excerpt, messages } from '../messages.js';
+import { readTextFile } from '../text-file.js';
 
 /** A validated benchmark configuration; every field is present. */
 export interface BenchmarkConfig {
@@ -138,7 +139,7 @@ export const BenchmarkConfig = {
   parse(input: unknown = {}): BenchmarkConfig {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw new ValidationError('INVALID_OPTION', messages.invalidBenchmarkConfig(1), [
-        { path: '', message: `expected an object of config fields, received ${JSON.stringify(input)}` },
+        { path: '', message: `expected an object of config fields, received ${excerpt(input)}` },
       ]);
     }
     const issues: ValidationIssue[] = [];
@@ -148,7 +149,7 @@ export const BenchmarkConfig = {
       for (const issue of parsed.error.issues) {
         const path = issue.path.join('.');
         const top = issue.path[0];
-        const received = typeof top === 'string' ? JSON.stringify(fields[top]) : undefined;
+        const received = typeof top === 'string' ? excerpt(fields[top]) : undefined;
         issues.push({
           path,
           message: `${issue.message}${received === undefined ? '' : ` (received ${received})`}`,
@@ -178,12 +179,7 @@ export const BenchmarkConfig = {
    * {@link ValidationError} (`INVALID_OPTION`) when its contents are invalid.
    */
   load(path: string): BenchmarkConfig {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (cause) {
-      throw new DantinoxError('IO', messages.cannotRead(path, 'benchmark config'), { cause });
-    }
+    const text = readTextFile(path, 'benchmark config');
     const isJson = extname(path).toLowerCase() === '.json';
     let raw: unknown;
     try {

@@ -4,7 +4,6 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
@@ -14,10 +13,32 @@ import {
   ProfilingResult,
   type ProfilingResultInit,
 } from '../profiling/index.js';
+import { readTextFile } from '../text-file.js';
+import { BenchmarkConfig } from './config.js';
 import { parseCsv, typedField } from './csv.js';
-import type { JsonlRecord } from './jsonl-sink.js';
+import type { JsonlRecord, JsonlRunRecord } from './jsonl-sink.js';
+import { partialResult } from './partial-result.js';
 import type { SuiteReportData } from './report.js';
-import type { BenchmarkResult, CellRecord, MetaValue } from './task.js';
+import type { BenchmarkResult, BenchmarkTask, CellRecord, MetaValue } from './task.js';
+import { LatencyTask } from './tasks/latency-task.js';
+import { PerplexityTask } from './tasks/perplexity-task.js';
+import { ThroughputTask } from './tasks/throughput-task.js';
+
+/** The built-in tasks by their default names: they rebuild the row of a task a crash cut short. */
+const BUILTIN_TASKS: Readonly<Record<string, BenchmarkTask>> = {
+  throughput: new ThroughputTask(),
+  latency: new LatencyTask(),
+  perplexity: new PerplexityTask(),
+};
+
+/** The config a run recorded in its environment (the defaults when it is missing or unreadable). */
+function runConfig(run: JsonlRunRecord): BenchmarkConfig {
+  try {
+    return BenchmarkConfig.parse(run.environment?.config ?? {});
+  } catch {
+    return BenchmarkConfig.defaults();
+  }
+}
 
 /** JSON turns NaN into null: turn null back into NaN in numeric maps. */
 function numericMap(obj: unknown): Record<string, number> {
@@ -112,8 +133,17 @@ function fromJsonl(path: string, text: string): SuiteReportData {
       throw new DantinoxError('IO', messages.malformedFile(path, `JSONL (line ${i + 1})`, cause), { cause });
     }
   }
-  const run = records.find((r) => r.type === 'run');
+  const runs = records.filter((r): r is JsonlRunRecord => r.type === 'run');
+  const run = runs[0];
   if (run === undefined) throw new DantinoxError('IO', messages.malformedReport(path, 'no "run" record'));
+  if (runs.length > 1)
+    throw new DantinoxError(
+      'IO',
+      messages.severalRunsInJsonl(
+        path,
+        runs.map((r) => String(r.runId)),
+      ),
+    );
   const results: BenchmarkResult[] = [];
   const pending = new Map<string, CellRecord[]>();
   let totalTimeS: number | undefined;
@@ -132,8 +162,24 @@ function fromJsonl(path: string, text: string): SuiteReportData {
       pending.delete(result.task);
     } else if (rec.type === 'end') totalTimeS = rec.totalTimeS;
   }
+  // The process ended mid-run (crash, SIGKILL, out of memory): a task cut short keeps a row built from the
+  // cells it measured (built-in tasks), and the tasks never reached are listed as not run.
+  const config = runConfig(run);
   for (const [task, cells] of pending) {
-    results.push({ task, status: 'failed', error: messages.taskIncomplete(), metrics: {}, cells });
+    const builtin = BUILTIN_TASKS[task];
+    const partial = builtin === undefined ? undefined : partialResult(builtin, cells, config, 'crash');
+    results.push(
+      partial === undefined
+        ? { task, status: 'failed', error: messages.taskIncomplete(), metrics: {}, cells }
+        : { ...partial, cells },
+    );
+  }
+  const ended = records.some((r) => r.type === 'end');
+  if (!ended) {
+    for (const task of Array.isArray(run.tasks) ? run.tasks : []) {
+      if (!results.some((r) => r.task === task))
+        results.push({ task, status: 'skipped', error: messages.taskNeverRan(), metrics: {} });
+    }
   }
   return {
     results,
@@ -198,12 +244,7 @@ export function readReportFile(path: string): SuiteReportData {
   const ext = extname(path).toLowerCase();
   if (!['.csv', '.json', '.jsonl'].includes(ext))
     throw new DantinoxError('IO', messages.unknownReportFormat(path));
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(path, 'report'), { cause });
-  }
+  const text = readTextFile(path, 'report');
   if (ext === '.json') return fromJson(path, text);
   if (ext === '.jsonl') return fromJsonl(path, text);
   return fromCsv(path, text);

@@ -16,6 +16,7 @@ import { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
 import { collectEnvironment } from './environment.js';
 import { JsonlSink } from './jsonl-sink.js';
 import { type Logger, silentLogger, type TextWriter } from './logger.js';
+import { partialResult } from './partial-result.js';
 import { createProgress, type ProgressMode } from './progress.js';
 import { SuiteReport } from './report.js';
 import { ReportFileSink } from './report-file-sink.js';
@@ -239,9 +240,12 @@ export class BenchmarkSuite {
         } catch (error) {
           if (options.throwOnError === true) throw error;
           aborted = options.signal?.aborted === true;
+          const partial = aborted ? partialResult(task, cells, this.config, 'signal') : undefined;
           const message = aborted ? messages.benchAborted(task.name) : errorText(error);
-          logger.log('error', messages.taskFailed(task.name, message));
-          result = { task: task.name, status: 'failed', error: message, metrics: {} };
+          if (partial !== undefined)
+            logger.log('warn', `task ${task.name}: ${partial.meta?.['interrupted']}`);
+          else logger.log('error', messages.taskFailed(task.name, message));
+          result = partial ?? { task: task.name, status: 'failed', error: message, metrics: {} };
         }
         result = { ...result, cells: result.cells ?? cells, durationMs: Number(clock.now() - start) / 1e6 };
         results.push(result);
@@ -251,6 +255,9 @@ export class BenchmarkSuite {
     } finally {
       progress.stop();
     }
+    // A signal that arrived during the last call is delivered only now, once the event loop turns: honour it.
+    await new Promise((resolve) => setImmediate(resolve));
+    aborted ||= options.signal?.aborted === true;
     const totalTimeS = elapsedS();
     const report = new SuiteReport({ results, modelMeta, totalTimeS, environment, runId, descriptors });
     await sinks.onEnd(report, { aborted });

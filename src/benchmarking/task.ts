@@ -155,6 +155,12 @@ export interface BenchmarkTask {
   readonly name: string;
   /** Metrics this task reports (exact keys or `{X}` patterns). */
   readonly metrics?: readonly MetricDescriptor[];
+  /**
+   * Builds the task's row from the cells it recorded so far. Optional: with it, a task stopped by the run's
+   * signal (Ctrl-C) or by a crash keeps a row with what its finished cells measured, instead of a bare failure.
+   * Throws when the cells hold nothing to report.
+   */
+  summarize?(cells: readonly CellRecord[], config: BenchmarkConfig): BenchmarkResult;
   /** Runs the task. Throwing is fine: the suite records a failed row and goes on. */
   run(
     paradigm: Paradigm,

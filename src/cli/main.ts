@@ -7,9 +7,18 @@
  */
 import { fileURLToPath } from 'node:url';
 import { processIo } from './cli-io.js';
-import { needsMallocRespawn, respawnWithMallocTuning } from './malloc-tuning.js';
+import { attachToLauncher, needsMallocRespawn, respawnWithMallocTuning } from './malloc-tuning.js';
 import { runCli } from './run-cli.js';
 
+// A closed stdout (`dantinox --help | head -1`) is a normal end, not a crash; a closed stderr loses only notes.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
+process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+attachToLauncher();
 const argv = process.argv.slice(2);
 process.exitCode = needsMallocRespawn(argv, process.env)
   ? await respawnWithMallocTuning(fileURLToPath(import.meta.url), argv)

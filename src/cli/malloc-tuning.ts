@@ -6,6 +6,8 @@
  * @packageDocumentation
  */
 import { spawn } from 'node:child_process';
+import { messages } from '../messages.js';
+import { signalExitCode } from './interrupts.js';
 
 /**
  * glibc malloc settings for benchmark processes: never return memory to the OS between calls and serve big
@@ -34,31 +36,92 @@ export function needsMallocRespawn(
   return Object.keys(MALLOC_TUNING).some((key) => env[key] === undefined);
 }
 
+/** Set by the launcher in its worker's environment: the worker is watched (see {@link respawnWithMallocTuning}). */
+export const WORKER_ENV = 'DANTINOX_WORKER';
+
+/** What a worker tells its launcher over the IPC channel. */
+export interface WorkerMessage {
+  /** The run's output directory, once it exists (named in the launcher's notices). */
+  readonly outDir: string;
+}
+
 /**
- * Runs `node <script> ...argv` as a child with {@link MALLOC_TUNING} added to the environment and the same
- * stdio, and resolves to its exit code. SIGINT and SIGTERM sent to the parent are forwarded to the child (a
- * terminal's Ctrl-C reaches both; the child ignores the duplicate, see `bench`), and the parent waits, so the
- * child can finish writing what it measured.
+ * Runs `node <script> ...argv` as a worker with {@link MALLOC_TUNING} added to the environment, the same stdio
+ * and an IPC channel, and resolves to the exit code the user should see:
+ * - the first SIGINT/SIGTERM is forwarded (a terminal's Ctrl-C reaches both processes; the worker counts the
+ *   two copies as one) and the worker stops after its current engine call, writing every output;
+ * - a second one kills the worker at once (SIGKILL), even in the middle of a long call, and exits 130 (SIGINT)
+ *   or 143 (SIGTERM);
+ * - a worker killed by a signal nobody sent here (the out-of-memory killer's SIGKILL, a crash) is reported on
+ *   `stderr` with the likely cause and exits 128 + the signal's number;
+ * - the worker watches the channel and stops (like SIGTERM) when the launcher dies, even by SIGKILL.
  */
-export function respawnWithMallocTuning(script: string, argv: readonly string[]): Promise<number> {
+export function respawnWithMallocTuning(
+  script: string,
+  argv: readonly string[],
+  stderr: { write(text: string): unknown } = process.stderr,
+): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, script, ...argv], {
-      stdio: 'inherit',
-      env: { ...process.env, ...MALLOC_TUNING },
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, ...MALLOC_TUNING, [WORKER_ENV]: '1' },
     });
-    const forwardInt = (): void => {
-      child.kill('SIGINT');
+    let outDir: string | undefined;
+    let forwarded = false;
+    let killedBy: NodeJS.Signals | undefined;
+    const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+      if (!forwarded) {
+        forwarded = true;
+        child.kill(signal);
+        return;
+      }
+      if (killedBy !== undefined) return;
+      killedBy = signal;
+      child.kill('SIGKILL');
+      stderr.write(`\n${messages.quitAtOnce(signal, outDir)}\n`);
     };
-    const forwardTerm = (): void => {
-      child.kill('SIGTERM');
-    };
-    process.on('SIGINT', forwardInt);
-    process.on('SIGTERM', forwardTerm);
+    const onInt = (): void => onSignal('SIGINT');
+    const onTerm = (): void => onSignal('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    child.on('message', (message: Partial<WorkerMessage>) => {
+      if (typeof message?.outDir === 'string') outDir = message.outDir;
+    });
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      process.off('SIGINT', forwardInt);
-      process.off('SIGTERM', forwardTerm);
-      resolvePromise(code ?? (signal === 'SIGINT' ? 130 : 1));
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      if (killedBy !== undefined) resolvePromise(signalExitCode(killedBy));
+      else if (code !== null) resolvePromise(code);
+      else if (signal === 'SIGINT' || signal === 'SIGTERM') resolvePromise(signalExitCode(signal));
+      else {
+        const by = signal ?? 'SIGKILL';
+        stderr.write(`${messages.workerKilled(by, outDir)}\n`);
+        resolvePromise(signalExitCode(by));
+      }
     });
   });
+}
+
+/**
+ * Called first thing in a worker started by {@link respawnWithMallocTuning}: the IPC channel must not keep the
+ * worker alive, and the worker stops like on SIGTERM when the launcher dies (the channel closes), so it never
+ * runs on orphaned.
+ */
+export function attachToLauncher(): void {
+  if (process.env[WORKER_ENV] !== '1' || process.channel === undefined) return;
+  process.channel.unref();
+  process.once('disconnect', () => {
+    process.kill(process.pid, 'SIGTERM');
+  });
+}
+
+/** Tells the launcher (if any) where the run writes, for its notices. */
+export function tellLauncher(message: WorkerMessage): void {
+  if (process.env[WORKER_ENV] === '1' && process.connected) process.send?.(message);
+}
+
+/** Whether this process is a worker watched by a launcher. */
+export function underLauncher(): boolean {
+  return process.env[WORKER_ENV] === '1' && process.connected;
 }

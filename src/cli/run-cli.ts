@@ -27,7 +27,8 @@ Examples:
   $ dantinox plot results/run-a/results.csv results/run-b/results.csv --out plots
   $ dantinox report results/run-a results/run-b --out comparison
 
-Exit codes: 0 ok, 1 a task failed (its row records the error), 2 usage or configuration error.
+Exit codes: 0 ok, 1 a task failed (its row records the error), 2 usage or configuration error,
+130 stopped by Ctrl-C, 143 stopped by SIGTERM.
 `;
 
 /** Registers one command on the program. */

@@ -4,12 +4,12 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
-import { messages } from '../messages.js';
+import { excerpt, messages } from '../messages.js';
+import { readTextFile } from '../text-file.js';
 import { PRESETS, type PresetName } from './presets.js';
 import { flattenSections, normaliseSeedKeys } from './seed-config-keys.js';
 
@@ -134,7 +134,7 @@ const schema = z.object({
 
 function zodIssueMessage(issue: z.core.$ZodIssue, input: Record<string, unknown>): string {
   const key = String(issue.path[0] ?? '');
-  return `${issue.message.replace(/^Invalid input: /, '')} (received ${JSON.stringify(input[key])})`;
+  return `${issue.message.replace(/^Invalid input: /, '')} (received ${excerpt(input[key])})`;
 }
 
 function resolve(raw: Record<string, unknown>): ModelConfig {
@@ -246,7 +246,7 @@ export const ModelConfig = {
   parse(input: unknown): ModelConfig {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw new ValidationError('INVALID_MODEL_CONFIG', messages.invalidModelConfig(1), [
-        { path: '', message: `expected an object of config fields, received ${JSON.stringify(input)}` },
+        { path: '', message: `expected an object of config fields, received ${excerpt(input)}` },
       ]);
     }
     return resolve(flattenSections(input as Record<string, unknown>));
@@ -258,12 +258,7 @@ export const ModelConfig = {
    * @throws {@link DantinoxError} with code `IO` when the file cannot be read or parsed.
    */
   load(path: string): ModelConfig {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (cause) {
-      throw new DantinoxError('IO', messages.cannotRead(path, 'model config'), { cause });
-    }
+    const text = readTextFile(path, 'model config');
     let raw: unknown;
     try {
       raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);

@@ -164,7 +164,7 @@ describe('BenchmarkSuite', () => {
     expect(jsonl.match(/"samplesMs"/g)?.length).toBe(3);
   });
 
-  it('keeps the measured cells of an interrupted run (abort → failed task, later tasks skipped)', async () => {
+  it("keeps the interrupted task's finished cells in its row (abort → row from its cells, later tasks skipped)", async () => {
     const dir = tmp();
     const model = new FakeModel();
     const controller = new AbortController();
@@ -176,17 +176,68 @@ describe('BenchmarkSuite', () => {
       sinks: [{ onCell: () => controller.abort() }],
     });
     expect(report.results.map((r) => `${r.task}:${r.status}`)).toEqual([
-      'throughput:failed',
+      'throughput:completed',
       'my_task:skipped',
     ]);
-    expect(report.results[0]?.error).toMatch(/aborted during task "throughput"/);
-    expect(report.results[0]?.cells?.length).toBe(1);
+    const first = report.results[0];
+    expect(first?.cells?.length).toBe(1);
+    expect(first?.metrics['tps_seq8']).toBe(first?.cells?.[0]?.metrics['tps']);
+    expect(first?.metrics['tps_seq16']).toBeUndefined();
+    expect(first?.meta?.['interrupted']).toBe(messages.taskInterrupted('signal', 1));
+    expect(report.toCsv()).toContain('tps_seq8');
     const lines = readFileSync(join(dir, 'a.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(lines.filter((l) => l.type === 'cell').length).toBe(1);
     expect(lines[lines.length - 1]).toMatchObject({ type: 'end', aborted: true });
+  });
+
+  it('an abort before any finished cell still fails the task with the abort message', async () => {
+    const model = new FakeModel();
+    const controller = new AbortController();
+    // The signal fires as the task starts, before its first call.
+    const aborting: BenchmarkTask = {
+      name: 'throughput',
+      run: (p, m, c, r, ctx) => {
+        controller.abort();
+        return new ThroughputTask().run(p, m, c, r, ctx);
+      },
+    };
+    const report = await new BenchmarkSuite({
+      tasks: [aborting, new MyTask()],
+      config: quick,
+    }).run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      jsonl: false,
+      signal: controller.signal,
+    });
+    expect(report.results.map((r) => r.status)).toEqual(['failed', 'skipped']);
+    expect(report.results[0]?.error).toBe(messages.benchAborted('throughput'));
+  });
+
+  it('honours an abort that arrives during the very last call (the end record says aborted)', async () => {
+    const dir = tmp();
+    const model = new FakeModel();
+    const controller = new AbortController();
+    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask()], config: quick });
+    let cells = 0;
+    await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      jsonl: join(dir, 'last.jsonl'),
+      signal: controller.signal,
+      // The last cell (seq 16 batch 2) is being recorded: a signal delivered after the loop ends.
+      sinks: [
+        {
+          onCell: () => {
+            cells += 1;
+            if (cells === 3) setImmediate(() => controller.abort());
+          },
+        },
+      ],
+    });
+    const lines = readFileSync(join(dir, 'last.jsonl'), 'utf8').trim().split('\n');
+    expect(JSON.parse(lines[lines.length - 1] as string)).toMatchObject({ type: 'end', aborted: true });
   });
 
   it('rebuilds a report from a JSONL stream cut short by a crash', async () => {
@@ -206,7 +257,7 @@ describe('BenchmarkSuite', () => {
           },
         }),
     };
-    const suite = new BenchmarkSuite({ tasks: [crashing], config: quick });
+    const suite = new BenchmarkSuite({ tasks: [crashing, new MyTask()], config: quick });
     await expect(
       suite.run(new ARParadigm(model.config), model, {
         clock: model.clock,
@@ -215,8 +266,29 @@ describe('BenchmarkSuite', () => {
       }),
     ).rejects.toThrow('simulated crash');
     const loaded = SuiteReport.load(join(dir, 'crash.jsonl'));
-    expect(loaded.results[0]).toMatchObject({ task: 'throughput', status: 'failed' });
-    expect(loaded.results[0]?.cells?.map((c) => c.cell)).toEqual(['seq=8,batch=1', 'seq=16,batch=1']);
+    // The task cut short keeps a row built from its two cells; the task never reached is listed as not run.
+    const [throughput, mine] = loaded.results;
+    expect(throughput).toMatchObject({ task: 'throughput', status: 'completed' });
+    expect(throughput?.cells?.map((c) => c.cell)).toEqual(['seq=8,batch=1', 'seq=16,batch=1']);
+    expect(throughput?.metrics['tps_seq8']).toBe(throughput?.cells?.[0]?.metrics['tps']);
+    expect(throughput?.metrics['tps_seq16']).toBe(throughput?.cells?.[1]?.metrics['tps']);
+    expect(throughput?.meta?.['interrupted']).toBe(messages.taskInterrupted('crash', 2));
+    expect(mine).toMatchObject({ task: 'my_task', status: 'skipped', error: messages.taskNeverRan() });
+    expect(loaded.toCsv()).toContain('tps_seq16');
+  });
+
+  it('refuses two runs concatenated into one JSONL file instead of merging them under one id', async () => {
+    const dir = tmp();
+    const model = new FakeModel();
+    const suite = new BenchmarkSuite({ tasks: [new MyTask()], config: quick });
+    for (const runId of ['a', 'b'])
+      await suite.run(new ARParadigm(model.config), model, { clock: model.clock, runId, outDir: dir });
+    const both = join(dir, 'both.jsonl');
+    writeFileSync(
+      both,
+      readFileSync(join(dir, 'a.jsonl'), 'utf8') + readFileSync(join(dir, 'b.jsonl'), 'utf8'),
+    );
+    expect(() => SuiteReport.load(both)).toThrow(messages.severalRunsInJsonl(both, ['a', 'b']));
   });
 
   it('reports a sink that throws and goes on: the other sinks, the files and the report are complete', async () => {

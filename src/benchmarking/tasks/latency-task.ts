@@ -131,7 +131,6 @@ export class LatencyTask implements BenchmarkTask {
     const kv = paradigm.supportsKvDecode;
     context.plan(3);
     const cells: CellRecord[] = [];
-    const metrics: Record<string, number> = {};
     const meta: Record<string, MetaValue> = {};
     const env = { clock: context.clock, barrier: () => model.barrier(), signal: context.signal };
     const budget = budgetOf(config);
@@ -140,7 +139,7 @@ export class LatencyTask implements BenchmarkTask {
     // Prefill at P.
     const promptIds = rng.integers(vocabSize, prompt);
     const prefillFlops = countFlops(model.config, { seqLen: prompt, batchSize: 1 });
-    const prefill = await keep(
+    await keep(
       await runCell(
         {
           task: this.name,
@@ -156,30 +155,76 @@ export class LatencyTask implements BenchmarkTask {
         env,
       ),
     );
-    if (prefill.status === 'completed') {
-      metrics['prefill_mean_ms'] = prefill.metrics['mean_ms'] as number;
-      metrics['prefill_p50_ms'] = prefill.metrics['p50_ms'] as number;
-      metrics['prefill_p99_ms'] = prefill.metrics['p99_ms'] as number;
+
+    if (kv) await this.#autoregressive(paradigm, model, config, rng, prompt, { env, keep, meta });
+    else await this.#diffusion(paradigm, model, config, rng, prompt, { env, keep, meta });
+
+    const result = this.summarize(cells, config);
+    return { ...result, meta: { ...meta, ...result.meta } };
+  }
+
+  /**
+   * The row from the cells measured so far (all of them after a full run; the finished ones after Ctrl-C or a
+   * crash): prefill, decode and generation metrics from the completed `prefill`, `decode`, `generate` and
+   * `denoise` cells.
+   *
+   * @throws Error when no cell completed.
+   */
+  summarize(cells: readonly CellRecord[], config: BenchmarkConfig): BenchmarkResult {
+    const metrics: Record<string, number> = {};
+    const meta: Record<string, MetaValue> = {};
+    const done = (phase: string): CellRecord | undefined =>
+      cells.find((c) => c.phase === phase && c.status === 'completed');
+    const copy = (cell: CellRecord | undefined, pairs: readonly [string, string][]): void => {
+      if (cell === undefined) return;
+      for (const [to, from] of pairs) metrics[to] = cell.metrics[from] as number;
+    };
+    const prefill = done('prefill');
+    copy(prefill, [
+      ['prefill_mean_ms', 'mean_ms'],
+      ['prefill_p50_ms', 'p50_ms'],
+      ['prefill_p99_ms', 'p99_ms'],
+    ]);
+    const decodeCell = cells.find((c) => c.phase === 'decode');
+    copy(done('decode'), [
+      ['decode_mean_ms', 'mean_ms'],
+      ['decode_p50_ms', 'p50_ms'],
+      ['decode_p99_ms', 'p99_ms'],
+      ['decode_tps', 'tps'],
+    ]);
+    if (decodeCell?.seqLen !== undefined) meta['decode_context'] = decodeCell.seqLen;
+    copy(done('denoise'), [
+      ['diffusion_step_mean_ms', 'mean_ms'],
+      ['diffusion_step_p99_ms', 'p99_ms'],
+    ]);
+    const gen = done('generate');
+    if (gen !== undefined && gen.metrics['ttft_ms'] !== undefined) {
+      copy(gen, [
+        ['ttft_ms', 'ttft_ms'],
+        ['tpot_ms', 'tpot_ms'],
+        ['e2e_ms', 'e2e_ms'],
+      ]);
+      meta['gen_prompt'] = gen.seqLen ?? null;
+      meta['gen_samples'] = gen.metrics['n'] ?? null;
+    } else if (gen !== undefined) {
+      copy(gen, [['gen_e2e_ms', 'mean_ms']]);
+      meta['gen_prompt'] = gen.seqLen ?? null;
+      meta['diffusion_steps'] = config.diffusionSteps;
     }
-
-    if (kv) await this.#autoregressive(paradigm, model, config, rng, prompt, { env, keep, metrics, meta });
-    else await this.#diffusion(paradigm, model, config, rng, prompt, { env, keep, metrics, meta });
-
     const failed = failedCellsNote(cells);
     if (failed !== '') meta['failed_cells'] = failed;
     if (Object.keys(metrics).length === 0)
       throw new DantinoxError('RUNTIME_ERROR', messages.noCellCompleted(failed));
-    const timed = prefill.status === 'completed';
-    if (timed) {
+    if (prefill !== undefined) {
       meta['profiling_cell'] = prefill.cell;
-      meta['flops_shape'] = `seq=${prompt},batch=1`;
+      meta['flops_shape'] = `seq=${prefill.seqLen},batch=1`;
     }
     return {
       task: this.name,
       metrics,
-      ...(timed && prefill.profiling !== undefined
-        ? { profiling: prefill.profiling, flops: prefillFlops }
-        : {}),
+      ...(prefill?.profiling === undefined
+        ? {}
+        : { profiling: prefill.profiling, ...(prefill.flops === undefined ? {} : { flops: prefill.flops }) }),
       meta,
     };
   }
@@ -204,7 +249,7 @@ export class LatencyTask implements BenchmarkTask {
       return state;
     };
     let timedStarted = false;
-    const decode = await out.keep(
+    await out.keep(
       await runCell(
         {
           task: this.name,
@@ -230,13 +275,6 @@ export class LatencyTask implements BenchmarkTask {
       ),
     );
     state?.dispose();
-    if (decode.status === 'completed') {
-      out.metrics['decode_mean_ms'] = decode.metrics['mean_ms'] as number;
-      out.metrics['decode_p50_ms'] = decode.metrics['p50_ms'] as number;
-      out.metrics['decode_p99_ms'] = decode.metrics['p99_ms'] as number;
-      out.metrics['decode_tps'] = decode.metrics['tps'] as number;
-    }
-    out.meta['decode_context'] = context0;
 
     // Timed generation: TTFT / TPOT / E2E.
     const n = config.genTokens;
@@ -246,44 +284,41 @@ export class LatencyTask implements BenchmarkTask {
     const ttft: number[] = [];
     const e2e: number[] = [];
     const clock = out.env.clock;
-    const gen = await out.keep(
-      await runCell(
-        {
-          task: this.name,
-          cell: `generate@${genPrompt}+${n}`,
-          phase: 'generate',
-          batch: 1,
-          seqLen: genPrompt,
-          tokensPerCall: n,
-          call: async (phase: CallPhase) => {
-            const t0 = clock.now();
-            let first: bigint | undefined;
-            await paradigm.generate(model, genIds, { batch: 1, seq: genPrompt }, genRng, {
-              maxNewTokens: n,
-              greedy: true,
-              onStep: (step) => {
-                if (step === 0) first = clock.now();
-              },
-            });
-            const t1 = clock.now();
-            if (phase === 'measure') {
-              ttft.push(Number((first ?? t1) - t0) / 1e6);
-              e2e.push(Number(t1 - t0) / 1e6);
-            }
-          },
+    const gen = await runCell(
+      {
+        task: this.name,
+        cell: `generate@${genPrompt}+${n}`,
+        phase: 'generate',
+        batch: 1,
+        seqLen: genPrompt,
+        tokensPerCall: n,
+        call: async (phase: CallPhase) => {
+          const t0 = clock.now();
+          let first: bigint | undefined;
+          await paradigm.generate(model, genIds, { batch: 1, seq: genPrompt }, genRng, {
+            maxNewTokens: n,
+            greedy: true,
+            onStep: (step) => {
+              if (step === 0) first = clock.now();
+            },
+          });
+          const t1 = clock.now();
+          if (phase === 'measure') {
+            ttft.push(Number((first ?? t1) - t0) / 1e6);
+            e2e.push(Number(t1 - t0) / 1e6);
+          }
         },
-        generationBudget(config),
-        out.env,
-      ),
+      },
+      generationBudget(config),
+      out.env,
     );
-    if (gen.status === 'completed') {
-      const tpot = e2e.map((e, i) => (n > 1 ? (e - (ttft[i] as number)) / (n - 1) : Number.NaN));
-      out.metrics['ttft_ms'] = mean(ttft);
-      out.metrics['tpot_ms'] = mean(tpot);
-      out.metrics['e2e_ms'] = mean(e2e);
-      out.meta['gen_prompt'] = genPrompt;
-      out.meta['gen_samples'] = e2e.length;
-    }
+    // TTFT/TPOT/E2E go into the cell itself, so a run's row can be rebuilt from its cells alone.
+    const tpot = e2e.map((e, i) => (n > 1 ? (e - (ttft[i] as number)) / (n - 1) : Number.NaN));
+    await out.keep(
+      gen.status === 'completed'
+        ? { ...gen, metrics: { ...gen.metrics, ttft_ms: mean(ttft), tpot_ms: mean(tpot), e2e_ms: mean(e2e) } }
+        : gen,
+    );
   }
 
   async #diffusion(
@@ -300,7 +335,7 @@ export class LatencyTask implements BenchmarkTask {
     const genPrompt = Math.max(1, Math.min(prompt, maxContext - n));
     const canvas = genPrompt + n;
     const canvasIds = rng.integers(vocabSize, canvas);
-    const step = await out.keep(
+    await out.keep(
       await runCell(
         {
           task: this.name,
@@ -316,13 +351,9 @@ export class LatencyTask implements BenchmarkTask {
         out.env,
       ),
     );
-    if (step.status === 'completed') {
-      out.metrics['diffusion_step_mean_ms'] = step.metrics['mean_ms'] as number;
-      out.metrics['diffusion_step_p99_ms'] = step.metrics['p99_ms'] as number;
-    }
     const promptIds = canvasIds.subarray(0, genPrompt);
     const [genRng] = rng.split(1) as [Rng];
-    const gen = await out.keep(
+    await out.keep(
       await runCell(
         {
           task: this.name,
@@ -342,11 +373,6 @@ export class LatencyTask implements BenchmarkTask {
         out.env,
       ),
     );
-    if (gen.status === 'completed') {
-      out.metrics['gen_e2e_ms'] = gen.metrics['mean_ms'] as number;
-      out.meta['gen_prompt'] = genPrompt;
-      out.meta['diffusion_steps'] = config.diffusionSteps;
-    }
   }
 }
 
@@ -354,6 +380,5 @@ export class LatencyTask implements BenchmarkTask {
 interface Shared {
   readonly env: Parameters<typeof runCell>[2];
   readonly keep: (c: CellRecord) => Promise<CellRecord>;
-  readonly metrics: Record<string, number>;
   readonly meta: Record<string, MetaValue>;
 }

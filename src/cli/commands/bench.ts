@@ -17,7 +17,9 @@ import type { ParadigmKind } from '../../models/model-config.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
+import { watchInterrupts } from '../interrupts.js';
 import { loadPlugins } from '../load-plugins.js';
+import { tellLauncher, underLauncher } from '../malloc-tuning.js';
 import { checkModelSelection, DEFAULT_PRESET } from '../model-selection.js';
 import {
   parseNameList,
@@ -172,8 +174,9 @@ Examples:
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
 --eval-batches ${EFFECTIVE_DEFAULTS.evalBatches}; flags override the file or these defaults field by field. Progress goes
-to stderr, the summary to stdout. Ctrl-C stops after the current measurement and still writes
-everything measured. Exit code 1 when a task did not complete.
+to stderr, the summary to stdout. Ctrl-C (or SIGTERM) stops after the current engine call and still
+writes every output from what was measured, then exits 130 (143); a second one quits at once.
+Exit code 1 when a task did not complete.
 `;
 
 /** The benchmark config: library defaults ← CLI defaults or `--bench-config` file ← flags. */
@@ -281,6 +284,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
   const outDir = prepareOutputDir(outArg, io.cwd);
+  tellLauncher({ outDir: outArg });
   // The heavy modules (ONNX Runtime, the suite, charts) load only once the arguments are known to be valid.
   const [{ BenchmarkSuite, createWriterLogger, RunDirectory }, { openModel }, { writeRunOutputs }] =
     await Promise.all([
@@ -295,23 +299,10 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
 
   if (options.quiet !== true) io.stderr.write('Building the model…\n');
   const opened = await openModel(selection, io.cwd);
-  const controller = new AbortController();
-  let interrupts = 0;
-  let lastInterrupt = 0;
-  const onSigint = (): void => {
-    // A terminal's Ctrl-C reaches this process twice when it runs under the malloc-tuning parent (once from the
-    // terminal, once forwarded): signals less than 100 ms apart count as one.
-    const now = Date.now();
-    if (now - lastInterrupt < 100) return;
-    lastInterrupt = now;
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
-    io.stderr.write('\nStopping after the current measurement (Ctrl-C again to quit now)…\n');
-    controller.abort();
-  };
-  process.on('SIGINT', onSigint);
+  const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: underLauncher() });
   const runDir = new RunDirectory(outDir);
   let report: SuiteReport;
+  let written: Awaited<ReturnType<typeof writeRunOutputs>>;
   try {
     const suite = new BenchmarkSuite({ tasks, config });
     report = await suite.run(opened.paradigm, opened.model, {
@@ -321,19 +312,20 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       ...(options.quiet === true ? {} : { writer: io.stderr }),
       progress: 'auto',
       logger,
-      signal: controller.signal,
+      signal: interrupts.signal,
       startedAt,
       commandLine: ['dantinox', ...ctx.argv].join(' '),
     });
+    await opened.model.dispose();
+    written = await writeRunOutputs(report, runDir, {
+      charts: options.charts,
+      logger,
+      registry: registries.charts,
+    });
   } finally {
-    process.off('SIGINT', onSigint);
+    interrupts.dispose();
     await opened.model.dispose();
   }
-  const written = await writeRunOutputs(report, runDir, {
-    charts: options.charts,
-    logger,
-    registry: registries.charts,
-  });
   const out = io.stdout;
   out.write(`Model: ${opened.description}\n`);
   out.write(
@@ -349,6 +341,11 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   if (missing.length > 0) {
     io.stderr.write(`${messages.resultsNotWritten(missing)}\n`);
     return ExitCode.taskFailed;
+  }
+  const stoppedBy = interrupts.received();
+  if (stoppedBy !== undefined) {
+    io.stderr.write(`${messages.benchStopped(stoppedBy)}\n`);
+    return stoppedBy === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
   }
   const failed = report.results.filter((r) => r.status !== 'completed');
   if (failed.length > 0) {

@@ -20,9 +20,9 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { readTextFile } from '../../text-file.js';
 import { type Activation, ModelConfig } from '../model-config.js';
 
 /** The `model_type` values of `config.json` that dantinox maps to a {@link ModelConfig}. */
@@ -206,12 +206,7 @@ export function hfConfigFromJson(json: unknown, path = 'config.json'): HfConfig 
  *   {@link hfConfigFromJson}.
  */
 export function readHfConfig(path: string): HfConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(path, 'Hugging Face config'), { cause });
-  }
+  const text = readTextFile(path, 'Hugging Face config');
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -4,20 +4,16 @@
  *
  * @packageDocumentation
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Tokenizer as HfTokenizerImpl } from '@huggingface/tokenizers';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { readTextFile } from '../../text-file.js';
 import type { Tokenizer } from '../tokenizer.js';
 
 function readJson(path: string, what: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(path, what), { cause });
-  }
+  const text = readTextFile(path, what);
   try {
     const json: unknown = JSON.parse(text);
     if (json === null || typeof json !== 'object' || Array.isArray(json))

@@ -1,0 +1,183 @@
+/**
+ * Signals and process lifecycle of `dantinox bench`, on the real binary (launcher + worker): Ctrl-C and SIGTERM
+ * keep every measured cell in every output and exit 130/143, a second signal quits at once, the worker dies
+ * with its launcher, a killed worker is reported, a crashed run still loads everywhere, and a closed stdout is a
+ * normal end.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SuiteReport } from '../../src/benchmarking/index.js';
+import { BIN, ensureBuilt, runCli } from './built-cli.js';
+
+/** A sweep whose cells take a second or so each on tiny: long enough to be interrupted mid-task. */
+const SLOW = [
+  'bench',
+  '--config',
+  'tiny',
+  '--threads',
+  '1',
+  '--seq-lens',
+  '16,32,64',
+  '--batch-sizes',
+  '1,2',
+  '--n-warmup',
+  '1',
+  '--n-measure',
+  '300',
+  '--min-warmup-ms',
+  '0',
+];
+
+let cwd: string;
+
+beforeAll(() => {
+  ensureBuilt();
+  cwd = mkdtempSync(join(tmpdir(), 'dantinox-signals-'));
+});
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly stderr: () => string;
+  readonly stdout: () => string;
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the binary as the leader of its own process group (as a shell starts a foreground job). */
+function start(args: readonly string[]): Started {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  let out = '';
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
+    err += s;
+  });
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
+    out += s;
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stderr: () => err, stdout: () => out, exit };
+}
+
+/** Resolves once `predicate` holds (polled every 50 ms), failing after 60 s. */
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The pid of the launcher's worker (its only child). */
+function workerOf(pid: number): number {
+  const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).trim();
+  return Number(out.split('\n')[0]);
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const firstCellDone = (s: Started) => (): boolean => s.stderr().includes('(1/');
+
+describe.concurrent('dantinox bench under signals', () => {
+  it("Ctrl-C (SIGINT to the process group) mid-task: the interrupted task's finished cells reach the CSV, JSON, charts and report; exit 130", async () => {
+    const run = start([...SLOW, '--out', 'int']);
+    await until(firstCellDone(run), 'the first cell');
+    process.kill(-(run.child.pid as number), 'SIGINT');
+    const { code } = await run.exit;
+    expect(code, run.stderr()).toBe(130);
+    expect(run.stderr()).toContain('Ctrl-C: stopping after the current engine call');
+    const dir = join(cwd, 'int');
+    for (const file of ['results.csv', 'results.json']) {
+      const report = SuiteReport.load(join(dir, file));
+      const throughput = report.results[0];
+      expect(throughput?.status).toBe('completed');
+      expect(throughput?.metrics['tps_seq16']).toBeGreaterThan(0);
+      expect(String(throughput?.meta?.['interrupted'])).toMatch(/interrupted .* 1 cell\(s\) measured/);
+      expect(report.results.slice(1).map((r) => r.status)).toEqual(['skipped', 'skipped']);
+    }
+    expect(readdirSync(join(dir, 'charts'))).toContain('tiny-throughput.svg');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('tps_seq16');
+    expect(run.stdout()).toMatch(/\[throughput\] {2}tps_seq16=/);
+  });
+
+  it('SIGTERM to the launcher (docker stop, CI cancel) is treated like Ctrl-C and exits 143', async () => {
+    const run = start([...SLOW, '--no-charts', '--out', 'term']);
+    await until(firstCellDone(run), 'the first cell');
+    run.child.kill('SIGTERM');
+    const { code } = await run.exit;
+    expect(code, run.stderr()).toBe(143);
+    expect(run.stderr()).toContain('SIGTERM: stopping after the current engine call');
+    const report = SuiteReport.load(join(cwd, 'term', 'results.csv'));
+    expect(report.results[0]?.metrics['tps_seq16']).toBeGreaterThan(0);
+  });
+
+  it('a second Ctrl-C quits at once, with exit 130, and says where the measured cells are', async () => {
+    const run = start([...SLOW, '--no-charts', '--out', 'twice']);
+    await until(firstCellDone(run), 'the first cell');
+    const group = -(run.child.pid as number);
+    process.kill(group, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 20));
+    process.kill(group, 'SIGINT');
+    const { code } = await run.exit;
+    expect(code, run.stderr()).toBe(130);
+    expect(run.stderr()).toContain(
+      'Ctrl-C again: quit at once. The cells measured so far are in twice/results.jsonl',
+    );
+    expect(readFileSync(join(cwd, 'twice', 'results.jsonl'), 'utf8')).toContain('"type":"cell"');
+  });
+
+  it('the worker dies with its launcher (SIGKILL of the launcher alone)', async () => {
+    const run = start([...SLOW, '--no-charts', '--out', 'orphan']);
+    await until(firstCellDone(run), 'the first cell');
+    const worker = workerOf(run.child.pid as number);
+    expect(alive(worker)).toBe(true);
+    run.child.kill('SIGKILL');
+    await until(() => !alive(worker), 'the worker to exit');
+    // It stopped like on SIGTERM: what it measured is in the outputs.
+    expect(SuiteReport.load(join(cwd, 'orphan', 'results.csv')).results[0]?.status).toBe('completed');
+  });
+
+  it('a worker killed by SIGKILL (the OOM killer) is reported with the likely cause; report and plot still show what it measured', async () => {
+    const run = start([...SLOW, '--no-charts', '--out', 'oom']);
+    await until(firstCellDone(run), 'the first cell');
+    process.kill(workerOf(run.child.pid as number), 'SIGKILL');
+    const { code } = await run.exit;
+    expect(code).toBe(137);
+    expect(run.stderr()).toContain('killed by SIGKILL (most likely the out-of-memory killer');
+    expect(existsSync(join(cwd, 'oom', 'results.csv'))).toBe(false);
+    const report = await runCli(['report', 'oom', '--out', 'oom-report'], { cwd });
+    expect(report.code, report.stderr).toBe(0);
+    const html = readFileSync(join(cwd, 'oom-report', 'report.html'), 'utf8');
+    expect(html).toContain('tps_seq16');
+    expect(html).toContain('the process ended during this task');
+    const plot = await runCli(['plot', 'oom', '--out', 'oom-plot', '--charts', 'throughput'], { cwd });
+    expect(plot.code, plot.stderr).toBe(0);
+    expect(readdirSync(join(cwd, 'oom-plot')).some((f) => f.endsWith('throughput.svg'))).toBe(true);
+  });
+
+  it('a closed stdout is a normal end (dantinox --help | head -1): exit 0, no stack trace', async () => {
+    const child = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+});
