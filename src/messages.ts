@@ -347,6 +347,24 @@ export const messages = {
   malformedReport: (path: string, problem: string): string =>
     `"${path}" is not a dantinox report: ${problem}. Pass a file written by SuiteReport.save().`,
 
+  // ── efficiency: calibration, MFU, MBU ─────────────────────────────────────
+  /** MFU/MBU of a run measured without ceilings. */
+  noCeilings: (): string =>
+    'no calibrated ceilings for this run (run "dantinox calibrate", or pass a calibration to the suite)',
+  /** MFU of a dtype the calibration has no GEMM ceiling for. */
+  noGemmCeiling: (source: string, dtype: string, known: readonly string[]): string =>
+    `no ${source} GEMM ceiling for dtype ${dtype} (ceilings exist for: ${known.length > 0 ? list(known) : 'none'}); rerun "dantinox calibrate --recalibrate" with an engine that runs ${dtype}`,
+  /** MBU without a bandwidth ceiling. */
+  noBandwidthCeiling: (source: string): string =>
+    `no ${source} memory-bandwidth ceiling (the GEMV and copy probes did not run)`,
+  /** MFU/MBU of a cell without a positive call time. */
+  noCallTime: (): string => 'the cell has no positive mean call time',
+  /** A calibration cache file that cannot be used (warning; the machine is recalibrated). */
+  badCalibrationCache: (path: string, problem: string): string =>
+    `Ignoring the calibration cache "${path}" (${problem}); recalibrating and overwriting it.`,
+  /** The theoretical peak cannot be computed. */
+  noTheoreticalPeak: (missing: string): string =>
+    `theoretical peak unknown: ${missing} (only calibrated ceilings are used)`,
   // ── visualization ─────────────────────────────────────────────────────────
   /** A chart data row that is not an object. */
   badChartRow: (index: number, row: unknown): string =>

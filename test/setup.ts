@@ -5,3 +5,6 @@
 import fc from 'fast-check';
 
 fc.configureGlobal({ seed: Number(process.env['FC_SEED'] ?? 20261129) });
+
+// Calibrations measured by tests go to a private cache, never the user's (~/.cache/dantinox).
+process.env['DANTINOX_CACHE_DIR'] ??= new URL('./.output/cache', import.meta.url).pathname;

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { ModelInfo } from '../models/model.js';
+import type { Calibration } from './calibration.js';
 import type { BenchmarkConfig } from './config.js';
 
 /** Where and how a report was measured. */
@@ -41,6 +42,8 @@ export interface Environment {
   readonly timestamp: string;
   /** Timer calibration (name, resolution and overhead in ns) when the clock provides it. */
   readonly timer?: Readonly<Record<string, string | number>>;
+  /** This machine's calibrated ceilings (and theoretical peak) the run's MFU/MBU are computed against. */
+  readonly calibration?: Calibration;
 }
 
 /** The flags worth recording: what decides which GEMM kernels ORT/MLAS can use. */
@@ -117,6 +120,8 @@ export interface EnvironmentOptions {
   readonly commandLine?: string;
   /** Timer calibration to record. */
   readonly timer?: Readonly<Record<string, string | number>>;
+  /** Calibration to record. */
+  readonly calibration?: Calibration;
 }
 
 /** Collects the {@link Environment} of the current process. */
@@ -138,5 +143,6 @@ export function collectEnvironment(options: EnvironmentOptions): Environment {
     commandLine: options.commandLine ?? process.argv.join(' '),
     timestamp: (options.startedAt ?? new Date()).toISOString(),
     ...(options.timer === undefined ? {} : { timer: options.timer }),
+    ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
   };
 }

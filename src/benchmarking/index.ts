@@ -14,6 +14,24 @@
  *
  * @packageDocumentation
  */
+
+export {
+  type CalibrateOptions,
+  type Calibration,
+  type CalibrationOutcome,
+  cacheDirectory,
+  calibrationKey,
+  calibrationPath,
+  cpuGhz,
+  loadOrCalibrate,
+  type MachineFingerprint,
+  machineFingerprint,
+  parseCpuGhz,
+  readCalibration,
+  type TheoreticalPeak,
+  theoreticalPeak,
+  writeCalibration,
+} from './calibration.js';
 export {
   type CallPhase,
   type CellBudget,
@@ -24,6 +42,13 @@ export {
 export { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
 export { type CsvValue, formatCsv, parseCsv } from './csv.js';
 export { brownCorpusText, untagBrownDocument, untagBrownSentence } from './data/brown-corpus.js';
+export {
+  ceilingDtype,
+  EFFICIENCY_COLUMNS,
+  type EfficiencyInputs,
+  efficiencyIdentity,
+  withEfficiency,
+} from './efficiency-columns.js';
 export { collectEnvironment, type Environment, type EnvironmentOptions, readCpuInfo } from './environment.js';
 export {
   type JsonlCellRecord,

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { EFFICIENCY_COLUMNS } from './efficiency-columns.js';
 import type { MetricDescriptor } from './task.js';
 
 /** Descriptors of the columns every row may carry besides its task metrics (the seed's profiling/FLOPs columns). */
@@ -43,6 +44,7 @@ export const STANDARD_COLUMNS: readonly MetricDescriptor[] = [
     unit: 'GFLOP',
     description: 'Feed-forward part of `flops_total_g` (MLP or MoE, router).',
   },
+  ...EFFICIENCY_COLUMNS,
 ];
 
 const patternCache = new Map<string, RegExp>();

@@ -10,9 +10,11 @@ import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Model } from '../models/model.js';
 import type { Paradigm } from '../models/paradigm.js';
-import { type Clock, calibrateTimer, hrtimeClock } from '../profiling/index.js';
+import { type Clock, calibrateTimer, hrtimeClock, readRss, resetPeakRss } from '../profiling/index.js';
 import { Rng } from '../rng.js';
+import type { Calibration } from './calibration.js';
 import { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
+import { efficiencyIdentity, withEfficiency } from './efficiency-columns.js';
 import { collectEnvironment } from './environment.js';
 import { JsonlSink } from './jsonl-sink.js';
 import { type Logger, silentLogger, type TextWriter } from './logger.js';
@@ -66,6 +68,8 @@ export interface SuiteRunOptions {
   readonly commandLine?: string;
   /** Re-throw the first task error instead of recording a failed row. @default false */
   readonly throwOnError?: boolean;
+  /** This machine's ceilings ({@link loadOrCalibrate}): recorded in the environment, and MFU/MBU computed against them. */
+  readonly calibration?: Calibration;
 }
 
 /** Options of the {@link BenchmarkSuite} constructor. */
@@ -171,7 +175,10 @@ export class BenchmarkSuite {
     const t0 = clock.now();
     const elapsedS = (): number => Number(clock.now() - t0) / 1e9;
 
-    const modelMeta = modelIdentity(paradigm, model, runId);
+    const modelMeta = {
+      ...modelIdentity(paradigm, model, runId),
+      ...efficiencyIdentity(model, options.calibration),
+    };
     const descriptors: MetricDescriptor[] = this.tasks.flatMap((t) => t.metrics ?? []);
     const timer =
       clock === hrtimeClock
@@ -184,6 +191,7 @@ export class BenchmarkSuite {
       modelInfo: model.info,
       startedAt,
       timer,
+      ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
       ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }),
     });
     const jsonl = pathFor(options.jsonl ?? true, 'jsonl');
@@ -232,6 +240,8 @@ export class BenchmarkSuite {
           },
         };
         const start = clock.now();
+        // Peak RSS is a real-process figure: a run on a manual clock is simulated and records none.
+        if (clock === hrtimeClock) resetPeakRss();
         let result: BenchmarkResult;
         try {
           const raw = await task.run(paradigm, model, this.config, taskRngs[i] as Rng, context);
@@ -248,6 +258,11 @@ export class BenchmarkSuite {
           result = partial ?? { task: task.name, status: 'failed', error: message, metrics: {} };
         }
         result = { ...result, cells: result.cells ?? cells, durationMs: Number(clock.now() - start) / 1e6 };
+        result = withEfficiency(result, {
+          model,
+          calibration: options.calibration,
+          ...(clock === hrtimeClock ? { peakRssBytes: readRss().peakRssBytes } : {}),
+        });
         results.push(result);
         progress.taskEnd(result);
         await sinks.onTask(result);

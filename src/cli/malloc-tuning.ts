@@ -23,7 +23,7 @@ export const MALLOC_TUNING: Readonly<Record<string, string>> = Object.freeze({
 export const NO_RESPAWN_ENV = 'DANTINOX_NO_RESPAWN';
 
 /**
- * Whether this invocation should re-execute itself with {@link MALLOC_TUNING}: only for `bench`, only on
+ * Whether this invocation should re-execute itself with {@link MALLOC_TUNING}: only for `bench` and `calibrate`, only on
  * Linux (glibc), only when the variables are not already set, and not when {@link NO_RESPAWN_ENV} is `1`.
  */
 export function needsMallocRespawn(
@@ -32,7 +32,8 @@ export function needsMallocRespawn(
   platform: NodeJS.Platform = process.platform,
 ): boolean {
   if (platform !== 'linux' || env[NO_RESPAWN_ENV] === '1') return false;
-  if (argv[0] !== 'bench' || argv.includes('--help') || argv.includes('-h')) return false;
+  if (!(argv[0] === 'bench' || argv[0] === 'calibrate') || argv.includes('--help') || argv.includes('-h'))
+    return false;
   return Object.keys(MALLOC_TUNING).some((key) => env[key] === undefined);
 }
 

@@ -40,6 +40,7 @@ type RegisterCommand = (program: Command, ctx: CommandContext) => Command;
  */
 const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   bench: async () => (await import('./commands/bench.js')).registerBenchCommand,
+  calibrate: async () => (await import('./commands/calibrate.js')).registerCalibrateCommand,
   flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,

@@ -7,6 +7,15 @@
  * @packageDocumentation
  */
 
+// ── calibration ─────────────────────────────────────────────────────────────
+export {
+  type CalibrateOrtOptions,
+  calibrateOrt,
+  ceilingsOf,
+  lastLevelCacheBytes,
+  type OrtCalibration,
+  type ProbeResult,
+} from './calibration/calibrate-ort.js';
 export {
   DEFAULT_EXECUTION_PROVIDER,
   type ExecutionProvider,
@@ -32,7 +41,7 @@ export { HfModel, type LoadHfModelOptions, loadHfModel } from './hf/hf-model.js'
 export { HfTokenizer, loadHfTokenizer } from './hf/hf-tokenizer.js';
 export { byteTokenizerFiles, gpt2TokenizerFiles, type HfTokenizerFiles } from './hf/hf-tokenizer-json.js';
 // ── contracts ───────────────────────────────────────────────────────────────
-export type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from './model.js';
+export type { BatchShape, DecodeState, Logits, Model, ModelInfo, ModelLoad, StepResult } from './model.js';
 // ── config ──────────────────────────────────────────────────────────────────
 export {
   type Activation,

@@ -55,6 +55,16 @@ export interface ModelInfo {
   readonly threads: number;
   /** How the weights are stored: a name of the dtype table, e.g. `fp32`, `q4`. */
   readonly dtype: Dtype;
+  /** How creating or loading the model went, when the engine measured it. */
+  readonly load?: ModelLoad;
+}
+
+/** Cost of creating or loading a model: wall time and the process's peak resident memory meanwhile. */
+export interface ModelLoad {
+  /** Wall time of the creation, in ms. */
+  readonly ms: number;
+  /** Peak RSS of the process during the creation, in bytes (since process start where it cannot be reset). */
+  readonly peakRssBytes: number;
 }
 
 /**

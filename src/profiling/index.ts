@@ -24,6 +24,18 @@ export {
   type ManualClockOptions,
 } from './clock.js';
 export {
+  arithmeticIntensity,
+  bytesPerCall,
+  type Ceilings,
+  fp32FlopsPerCycle,
+  modelBandwidthUtilisation,
+  modelFlopsUtilisation,
+  rooflineGflops,
+  type TheoreticalPeakInput,
+  theoreticalCeilings,
+  type Utilisation,
+} from './efficiency.js';
+export {
   type CountDecodeFlopsOptions,
   type CountFlopsOptions,
   type CountTrainingFlopsOptions,
@@ -52,6 +64,13 @@ export {
   memoryFootprint,
 } from './memory.js';
 export { countParameters, type ParameterCount } from './parameters.js';
+export {
+  measureResources,
+  parseProcStatus,
+  type RssSample,
+  readRss,
+  resetPeakRss,
+} from './process-memory.js';
 export { type ProfileFnOptions, profileFn } from './profile-fn.js';
 export { ProfilingResult, type ProfilingResultInit } from './profiling-result.js';
 export {

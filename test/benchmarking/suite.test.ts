@@ -391,8 +391,13 @@ describe('BenchmarkSuite', () => {
       saveCsv: true,
       saveJson: join(dir, 'x', 'r.json'),
     });
-    expect(readFileSync(join(dir, 'r.csv'), 'utf8')).toMatch(/^task,status,score,error,duration_ms,model,/);
-    expect(SuiteReport.load(join(dir, 'x', 'r.json')).results[0]?.metrics).toEqual({ score: 4 });
+    // A real-clock run also records the process's peak RSS during the task.
+    expect(readFileSync(join(dir, 'r.csv'), 'utf8')).toMatch(
+      /^task,status,score,peak_rss_mb,error,duration_ms,model,/,
+    );
+    const metrics = SuiteReport.load(join(dir, 'x', 'r.json')).results[0]?.metrics;
+    expect(metrics).toEqual({ score: 4, peak_rss_mb: expect.any(Number) });
+    expect(metrics?.['peak_rss_mb']).toBeGreaterThan(process.memoryUsage().heapUsed / 2 ** 20);
     expect(readFileSync(join(dir, 'r.jsonl'), 'utf8').split('\n')[0]).toMatch(/"type":"run"/);
   });
 });

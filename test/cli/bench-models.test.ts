@@ -7,6 +7,7 @@ import { exportHfModel, initWeights, ModelConfig } from '../../src/models/index.
 import { ensureBuilt, runCli } from './built-cli.js';
 
 const QUICK = [
+  '--no-calibrate',
   '--threads',
   '1',
   '--seq-lens',

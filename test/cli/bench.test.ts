@@ -28,6 +28,8 @@ const QUICK = [
   '32',
   '--gen-tokens',
   '4',
+  '--calibration-ms',
+  '1500',
 ];
 
 let cwd: string;
@@ -61,6 +63,22 @@ describe('dantinox bench (tiny preset, real binary)', () => {
         .toString(),
     ).toBe('PNG');
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<!DOCTYPE html>');
+  });
+
+  it('calibrates the machine first (cached) and puts MFU, MBU, peak RSS and load cost on the rows', () => {
+    expect(run.stderr).toContain("Calibrating this machine's ceilings at 1 threads");
+    const json = SuiteReport.load(join(cwd, 'out', 'results.json'));
+    const cal = json.environment?.calibration;
+    expect(cal?.fingerprint.threads).toBe(1);
+    expect(cal?.ceilings.gemmGflops['fp32']).toBeGreaterThan(0);
+    const [throughput, latency, perplexity] = json.results;
+    expect(throughput?.metrics['mfu_seq16']).toBeGreaterThan(0);
+    expect(throughput?.metrics['mfu']).toBeGreaterThan(0);
+    expect(latency?.metrics['mbu']).toBeGreaterThan(0);
+    for (const r of [throughput, latency, perplexity]) expect(r?.metrics['peak_rss_mb']).toBeGreaterThan(0);
+    expect(json.modelMeta['model_load_ms']).toBeGreaterThan(0);
+    expect(json.modelMeta['model_load_peak_rss_mb']).toBeGreaterThan(0);
+    expect(json.modelMeta['ceiling_gflops_fp32']).toBe(cal?.ceilings.gemmGflops['fp32']);
   });
 
   it('says honestly what ran: the model, its random weights, the engine and the sweep; progress on stderr', () => {

@@ -6,6 +6,7 @@ describe('needsMallocRespawn', () => {
     expect(needsMallocRespawn(['bench'], {}, 'linux')).toBe(true);
     expect(needsMallocRespawn(['bench', '--config', 'tiny'], { ...MALLOC_TUNING }, 'linux')).toBe(false);
     expect(needsMallocRespawn(['flops'], {}, 'linux')).toBe(false);
+    expect(needsMallocRespawn(['calibrate'], {}, 'linux')).toBe(true);
     expect(needsMallocRespawn(['bench', '--help'], {}, 'linux')).toBe(false);
     expect(needsMallocRespawn(['bench'], {}, 'darwin')).toBe(false);
     expect(needsMallocRespawn(['bench'], { [NO_RESPAWN_ENV]: '1' }, 'linux')).toBe(false);

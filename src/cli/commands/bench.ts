@@ -8,12 +8,14 @@ import { accessSync, constants } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
-import type { LogLevel, SuiteReport } from '../../benchmarking/index.js';
+import type { Calibration, Logger, LogLevel, SuiteReport } from '../../benchmarking/index.js';
 import { DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
 import type { ParadigmKind } from '../../models/model-config.js';
+import { DEFAULT_CALIBRATION_MS, runCalibration } from '../calibration-step.js';
+import type { CliWriter } from '../cli-io.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
@@ -161,6 +163,9 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly charts: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
+  readonly calibrate: boolean;
+  readonly recalibrate?: boolean;
+  readonly calibrationMs: number;
 };
 
 const EXAMPLES = `
@@ -254,6 +259,14 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
   return command
     .option('-o, --out <dir>', 'output directory (default: results/<timestamp>)')
     .option('--no-charts', 'skip charts/ and report.html')
+    .option('--no-calibrate', 'skip the ceilings calibration (MFU/MBU then say unavailable)')
+    .option('--recalibrate', "measure this machine's ceilings again instead of using the cache")
+    .option(
+      '--calibration-ms <ms>',
+      `time budget of a calibration (default: ${DEFAULT_CALIBRATION_MS})`,
+      parsePositiveInt,
+      DEFAULT_CALIBRATION_MS,
+    )
     .option('-q, --quiet', 'no progress on stderr')
     .option('--verbose', 'debug logging, and stack traces on errors')
     .addHelpText('after', EXAMPLES)
@@ -299,6 +312,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
 
   if (options.quiet !== true) io.stderr.write('Building the model…\n');
   const opened = await openModel(selection, io.cwd);
+  const calibration = await calibrationFor(options, taskNames, opened.model.info, logger, io.stderr);
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: underLauncher() });
   const runDir = new RunDirectory(outDir);
   let report: SuiteReport;
@@ -315,6 +329,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       signal: interrupts.signal,
       startedAt,
       commandLine: ['dantinox', ...ctx.argv].join(' '),
+      ...(calibration === undefined ? {} : { calibration }),
     });
     await opened.model.dispose();
     written = await writeRunOutputs(report, runDir, {
@@ -357,6 +372,26 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     return ExitCode.taskFailed;
   }
   return ExitCode.ok;
+}
+
+/** The machine's ceilings for MFU/MBU when a timing task runs and `--no-calibrate` is not given. */
+async function calibrationFor(
+  options: BenchCliOptions,
+  taskNames: readonly string[],
+  info: { readonly threads: number; readonly engine: string },
+  logger: Logger,
+  stderr: CliWriter,
+): Promise<Calibration | undefined> {
+  if (!options.calibrate || !taskNames.some((t) => t === 'throughput' || t === 'latency')) return undefined;
+  const outcome = await runCalibration({
+    threads: info.threads,
+    engine: info.engine,
+    budgetMs: options.calibrationMs,
+    logger,
+    ...(options.quiet === true ? {} : { notes: stderr }),
+    ...(options.recalibrate === true ? { recalibrate: true } : {}),
+  });
+  return outcome.calibration;
 }
 
 /** The sweep in one line, with the seed's snake_case names. */

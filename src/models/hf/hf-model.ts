@@ -11,6 +11,7 @@ import type { InferenceSession, Tensor, TypedTensor } from 'onnxruntime-node';
 import { type Dtype, dtypeOfOnnxFile } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { readRss, resetPeakRss } from '../../profiling/process-memory.js';
 import {
   createOrtSession,
   type ExecutionProvider,
@@ -245,6 +246,8 @@ function requireFile(folder: string, file: string, what: string): string {
  *   `DEPENDENCY_MISSING` without onnxruntime-node.
  */
 export async function loadHfModel(folder: string, options: LoadHfModelOptions = {}): Promise<HfModel> {
+  resetPeakRss();
+  const t0 = process.hrtime.bigint();
   const dir = resolve(folder);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new DantinoxError('IO', messages.hfMissingFile(dirname(dir), basename(dir), 'the model folder'));
@@ -307,6 +310,7 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
       engine,
       threads,
       dtype: weightDtype(onnxPath, io),
+      load: { ms: Number(process.hrtime.bigint() - t0) / 1e6, peakRssBytes: readRss().peakRssBytes },
     },
   });
 }

@@ -7,6 +7,7 @@
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { readRss, resetPeakRss } from '../../profiling/process-memory.js';
 import {
   checkExecutionProvider,
   createOrtSession,
@@ -22,11 +23,11 @@ import { ModelConfig } from '../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
 import type { Tokenizer } from '../tokenizer.js';
 import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
-import { checkWeights, countParameters, initWeights, type WeightMap } from '../weights.js';
+import { countParameters, initWeights, type WeightMap } from '../weights.js';
 import { cacheNames } from './attention.js';
 import { buildAttentionMask, maskLayout } from './attention-mask.js';
 import { KvCache, OnnxDecodeState } from './kv-cache.js';
-import { buildTransformerGraph } from './transformer-graph.js';
+import { collectGarbage, writeModelFiles } from './model-files.js';
 
 /** Options of {@link createModel}. */
 export interface CreateModelOptions {
@@ -258,27 +259,38 @@ export async function createModel(
   // Checked before the weights are built: a bad thread count or provider should not cost a model's worth of work.
   const threads = resolveThreads(options.threads);
   const executionProvider = options.executionProvider ?? DEFAULT_EXECUTION_PROVIDER;
+  resetPeakRss();
+  const t0 = process.hrtime.bigint();
   checkExecutionProvider(await loadOrt(), executionProvider);
-  const weights = options.weights ?? initWeights(config, options.seed ?? 0);
-  checkWeights(config, weights);
-  const graph = buildTransformerGraph(config, weights);
-  const opened = await createOrtSession(graph.bytes, {
-    threads,
-    executionProvider,
-    externalData: graph.externalData,
-    profileFilePrefix: options.profileFilePrefix,
-    source: `the built-in graph of ${JSON.stringify(options.name ?? describeSource(configOrPreset))}`,
-  });
+  const source = options.weights === undefined ? { seed: options.seed ?? 0 } : { weights: options.weights };
+  // The weights reach ONNX Runtime through files, never as a second in-memory copy (see model-files.ts).
+  const files = writeModelFiles(config, source);
+  collectGarbage();
+  let opened: Awaited<ReturnType<typeof createOrtSession>>;
+  try {
+    opened = await createOrtSession(files.modelPath, {
+      threads,
+      executionProvider,
+      profileFilePrefix: options.profileFilePrefix,
+      source: `the built-in graph of ${JSON.stringify(options.name ?? describeSource(configOrPreset))}`,
+    });
+  } finally {
+    files.remove();
+  }
   const name = options.name ?? describeSource(configOrPreset);
   return new OnnxModel(
     config,
     opened.ort,
     opened.session,
-    options.weights === undefined
-      ? { kind: 'seeded', seed: options.seed ?? 0 }
-      : { kind: 'given', weights: options.weights },
-    graph.hasPositionIds,
-    { name, engine: opened.engine, threads, dtype: 'fp32' },
+    'weights' in source ? { kind: 'given', weights: source.weights } : { kind: 'seeded', seed: source.seed },
+    files.hasPositionIds,
+    {
+      name,
+      engine: opened.engine,
+      threads,
+      dtype: 'fp32',
+      load: { ms: Number(process.hrtime.bigint() - t0) / 1e6, peakRssBytes: readRss().peakRssBytes },
+    },
     options.profileFilePrefix !== undefined,
   );
 }

@@ -14,7 +14,7 @@ import type { ModelConfig } from '../model-config.js';
 import type { WeightMap } from '../weights.js';
 import { addAttention } from './attention.js';
 import { addEmbedding } from './embedding.js';
-import { type ExternalDataEntry, GraphBuilder } from './graph-builder.js';
+import { GraphBuilder } from './graph-builder.js';
 import { GraphContext, type GraphInputNames } from './graph-context.js';
 import { addMlp } from './mlp.js';
 import { addMoe } from './moe.js';
@@ -23,10 +23,8 @@ import { transpose } from './weight-layout.js';
 
 /** A generated transformer graph, ready for `InferenceSession.create`. */
 export interface TransformerGraph {
-  /** The encoded `ModelProto` (weights are external: this stays small). */
-  readonly bytes: Uint8Array;
-  /** Views of the weight arrays, for the session's `externalData` option. */
-  readonly externalData: readonly ExternalDataEntry[];
+  /** The graph over views of the weight arrays: encode it, or write it to `model.onnx` + `model.onnx_data`. */
+  readonly builder: GraphBuilder;
   /** Whether the graph has a `position_ids` input. */
   readonly hasPositionIds: boolean;
 }
@@ -63,5 +61,5 @@ export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): 
   g.op('MatMul', [hf, head], {}, { tag: 'lm_head', output: 'logits' });
   g.output('logits');
   g.metadata('dantinox.config', JSON.stringify(config));
-  return { bytes: g.encode(), externalData: g.externalData, hasPositionIds };
+  return { builder: g, hasPositionIds };
 }

@@ -15,7 +15,7 @@ function zeroWeights(config: ModelConfig): WeightMap {
 }
 
 function graphOf(config: ModelConfig): Uint8Array {
-  return buildTransformerGraph(config, zeroWeights(config)).bytes;
+  return buildTransformerGraph(config, zeroWeights(config)).builder.encode();
 }
 
 /** |graph − analytical| / analytical for the total and each part. */

@@ -49,9 +49,9 @@ describe('the ONNX Runtime engine module', () => {
   it('opens a session from graph bytes with external data, and names the source when ORT refuses one', async () => {
     const config = ModelConfig.preset('tiny');
     const graph = buildTransformerGraph(config, initWeights(config, 0));
-    const opened = await createOrtSession(graph.bytes, {
+    const opened = await createOrtSession(graph.builder.encode(), {
       threads: 1,
-      externalData: graph.externalData,
+      externalData: graph.builder.externalData,
       source: 'tiny',
     });
     expect(opened.threads).toBe(1);

@@ -1,0 +1,306 @@
+/**
+ * Calibrated ceilings of this machine (`dantinox calibrate`): measured once per machine fingerprint + engine
+ * version + thread count, cached as JSON in the user's cache directory, and copied into each run's environment.
+ *
+ * Cache location: `$DANTINOX_CACHE_DIR/calibration/<key>.json` when that variable is set, else
+ * `$XDG_CACHE_HOME/dantinox/…` or `~/.cache/dantinox/…` (Linux), `~/Library/Caches/dantinox/…` (macOS),
+ * `%LOCALAPPDATA%\dantinox\Cache\…` (Windows).
+ *
+ * @packageDocumentation
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { messages } from '../messages.js';
+import type { OrtCalibration } from '../models/calibration/calibrate-ort.js';
+import { type Ceilings, theoreticalCeilings } from '../profiling/index.js';
+import { readCpuInfo, readPackageVersion } from './environment.js';
+import { type Logger, silentLogger } from './logger.js';
+
+/** What identifies a calibration: the same machine, engine and thread count reuse it. */
+export interface MachineFingerprint {
+  /** CPU model name. */
+  readonly cpuModel: string;
+  /** ISA flags that select kernels. */
+  readonly cpuFlags: readonly string[];
+  /** Logical CPUs. */
+  readonly logicalCpus: number;
+  /** Total memory in bytes. */
+  readonly totalMemoryBytes: number;
+  /** `platform arch`, e.g. `linux x64`. */
+  readonly platform: string;
+  /** Engine and version, e.g. `onnxruntime-node 1.30.0 (cpu)`. */
+  readonly engine: string;
+  /** Intra-op threads. */
+  readonly threads: number;
+}
+
+/** The theoretical peak and how it was derived. */
+export interface TheoreticalPeak {
+  /** The ceilings (`source: 'theoretical'`). */
+  readonly ceilings: Ceilings;
+  /** Cores × GHz × FLOPs per cycle, and where the frequency came from. */
+  readonly basis: string;
+}
+
+/** A cached calibration: fingerprint, every probe, the ceilings, and the theoretical peak when known. */
+export interface Calibration extends OrtCalibration {
+  /** Format tag of the cache file. */
+  readonly format: 'dantinox-calibration/1';
+  /** The cache key (hash of the fingerprint). */
+  readonly key: string;
+  /** Where the numbers were measured. */
+  readonly fingerprint: MachineFingerprint;
+  /** ISO-8601 time of the measurement. */
+  readonly measuredAt: string;
+  /** 1, 5 and 15-minute load averages when it was measured (a busy machine gives low ceilings). */
+  readonly loadAverage: readonly number[];
+  /** dantinox version that measured it. */
+  readonly packageVersion: string;
+  /** Theoretical peak from the ISA flags, labelled as such; absent with `theoreticalUnavailable` saying why. */
+  readonly theoretical?: TheoreticalPeak;
+  /** Why there is no theoretical peak. */
+  readonly theoreticalUnavailable?: string;
+}
+
+const numberRecord = z.record(z.string(), z.number());
+const ceilingsSchema = z.object({
+  source: z.enum(['calibrated', 'theoretical']),
+  gemmGflops: numberRecord,
+  bandwidthGbs: z.number().optional(),
+});
+const calibrationSchema = z.object({
+  format: z.literal('dantinox-calibration/1'),
+  key: z.string(),
+  fingerprint: z.object({
+    cpuModel: z.string(),
+    cpuFlags: z.array(z.string()),
+    logicalCpus: z.number(),
+    totalMemoryBytes: z.number(),
+    platform: z.string(),
+    engine: z.string(),
+    threads: z.number(),
+  }),
+  measuredAt: z.string(),
+  loadAverage: z.array(z.number()),
+  packageVersion: z.string(),
+  durationMs: z.number(),
+  llcBytes: z.number().optional(),
+  probes: z.array(
+    z.object({
+      id: z.string(),
+      measures: z.string(),
+      description: z.string(),
+      unit: z.enum(['GFLOP/s', 'GB/s']),
+      value: z.number().optional(),
+      medianMs: z.number().optional(),
+      p10Ms: z.number().optional(),
+      p90Ms: z.number().optional(),
+      n: z.number().optional(),
+      unavailable: z.string().optional(),
+    }),
+  ),
+  ceilings: ceilingsSchema,
+  theoretical: z.object({ ceilings: ceilingsSchema, basis: z.string() }).optional(),
+  theoreticalUnavailable: z.string().optional(),
+});
+
+/** The fingerprint of this machine for `engine` at `threads` threads. */
+export function machineFingerprint(engine: string, threads: number): MachineFingerprint {
+  const cpu = readCpuInfo();
+  return {
+    cpuModel: cpu.model,
+    cpuFlags: cpu.flags,
+    logicalCpus: os.cpus().length,
+    totalMemoryBytes: os.totalmem(),
+    platform: `${os.platform()} ${os.arch()}`,
+    engine,
+    threads,
+  };
+}
+
+/** Cache key of a fingerprint: 16 hex digits of its SHA-256. */
+export function calibrationKey(fingerprint: MachineFingerprint): string {
+  return createHash('sha256').update(JSON.stringify(fingerprint)).digest('hex').slice(0, 16);
+}
+
+/** The user's cache directory of dantinox (see the module documentation for the rules). */
+export function cacheDirectory(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = os.platform(),
+  home: string = os.homedir(),
+): string {
+  const own = env['DANTINOX_CACHE_DIR'];
+  if (own !== undefined && own !== '') return own;
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'dantinox');
+  if (platform === 'win32')
+    return join(env['LOCALAPPDATA'] ?? join(home, 'AppData', 'Local'), 'dantinox', 'Cache');
+  const xdg = env['XDG_CACHE_HOME'];
+  return join(xdg !== undefined && xdg !== '' ? xdg : join(home, '.cache'), 'dantinox');
+}
+
+/** Path of the cached calibration of `fingerprint`. */
+export function calibrationPath(fingerprint: MachineFingerprint, dir: string = cacheDirectory()): string {
+  return join(dir, 'calibration', `${calibrationKey(fingerprint)}.json`);
+}
+
+/** Clock frequency in GHz from a `/proc/cpuinfo` text: the model name's `@ x.xxGHz`, else `cpu MHz`. */
+export function parseCpuGhz(cpuinfo: string): { ghz: number; from: string } | undefined {
+  const named = /^model name\s*:.*@\s*([\d.]+)\s*GHz/m.exec(cpuinfo);
+  if (named !== null) return { ghz: Number(named[1]), from: 'the model name' };
+  const mhz = /^cpu MHz\s*:\s*([\d.]+)/m.exec(cpuinfo);
+  if (mhz !== null && Number(mhz[1]) > 0)
+    return {
+      ghz: Number(mhz[1]) / 1000,
+      from: '"cpu MHz" of /proc/cpuinfo, the current clock, not the boost',
+    };
+  return undefined;
+}
+
+/** This CPU's clock in GHz: the kernel's maximum (cpufreq), else {@link parseCpuGhz} of `/proc/cpuinfo`. */
+export function cpuGhz(): { ghz: number; from: string } | undefined {
+  try {
+    const khz = Number(readFileSync('/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq', 'utf8'));
+    if (khz > 0) return { ghz: khz / 1e6, from: 'cpuinfo_max_freq' };
+  } catch {
+    // no cpufreq (virtual machines): read /proc/cpuinfo
+  }
+  try {
+    return parseCpuGhz(readFileSync('/proc/cpuinfo', 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The theoretical peak for `fingerprint`, or why there is none. */
+export function theoreticalPeak(
+  fingerprint: MachineFingerprint,
+  ghz: { ghz: number; from: string } | undefined,
+): TheoreticalPeak | { unavailable: string } {
+  if (ghz === undefined)
+    return { unavailable: messages.noTheoreticalPeak('the clock frequency is not reported') };
+  const cores = Math.min(fingerprint.threads, fingerprint.logicalCpus);
+  const ceilings = theoreticalCeilings({ flags: fingerprint.cpuFlags, cores, ghz: ghz.ghz });
+  if (ceilings === undefined)
+    return { unavailable: messages.noTheoreticalPeak('no known vector FMA unit among the ISA flags') };
+  const fp32 = ceilings.gemmGflops['fp32'] as number;
+  return {
+    ceilings,
+    basis: `${cores} cores × ${ghz.ghz.toFixed(3)} GHz (from ${ghz.from}) × ${(fp32 / cores / ghz.ghz).toFixed(0)} fp32 FLOPs/cycle (two FMA pipes assumed)`,
+  };
+}
+
+/**
+ * Reads a cached calibration; `undefined` when there is none. A file that cannot be parsed or does not match
+ * the format is ignored with a warning on `logger`.
+ */
+export function readCalibration(path: string, logger: Logger = silentLogger): Calibration | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = calibrationSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data as Calibration;
+    const issue = parsed.error.issues[0];
+    logger.log(
+      'warn',
+      messages.badCalibrationCache(path, `${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`),
+    );
+  } catch (error) {
+    logger.log(
+      'warn',
+      messages.badCalibrationCache(path, error instanceof Error ? error.message : String(error)),
+    );
+  }
+  return undefined;
+}
+
+/** Writes `calibration` to `path` atomically (temporary file + rename). */
+export function writeCalibration(path: string, calibration: Calibration): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(calibration, null, 2)}\n`);
+  renameSync(tmp, path);
+}
+
+/** Options of {@link loadOrCalibrate}. */
+export interface CalibrateOptions {
+  /** Intra-op threads of the engine (the benchmark's). */
+  readonly threads: number;
+  /** Measure again even when a cached calibration exists. @default false */
+  readonly recalibrate?: boolean;
+  /** Time budget of a measurement in ms. @default 20000 */
+  readonly budgetMs?: number;
+  /** Cache directory. @default cacheDirectory() */
+  readonly cacheDir?: string;
+  /** Where warnings (a corrupted cache) go. */
+  readonly logger?: Logger;
+  /** Progress: called before each probe. */
+  readonly onProbe?: (id: string, index: number, total: number) => void;
+  /** The measurement (tests inject a fast one). @default ONNX Runtime's probes (`calibrateOrt`) */
+  readonly measure?: (options: {
+    threads: number;
+    budgetMs: number;
+    onProbe?: (id: string, index: number, total: number) => void;
+  }) => Promise<OrtCalibration>;
+  /** Engine label of the fingerprint. @default the ONNX Runtime CPU engine */
+  readonly engine?: string;
+}
+
+/** A calibration and where it came from. */
+export interface CalibrationOutcome {
+  /** The calibration. */
+  readonly calibration: Calibration;
+  /** Whether it was read from the cache (not measured now). */
+  readonly cached: boolean;
+  /** Its cache file. */
+  readonly path: string;
+}
+
+/**
+ * The calibration of this machine at `threads` threads: the cached one when it exists (and `recalibrate` is not
+ * set), otherwise measured now (≈ `budgetMs`) and cached.
+ *
+ * @example
+ * ```ts
+ * const { calibration } = await loadOrCalibrate({ threads: 2 });
+ * calibration.ceilings.gemmGflops.fp32; // GFLOP/s measured on this machine
+ * ```
+ * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; a file-system error when the
+ * cache cannot be written.
+ */
+export async function loadOrCalibrate(options: CalibrateOptions): Promise<CalibrationOutcome> {
+  const { loadOrt, ortEngineLabel } = await import('../models/engines/ort/index.js');
+  const engine = options.engine ?? ortEngineLabel(await loadOrt(), 'cpu');
+  const fingerprint = machineFingerprint(engine, options.threads);
+  const path = calibrationPath(fingerprint, options.cacheDir ?? cacheDirectory());
+  if (options.recalibrate !== true) {
+    const cached = readCalibration(path, options.logger);
+    if (cached !== undefined) return { calibration: cached, cached: true, path };
+  }
+  const measure = options.measure ?? (await import('../models/calibration/calibrate-ort.js')).calibrateOrt;
+  const loadAverage = os.loadavg();
+  const measured = await measure({
+    threads: options.threads,
+    budgetMs: options.budgetMs ?? 20_000,
+    ...(options.onProbe === undefined ? {} : { onProbe: options.onProbe }),
+  });
+  const theory = theoreticalPeak(fingerprint, cpuGhz());
+  const calibration: Calibration = {
+    format: 'dantinox-calibration/1',
+    key: calibrationKey(fingerprint),
+    fingerprint,
+    measuredAt: new Date().toISOString(),
+    loadAverage: loadAverage.map((l, i) => Math.max(l, os.loadavg()[i] ?? 0)),
+    packageVersion: readPackageVersion(),
+    ...measured,
+    ...('unavailable' in theory ? { theoreticalUnavailable: theory.unavailable } : { theoretical: theory }),
+  };
+  writeCalibration(path, calibration);
+  return { calibration, cached: false, path };
+}

@@ -1,0 +1,282 @@
+/**
+ * The small ONNX graphs `dantinox calibrate` times: dense GEMM per weight dtype (fp32 `MatMul`, fp16 `MatMul`,
+ * int8 `MatMulInteger` u8×s8 and `com.microsoft.DynamicQuantizeMatMul`, 4-bit `com.microsoft.MatMulNBits`) with
+ * the weight as an initializer (so ONNX Runtime prepacks it as it does model weights), and a matrix–vector product
+ * over a weight much larger than the last-level cache (weight streaming). Every initializer is external data
+ * handed to the session without a copy.
+ *
+ * @packageDocumentation
+ */
+import { GRAPH_OPSET, MS_DOMAIN, onnx } from '../onnx/graph-builder.js';
+
+/** ONNX element type codes of the probe tensors. */
+const ElemType = { float: 1, uint8: 2, int8: 3, int32: 6, float16: 10 } as const;
+const UINT8 = ElemType.uint8;
+const INT8 = ElemType.int8;
+
+/** One graph input or initializer. */
+interface ProbeTensor {
+  readonly name: string;
+  readonly type: number;
+  readonly dims: readonly number[];
+}
+
+/** A probe graph: encoded model, its external initializers, and the work of one run. */
+export interface ProbeGraph {
+  /** Probe id, e.g. `gemm-fp32`. */
+  readonly id: string;
+  /** Weight dtype whose ceiling it measures (`fp32`, `fp16`, `q8`, `q4`), or `bandwidth`. */
+  readonly measures: string;
+  /** Human description with the shape. */
+  readonly description: string;
+  /** The `ModelProto` bytes. */
+  readonly bytes: Uint8Array;
+  /** External initializers for the session's `externalData` option (views, not copies). */
+  readonly externalData: readonly { readonly path: string; readonly data: Uint8Array }[];
+  /** Inputs to feed: name → element type, dims and data. */
+  readonly feeds: readonly (ProbeTensor & { readonly data: ArrayBufferView })[];
+  /** Work of one run: FLOPs (or integer ops, 1 multiply-add = 2) for GEMM probes, bytes read for bandwidth. */
+  readonly work: number;
+}
+
+/** Deterministic values in [-scale, scale) (a 32-bit LCG: fast, good enough for timing inputs). */
+export function fillUniform(out: Float32Array, scale: number, seed: number): Float32Array {
+  let x = seed | 0;
+  for (let i = 0; i < out.length; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) | 0;
+    out[i] = ((x >>> 8) / 8388608 - 1) * scale;
+  }
+  return out;
+}
+
+/** Deterministic bytes (the same LCG). */
+function fillBytes(out: Uint8Array, seed: number): Uint8Array {
+  let x = seed | 0;
+  for (let i = 0; i < out.length; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) | 0;
+    out[i] = x >>> 24;
+  }
+  return out;
+}
+
+const asBytes = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+const valueInfo = (t: ProbeTensor): onnx.IValueInfoProto => ({
+  name: t.name,
+  type: { tensorType: { elemType: t.type, shape: { dim: t.dims.map((d) => ({ dimValue: d })) } } },
+});
+
+/** Encodes a one-output probe model whose initializers are all external (location = their name). */
+function probeModel(
+  nodes: readonly onnx.INodeProto[],
+  inputs: readonly ProbeTensor[],
+  inits: readonly (ProbeTensor & { readonly data: ArrayBufferView })[],
+  output: ProbeTensor,
+): { bytes: Uint8Array; externalData: { path: string; data: Uint8Array }[] } {
+  const model = onnx.ModelProto.create({
+    irVersion: 10,
+    producerName: 'dantinox-calibrate',
+    opsetImport: [
+      { domain: '', version: GRAPH_OPSET },
+      { domain: MS_DOMAIN, version: 1 },
+    ],
+    graph: {
+      name: 'probe',
+      node: nodes.map((n, i) => ({ ...n, name: `probe_${i}` })),
+      initializer: inits.map((t) => ({
+        name: t.name,
+        dims: [...t.dims],
+        dataType: t.type,
+        dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+        externalData: [
+          { key: 'location', value: t.name },
+          { key: 'offset', value: '0' },
+          { key: 'length', value: String(t.data.byteLength) },
+        ],
+      })),
+      input: inputs.map(valueInfo),
+      output: [valueInfo(output)],
+    },
+  });
+  return {
+    bytes: onnx.ModelProto.encode(model).finish(),
+    externalData: inits.map((t) => ({ path: t.name, data: asBytes(t.data) })),
+  };
+}
+
+/** fp32 → IEEE half bits (round to nearest, enough for timing inputs of magnitude ≤ 1). */
+function toHalf(values: Float32Array): Uint16Array {
+  const f = new Float32Array(1);
+  const u = new Uint32Array(f.buffer);
+  const out = new Uint16Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    f[0] = values[i] as number;
+    const x = u[0] as number;
+    const sign = (x >>> 16) & 0x8000;
+    const exp = ((x >>> 23) & 0xff) - 127 + 15;
+    out[i] = exp <= 0 ? sign : exp >= 31 ? sign | 0x7c00 : sign | (exp << 10) | ((x >>> 13) & 0x3ff);
+  }
+  return out;
+}
+
+/** `chain` fp32 (or fp16) products x ← x·W of an n×n input by an n×n weight. */
+export function gemmFloatProbe(n: number, chain: number, half: boolean): ProbeGraph {
+  const type = half ? ElemType.float16 : ElemType.float;
+  const w = fillUniform(new Float32Array(n * n), 1 / Math.sqrt(n), 1);
+  const a = fillUniform(new Float32Array(n * n), 1, 2);
+  const nodes: onnx.INodeProto[] = [];
+  let x = 'a';
+  for (let i = 0; i < chain; i++) {
+    const out = i === chain - 1 ? 'y' : `x${i}`;
+    nodes.push({ opType: 'MatMul', domain: '', input: [x, 'w'], output: [out] });
+    x = out;
+  }
+  const t = { type, dims: [n, n] };
+  const model = probeModel(nodes, [{ name: 'a', ...t }], [{ name: 'w', ...t, data: half ? toHalf(w) : w }], {
+    name: 'y',
+    ...t,
+  });
+  const dtype = half ? 'fp16' : 'fp32';
+  return {
+    id: `gemm-${dtype}`,
+    measures: dtype,
+    description: `MatMul ${dtype} ${n}×${n}·${n}×${n}, ${chain} chained`,
+    ...model,
+    feeds: [{ name: 'a', ...t, data: half ? toHalf(a) : a }],
+    work: 2 * n * n * n * chain,
+  };
+}
+
+/** `chain` products x ← DynamicQuantizeMatMul(x, W_int8) (fp32 activations quantized on the fly, int8 weights). */
+export function gemmDynamicQuantProbe(n: number, chain: number): ProbeGraph {
+  const nodes: onnx.INodeProto[] = [];
+  let x = 'a';
+  for (let i = 0; i < chain; i++) {
+    const out = i === chain - 1 ? 'y' : `x${i}`;
+    nodes.push({
+      opType: 'DynamicQuantizeMatMul',
+      domain: MS_DOMAIN,
+      input: [x, 'w', 'w_scale', 'w_zero'],
+      output: [out],
+    });
+    x = out;
+  }
+  const f = { type: ElemType.float, dims: [n, n] };
+  const model = probeModel(
+    nodes,
+    [{ name: 'a', ...f }],
+    [
+      {
+        name: 'w',
+        type: INT8,
+        dims: [n, n],
+        data: new Int8Array(fillBytes(new Uint8Array(n * n), 3).buffer),
+      },
+      { name: 'w_scale', type: ElemType.float, dims: [], data: Float32Array.of(1 / (64 * Math.sqrt(n))) },
+      { name: 'w_zero', type: INT8, dims: [], data: Int8Array.of(0) },
+    ],
+    { name: 'y', ...f },
+  );
+  return {
+    id: 'gemm-q8-dynamic',
+    measures: 'q8',
+    description: `DynamicQuantizeMatMul fp32·int8 ${n}×${n}·${n}×${n}, ${chain} chained`,
+    ...model,
+    feeds: [{ name: 'a', ...f, data: fillUniform(new Float32Array(n * n), 1, 4) }],
+    work: 2 * n * n * n * chain,
+  };
+}
+
+/** One `MatMulInteger` u8×s8 product of an n×n uint8 input by an n×n int8 weight (int32 out). */
+export function gemmIntegerProbe(n: number): ProbeGraph {
+  const model = probeModel(
+    [{ opType: 'MatMulInteger', domain: '', input: ['a', 'w'], output: ['y'] }],
+    [{ name: 'a', type: UINT8, dims: [n, n] }],
+    [
+      {
+        name: 'w',
+        type: INT8,
+        dims: [n, n],
+        data: new Int8Array(fillBytes(new Uint8Array(n * n), 5).buffer),
+      },
+    ],
+    { name: 'y', type: ElemType.int32, dims: [n, n] },
+  );
+  return {
+    id: 'gemm-q8-integer',
+    measures: 'q8',
+    description: `MatMulInteger u8×s8 ${n}×${n}·${n}×${n}`,
+    ...model,
+    feeds: [{ name: 'a', type: UINT8, dims: [n, n], data: fillBytes(new Uint8Array(n * n), 6) }],
+    work: 2 * n * n * n,
+  };
+}
+
+/** `chain` products x ← MatMulNBits(x, W) with 4-bit weights in blocks of 32 (one fp32 scale per block). */
+export function gemmNBitsProbe(n: number, chain: number): ProbeGraph {
+  const block = 32;
+  const blocks = n / block;
+  const nodes: onnx.INodeProto[] = [];
+  let x = 'a';
+  for (let i = 0; i < chain; i++) {
+    const out = i === chain - 1 ? 'y' : `x${i}`;
+    nodes.push({
+      opType: 'MatMulNBits',
+      domain: MS_DOMAIN,
+      input: [x, 'w', 'w_scales'],
+      output: [out],
+      attribute: [
+        { name: 'K', type: onnx.AttributeProto.AttributeType.INT, i: n },
+        { name: 'N', type: onnx.AttributeProto.AttributeType.INT, i: n },
+        { name: 'bits', type: onnx.AttributeProto.AttributeType.INT, i: 4 },
+        { name: 'block_size', type: onnx.AttributeProto.AttributeType.INT, i: block },
+        { name: 'accuracy_level', type: onnx.AttributeProto.AttributeType.INT, i: 4 },
+      ],
+    });
+    x = out;
+  }
+  const f = { type: ElemType.float, dims: [n, n] };
+  const scales = new Float32Array(n * blocks).fill(1 / (8 * Math.sqrt(n)));
+  const model = probeModel(
+    nodes,
+    [{ name: 'a', ...f }],
+    [
+      {
+        name: 'w',
+        type: UINT8,
+        dims: [n, blocks, block / 2],
+        data: fillBytes(new Uint8Array((n * n) / 2), 7),
+      },
+      { name: 'w_scales', type: ElemType.float, dims: [n * blocks], data: scales },
+    ],
+    { name: 'y', ...f },
+  );
+  return {
+    id: 'gemm-q4',
+    measures: 'q4',
+    description: `MatMulNBits 4-bit (block ${block}) ${n}×${n}·${n}×${n}, ${chain} chained`,
+    ...model,
+    feeds: [{ name: 'a', ...f, data: fillUniform(new Float32Array(n * n), 1, 8) }],
+    work: 2 * n * n * n * chain,
+  };
+}
+
+/** A 1×k·k×m fp32 matrix–vector product streaming a `weightBytes` weight once per run (bytes read). */
+export function gemvProbe(weightBytes: number): ProbeGraph {
+  const k = 4096;
+  const m = Math.max(1, Math.round(weightBytes / 4 / k));
+  const model = probeModel(
+    [{ opType: 'MatMul', domain: '', input: ['x', 'w'], output: ['y'] }],
+    [{ name: 'x', type: ElemType.float, dims: [1, k] }],
+    [{ name: 'w', type: ElemType.float, dims: [k, m], data: fillUniform(new Float32Array(k * m), 0.01, 9) }],
+    { name: 'y', type: ElemType.float, dims: [1, m] },
+  );
+  return {
+    id: 'gemv-fp32',
+    measures: 'bandwidth',
+    description: `MatMul fp32 GEMV 1×${k}·${k}×${m} (${((4 * k * m) / 2 ** 20).toFixed(0)} MiB weight)`,
+    ...model,
+    feeds: [{ name: 'x', type: ElemType.float, dims: [1, k], data: fillUniform(new Float32Array(k), 1, 10) }],
+    work: 4 * k * m,
+  };
+}

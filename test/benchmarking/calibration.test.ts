@@ -1,0 +1,123 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  cacheDirectory,
+  calibrationPath,
+  loadOrCalibrate,
+  machineFingerprint,
+  parseCpuGhz,
+  readCalibration,
+  theoreticalPeak,
+} from '../../src/benchmarking/calibration.js';
+import type { Logger } from '../../src/benchmarking/logger.js';
+import { messages } from '../../src/messages.js';
+import { ceilingsOf, type OrtCalibration } from '../../src/models/calibration/calibrate-ort.js';
+
+/** A fast stand-in for the ONNX Runtime probes, counting its calls. */
+function fakeMeasure() {
+  const calls: number[] = [];
+  const measure = async (o: { threads: number }): Promise<OrtCalibration> => {
+    calls.push(o.threads);
+    const probes = [
+      { id: 'gemm-fp32', measures: 'fp32', description: 'x', unit: 'GFLOP/s', value: 100 + calls.length },
+      { id: 'gemm-q8-integer', measures: 'q8', description: 'x', unit: 'GFLOP/s', value: 300 },
+      { id: 'gemm-q8-dynamic', measures: 'q8', description: 'x', unit: 'GFLOP/s', value: 400 },
+      { id: 'gemm-fp16', measures: 'fp16', description: 'x', unit: 'GFLOP/s', unavailable: 'no kernel' },
+      { id: 'gemv-fp32', measures: 'bandwidth', description: 'x', unit: 'GB/s', value: 20 },
+      { id: 'copy', measures: 'bandwidth', description: 'x', unit: 'GB/s', value: 15 },
+    ] as const;
+    return { probes, ceilings: ceilingsOf(probes), durationMs: 5 };
+  };
+  return { calls, measure };
+}
+
+function collectingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, log: (level, message) => void lines.push(`${level}: ${message}`) };
+}
+
+describe('calibration cache', () => {
+  it('measures once, then reads the cache; --recalibrate measures again', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
+    const { calls, measure } = fakeMeasure();
+    const first = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1' });
+    expect(first.cached).toBe(false);
+    expect(first.path).toBe(calibrationPath(machineFingerprint('e 1', 2), cacheDir));
+    expect(first.calibration.ceilings).toEqual({
+      source: 'calibrated',
+      gemmGflops: { fp32: 101, q8: 400 }, // the best kernel per dtype; fp16 could not run
+      bandwidthGbs: 20,
+    });
+    const again = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1' });
+    expect(again).toEqual({ ...first, cached: true });
+    // Another thread count or engine is another machine state: its own file.
+    const other = await loadOrCalibrate({ threads: 1, cacheDir, measure, engine: 'e 1' });
+    expect(other.path).not.toBe(first.path);
+    const fresh = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', recalibrate: true });
+    expect(fresh.cached).toBe(false);
+    expect(fresh.calibration.ceilings.gemmGflops['fp32']).toBe(103);
+    expect(calls).toEqual([2, 1, 2]);
+  });
+
+  it('a corrupted or foreign cache file is ignored with a warning and recalibrated', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
+    const path = calibrationPath(machineFingerprint('e 1', 2), cacheDir);
+    mkdirSync(dirname(path), { recursive: true });
+    for (const junk of ['{"format": "dantinox-calibr', JSON.stringify({ format: 'other', ceilings: 3 })]) {
+      writeFileSync(path, junk);
+      const logger = collectingLogger();
+      const { calls, measure } = fakeMeasure();
+      const out = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', logger });
+      expect(out.cached).toBe(false);
+      expect(calls).toEqual([2]);
+      expect(logger.lines).toHaveLength(1);
+      expect(logger.lines[0]).toMatch(/^warn: /);
+      expect(logger.lines[0]).toContain(messages.badCalibrationCache(path, '').split(' (')[0]);
+      expect(readCalibration(path)).toEqual(out.calibration); // rewritten, valid again
+    }
+  });
+
+  it('a missing file is simply absent (no warning)', () => {
+    const logger = collectingLogger();
+    expect(readCalibration(join(tmpdir(), 'no-such-dir', 'x.json'), logger)).toBeUndefined();
+    expect(logger.lines).toEqual([]);
+  });
+
+  it('lives in the documented cache directory', () => {
+    expect(cacheDirectory({ DANTINOX_CACHE_DIR: '/c' }, 'linux', '/home/u')).toBe('/c');
+    expect(cacheDirectory({ XDG_CACHE_HOME: '/x' }, 'linux', '/home/u')).toBe('/x/dantinox');
+    expect(cacheDirectory({}, 'linux', '/home/u')).toBe('/home/u/.cache/dantinox');
+    expect(cacheDirectory({}, 'darwin', '/Users/u')).toBe('/Users/u/Library/Caches/dantinox');
+    expect(cacheDirectory({ LOCALAPPDATA: 'C:\\L' }, 'win32', 'C:\\U')).toContain('dantinox');
+    expect(calibrationPath(machineFingerprint('e', 1), '/c')).toMatch(
+      /^\/c\/calibration\/[0-9a-f]{16}\.json$/,
+    );
+  });
+
+  it('records a labelled theoretical peak only when the clock is known', () => {
+    const fp = { ...machineFingerprint('e', 2), cpuFlags: ['avx2', 'fma'], logicalCpus: 4 };
+    const t = theoreticalPeak(fp, { ghz: 3, from: 'test' });
+    expect(t).toMatchObject({ ceilings: { source: 'theoretical', gemmGflops: { fp32: 2 * 3 * 32 } } });
+    expect('basis' in t && t.basis).toContain('2 cores × 3.000 GHz');
+    expect(theoreticalPeak(fp, undefined)).toEqual({
+      unavailable: messages.noTheoreticalPeak('the clock frequency is not reported'),
+    });
+    expect(parseCpuGhz('model name\t: Intel(R) Xeon(R) CPU @ 2.10GHz\ncpu MHz\t\t: 2095.1\n')).toEqual({
+      ghz: 2.1,
+      from: 'the model name',
+    });
+    expect(parseCpuGhz('model name\t: AMD EPYC\ncpu MHz\t\t: 2445.402\n')?.ghz).toBeCloseTo(2.445402, 9);
+    expect(parseCpuGhz('model name\t: Apple M2\n')).toBeUndefined();
+  });
+
+  it('the cache file is JSON a person can read', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
+    const out = await loadOrCalibrate({ threads: 2, cacheDir, measure: fakeMeasure().measure, engine: 'e' });
+    expect(existsSync(out.path)).toBe(true);
+    const json = JSON.parse(readFileSync(out.path, 'utf8'));
+    expect(json.format).toBe('dantinox-calibration/1');
+    expect(json.fingerprint.threads).toBe(2);
+  });
+});
