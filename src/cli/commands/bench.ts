@@ -263,7 +263,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     .option('--recalibrate', "measure this machine's ceilings again instead of using the cache")
     .option(
       '--calibration-ms <ms>',
-      `time budget of a calibration (default: ${DEFAULT_CALIBRATION_MS})`,
+      'time budget of a calibration in ms',
       parsePositiveInt,
       DEFAULT_CALIBRATION_MS,
     )

@@ -47,7 +47,7 @@ export function registerCalibrateCommand(program: Command, ctx: CommandContext):
     .option('--recalibrate', 'measure again even when a cached calibration exists')
     .option(
       '--calibration-ms <ms>',
-      `time budget of the measurement (default: ${DEFAULT_CALIBRATION_MS})`,
+      'time budget of the measurement in ms',
       parsePositiveInt,
       DEFAULT_CALIBRATION_MS,
     )
