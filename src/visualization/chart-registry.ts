@@ -1,5 +1,5 @@
 /**
- * Chart registries: instances (never a module-global map) that start with the six built-in charts. Built-ins
+ * Chart registries: instances (never a module-global map) that start with the seven built-in charts. Built-ins
  * are a literal map, so importing dantinox registers nothing by side effect.
  *
  * @packageDocumentation
@@ -10,6 +10,7 @@ import { Chart, type ChartAccepts, type ChartClass, type ChartParam } from './ch
 import { LatencyChart } from './charts/latency-chart.js';
 import { ParetoChart } from './charts/pareto-chart.js';
 import { RadarChart } from './charts/radar-chart.js';
+import { RooflineChart } from './charts/roofline-chart.js';
 import { ThroughputBatchChart } from './charts/throughput-batch-chart.js';
 import { ThroughputChart } from './charts/throughput-chart.js';
 import { TrainingCurveChart } from './charts/training-curve-chart.js';
@@ -22,6 +23,7 @@ export const builtinCharts = {
   latency: LatencyChart,
   pareto: ParetoChart,
   radar: RadarChart,
+  roofline: RooflineChart,
 } as const satisfies Record<string, ChartClass>;
 
 /** Name of a built-in chart. */
@@ -41,6 +43,8 @@ export interface BuiltinChartOptionsMap {
   pareto: NonNullable<ConstructorParameters<typeof ParetoChart>[0]>;
   /** {@link RadarChart} options. */
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
+  /** {@link RooflineChart} options. */
+  roofline: NonNullable<ConstructorParameters<typeof RooflineChart>[0]>;
 }
 
 /** Metadata of a registered chart, as listed by {@link ChartRegistry.list}. */
@@ -132,7 +136,7 @@ export class ChartRegistry {
 
 /** Options of {@link createChartRegistry}. */
 export interface CreateChartRegistryOptions {
-  /** Start with the six built-in charts. @default true */
+  /** Start with the seven built-in charts. @default true */
   readonly builtins?: boolean;
 }
 

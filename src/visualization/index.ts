@@ -52,6 +52,7 @@ export {
 export { LatencyChart, type LatencyChartOptions, type LatencyPhase } from './charts/latency-chart.js';
 export { ParetoChart, type ParetoChartOptions } from './charts/pareto-chart.js';
 export { DEFAULT_RADAR_METRICS, RadarChart, type RadarChartOptions } from './charts/radar-chart.js';
+export { RooflineChart, type RooflineChartOptions } from './charts/roofline-chart.js';
 export {
   ThroughputBatchChart,
   type ThroughputBatchChartOptions,

@@ -2,8 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SuiteReport } from '../../src/benchmarking/index.js';
+import { type CalibrationOutcome, loadOrCalibrate, SuiteReport } from '../../src/benchmarking/index.js';
 import { messages } from '../../src/messages.js';
+import { calibrateOrt } from '../../src/models/calibration/calibrate-ort.js';
 import { type CliRun, ensureBuilt, runCli } from './built-cli.js';
 
 /** A quick sweep on the tiny preset: a few hundred milliseconds of measuring. */
@@ -28,17 +29,24 @@ const QUICK = [
   '32',
   '--gen-tokens',
   '4',
-  '--calibration-ms',
-  '1500',
 ];
 
 let cwd: string;
 let run: CliRun;
+let calibrated: CalibrationOutcome;
 
 beforeAll(async () => {
   ensureBuilt();
   cwd = mkdtempSync(join(tmpdir(), 'dantinox-bench-'));
-  run = await runCli(['bench', ...QUICK, '--out', 'out'], { cwd });
+  // This machine's calibration at 1 thread, measured quickly here with tiny probes into a private cache: bench
+  // must find it there (same fingerprint) instead of spending its 20 s budget.
+  const cacheDir = join(cwd, 'cache');
+  calibrated = await loadOrCalibrate({
+    threads: 1,
+    cacheDir,
+    measure: (o) => calibrateOrt({ ...o, budgetMs: 700, gemmSize: 64, streamBytes: 2 ** 20 }),
+  });
+  run = await runCli(['bench', ...QUICK, '--out', 'out'], { cwd, env: { DANTINOX_CACHE_DIR: cacheDir } });
 }, 180_000);
 
 describe('dantinox bench (tiny preset, real binary)', () => {
@@ -65,10 +73,11 @@ describe('dantinox bench (tiny preset, real binary)', () => {
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<!DOCTYPE html>');
   });
 
-  it('calibrates the machine first (cached) and puts MFU, MBU, peak RSS and load cost on the rows', () => {
-    expect(run.stderr).toContain("Calibrating this machine's ceilings at 1 threads");
+  it('uses the cached calibration of this machine and puts MFU, MBU, peak RSS and load cost on the rows', () => {
+    expect(run.stderr).not.toContain('Calibrating');
     const json = SuiteReport.load(join(cwd, 'out', 'results.json'));
     const cal = json.environment?.calibration;
+    expect(cal).toEqual(calibrated.calibration);
     expect(cal?.fingerprint.threads).toBe(1);
     expect(cal?.ceilings.gemmGflops['fp32']).toBeGreaterThan(0);
     const [throughput, latency, perplexity] = json.results;

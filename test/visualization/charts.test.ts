@@ -8,6 +8,7 @@ import { type ChartRow, readChartData } from '../../src/visualization/chart-data
 import { LatencyChart } from '../../src/visualization/charts/latency-chart.js';
 import { ParetoChart } from '../../src/visualization/charts/pareto-chart.js';
 import { RadarChart } from '../../src/visualization/charts/radar-chart.js';
+import { RooflineChart } from '../../src/visualization/charts/roofline-chart.js';
 import { ThroughputBatchChart } from '../../src/visualization/charts/throughput-batch-chart.js';
 import { ThroughputChart } from '../../src/visualization/charts/throughput-chart.js';
 import { TrainingCurveChart } from '../../src/visualization/charts/training-curve-chart.js';
@@ -16,7 +17,14 @@ import { expectGoldenJson, fixture } from './golden.js';
 
 const data: Record<string, readonly ChartRow[]> = {};
 beforeAll(async () => {
-  for (const f of ['bench-single', 'bench-multi', 'bench-runs', 'training-log-epochs', 'training-log-runs']) {
+  for (const f of [
+    'bench-single',
+    'bench-multi',
+    'bench-runs',
+    'bench-roofline',
+    'training-log-epochs',
+    'training-log-runs',
+  ]) {
     data[f] = await readChartData(fixture(`${f}.csv`));
   }
 });
@@ -105,6 +113,13 @@ const cases: {
     fixture: 'bench-single',
     title: 'Multi-metric comparison',
     texts: ['one model: all 0.5'],
+  },
+  {
+    golden: 'roofline-variants',
+    chart: () => new RooflineChart(),
+    fixture: 'bench-roofline',
+    title: 'Roofline',
+    texts: ['Arithmetic intensity (FLOPs / byte moved)', 'Achieved GFLOP/s', 'small-q8', 'seq 512', 'decode'],
   },
 ];
 

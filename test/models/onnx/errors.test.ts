@@ -91,6 +91,7 @@ describe('bad input gets a clear error before the engine runs', () => {
       engine: 'onnxruntime-node 1.30.0 (cpu)',
       threads: 1,
       dtype: 'fp32',
+      load: { ms: expect.any(Number), peakRssBytes: expect.any(Number) },
     });
     expect(model.numParameters()).toBe([...model.weights.values()].reduce((n, t) => n + t.data.length, 0));
   });
