@@ -13,7 +13,15 @@ import { defaultRunName, Visualizer } from '../../src/visualization/visualizer.j
 import { fixture } from './golden.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'dantinox-viz-'));
-const BUILTINS = ['training_curve', 'throughput', 'throughput_batch', 'latency', 'pareto', 'radar', 'roofline'];
+const BUILTINS = [
+  'training_curve',
+  'throughput',
+  'throughput_batch',
+  'latency',
+  'pareto',
+  'radar',
+  'roofline',
+];
 
 /** A minimal custom chart, registered with the standard decorator syntax (lowered by tsc in vitest). */
 @Visualizer.register
