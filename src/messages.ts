@@ -52,6 +52,12 @@ const clip = (message: string): string => {
   return line.length <= 200 ? line : `${line.slice(0, 200)}…`;
 };
 
+/** Bytes in GiB with 2 decimals, or in scientific notation when astronomically large. */
+const gib = (bytes: number): string => {
+  const g = bytes / 2 ** 30;
+  return Number.isFinite(g) && g < 1e6 ? `${g.toFixed(2)} GiB` : `${g.toExponential(2)} GiB`;
+};
+
 /** Longest excerpt of a user value quoted in a message, in characters. */
 const EXCERPT_CHARS = 80;
 
@@ -107,6 +113,26 @@ export const messages = {
   /** A text file that is not valid UTF-8. */
   invalidUtf8: (path: string, what: string, offset: number): string =>
     `"${path}" is not valid UTF-8 (bad byte at offset ${offset}), so it cannot be read as ${what} text. Convert it to UTF-8 (e.g. \`iconv -f latin1 -t utf-8\`).`,
+  /** What building a built-in model is called in memory messages. */
+  modelBuild: (dim: number, numBlocks: number, vocabSize: number): string =>
+    `Building this model (dim ${dim}, ${numBlocks} blocks, vocabulary ${vocabSize})`,
+  /** What one perplexity batch is called in memory messages. */
+  perplexityBatch: (batch: number, len: number): string =>
+    `A perplexity batch of ${batch} windows × ${len} tokens (evalBatchSize × evalSeqLen)`,
+  /** What one sweep cell is called in memory messages. */
+  sweepCell: (cell: string): string => `Cell ${cell}`,
+  /** Perplexity stopped by its time budget. */
+  evalTruncated: (scored: number, planned: number, maxCellMs: number): string =>
+    `scored ${scored} of ${planned} batches: the next would overrun maxCellMs = ${maxCellMs} ms (raise --max-cell-ms to score more)`,
+  /** A config key given with no value (`max_context:`). */
+  emptyConfigValue: (key: string): string =>
+    `has no value; give one (e.g. \`${key}: 512\`) or remove the key`,
+  /** An empty model config file. */
+  emptyModelConfig: (path: string, presets: readonly string[]): string =>
+    `Model config "${path}" is empty. Give at least the shape (dim, n_heads, num_blocks, vocab_size), or start from a preset: ${list(presets)}.`,
+  /** A model or measurement whose memory estimate exceeds the available memory. */
+  doesNotFitInMemory: (what: string, needed: number, available: number, canForce = true): string =>
+    `${what} needs about ${gib(needed)} of memory, more than the ${gib(available)} available: use a smaller shape${canForce ? ', or pass --force (library: `force: true`) to try anyway' : ''}.`,
   /** An optional dependency that is not installed. */
   dependencyMissing: (pkg: string, feature: string): string =>
     `${feature} needs the package "${pkg}", which is not installed. Install it with: npm install ${pkg}`,
@@ -272,8 +298,15 @@ export const messages = {
   invalidBenchmarkConfig: (count: number): string =>
     `Invalid benchmark config (${count} problem${count === 1 ? '' : 's'}):`,
   /** A file the benchmarking layer could not write. */
-  benchWriteFailed: (path: string, what: string): string =>
-    `Cannot write ${what} to "${path}": check that the directory is writable (or pass another \`outDir\`).`,
+  benchWriteFailed: (path: string, what: string, cause?: unknown): string =>
+    errorCode(cause) === 'ENOSPC'
+      ? `Cannot write ${what} to "${path}": no space left on the device. Everything written before is kept; free some space (or pass another \`outDir\`) and rerun.`
+      : errorCode(cause) === 'EDQUOT'
+        ? `Cannot write ${what} to "${path}": disk quota exceeded. Everything written before is kept; free some space (or pass another \`outDir\`) and rerun.`
+        : `Cannot write ${what} to "${path}": check that the directory is writable (or pass another \`outDir\`).`,
+  /** A sweep list (`seqLens`, `batchSizes`) with a value given twice. */
+  duplicateSweepValues: (twice: readonly number[]): string =>
+    `lists ${[...new Set(twice)].join(', ')} more than once; each value is measured once, so give it once`,
   /** A suite built with no tasks. */
   emptySuite: (): string =>
     'BenchmarkSuite requires at least one task: pass `tasks: [new ThroughputTask(), …]` or use BenchmarkSuite.default().',
@@ -428,16 +461,23 @@ export const messages = {
   // ── cli ───────────────────────────────────────────────────────────────────
   /** `--config` names neither a preset nor an existing file. */
   unknownConfig: (value: string, presets: readonly string[]): string =>
-    `Unknown preset "${value}".${suggestion(value, presets)} Available presets: ${list(presets)}; or pass the path of a YAML/JSON model config, e.g. --config my-model.yaml.`,
+    `Unknown preset ${excerpt(value)}.${suggestion(value, presets)} Available presets: ${list(presets)}; or pass the path of a YAML/JSON model config, e.g. --config my-model.yaml.`,
   /** `--config` looks like a path but the file does not exist. */
   configFileMissing: (path: string, presets: readonly string[]): string =>
     `Model config file "${path}" not found. Pass an existing YAML/JSON file or a preset (${list(presets)}).`,
   /** A CLI option value of the wrong kind, e.g. not a positive integer, with an example of a good one. */
   badCliValue: (value: string, expected: string, example: string): string =>
-    `"${value}" is not ${expected}, e.g. ${example}.`,
+    `${excerpt(value)} is not ${expected}, e.g. ${example}.`,
   /** An output directory that cannot be created or written. */
+  /** `--threads` above the machine's cores. */
+  threadsAboveCores: (threads: number, cores: number): string =>
+    `--threads ${threads} is more than the ${cores} core(s) this process may use: the threads will share cores and every timing will be slower than with --threads ${cores}. The report records both numbers.`,
+  outDirHoldsRun: (dir: string, found: readonly string[]): string =>
+    `--out "${dir}" already holds a run (${list(found)}). Pass another --out (the default is a new results/<timestamp> folder), or --force to replace that run.`,
   outDirNotWritable: (dir: string, cause: unknown): string =>
-    `Cannot write to the output directory "${dir}" (${errorCode(cause)}). Pass a writable directory with --out <dir>.`,
+    errorCode(cause) === 'ENOSPC'
+      ? `Cannot write to the output directory "${dir}": no space left on the device. Free some space or pass another --out <dir>.`
+      : `Cannot write to the output directory "${dir}" (${errorCode(cause)}). Pass a writable directory with --out <dir>.`,
   /** A `--data` text file that does not exist or cannot be read. */
   dataFileMissing: (path: string): string =>
     `Data file "${path}" not found or not readable. Pass a UTF-8 text file with --data <file>, or leave --data out to use the built-in validation text.`,
@@ -455,7 +495,7 @@ export const messages = {
     `Not written: ${list(files)} (see the error above); the measurements are in the files that were.`,
   /** An empty `--tasks` list, or one with a name twice. */
   badTaskList: (value: string, available: readonly string[]): string =>
-    `--tasks "${value}" must list each task once, separated by commas, from: ${list(available)}.`,
+    `--tasks ${excerpt(value)} must list each task once, separated by commas, from: ${list(available)}.`,
   /** How to add a task or chart of one's own, appended to an unknown-name message. */
   addYourOwn: (kind: 'task' | 'chart', example: string): string =>
     `Add your own ${kind} with --plugin <module> (see ${example} and "Plugins" in the README).`,

@@ -73,9 +73,19 @@ const DEFAULTS: BenchmarkConfig = {
 
 const posInt = z.number().int().positive();
 const nonNeg = z.number().min(0);
+/** Longest time budget of a cell, in ms: Node's timers hold at most 2³¹ − 1 ms (≈ 24.8 days). */
+export const MAX_CELL_MS = 2 ** 31 - 1;
+/** A sweep list: positive integers, each once (a value measured twice would be dropped from the row). */
+const sweep = z
+  .array(posInt)
+  .min(1)
+  .superRefine((values, ctx) => {
+    const twice = values.filter((v, i) => values.indexOf(v) !== i);
+    if (twice.length > 0) ctx.addIssue({ code: 'custom', message: messages.duplicateSweepValues(twice) });
+  });
 const schema = z.strictObject({
-  seqLens: z.array(posInt).min(1),
-  batchSizes: z.array(posInt).min(1),
+  seqLens: sweep,
+  batchSizes: sweep,
   nWarmup: z.number().int().min(0),
   nMeasure: posInt,
   minWarmupMs: nonNeg,
@@ -87,7 +97,7 @@ const schema = z.strictObject({
   genTokens: posInt,
   diffusionSteps: posInt,
   threads: posInt.nullable(),
-  maxCellMs: z.number().positive(),
+  maxCellMs: z.number().positive().max(MAX_CELL_MS),
   seed: z.number().int().min(0),
   outputDir: z.string().min(1),
 });
@@ -204,7 +214,9 @@ export const BenchmarkConfig = {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
     } catch (cause) {
-      throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the benchmark config'), { cause });
+      throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the benchmark config', cause), {
+        cause,
+      });
     }
   },
 

@@ -67,7 +67,9 @@ export class JsonlSink implements ResultSink {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, '');
     } catch (cause) {
-      throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the JSONL result stream'), { cause });
+      throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the JSONL result stream', cause), {
+        cause,
+      });
     }
   }
 
@@ -101,7 +103,7 @@ export class JsonlSink implements ResultSink {
     try {
       appendFileSync(this.path, `${JSON.stringify(record, replacer)}\n`);
     } catch (cause) {
-      throw new DantinoxError('IO', messages.benchWriteFailed(this.path, 'the JSONL result stream'), {
+      throw new DantinoxError('IO', messages.benchWriteFailed(this.path, 'the JSONL result stream', cause), {
         cause,
       });
     }

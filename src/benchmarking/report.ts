@@ -263,7 +263,7 @@ export class SuiteReport {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
     } catch (cause) {
-      throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the report'), { cause });
+      throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the report', cause), { cause });
     }
     return path;
   }

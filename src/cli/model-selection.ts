@@ -26,6 +26,8 @@ export interface ModelSelection {
   readonly executionProvider?: ExecutionProvider;
   /** Seed of the random weights of a built-in model. */
   readonly seed: number;
+  /** Build even when the memory estimate exceeds the available memory (`--force`). */
+  readonly force?: boolean;
 }
 
 /** A checked selection: the built-in config to build (absent for a Hugging Face folder) and its name. */

@@ -43,7 +43,12 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     };
   }
   const name = checked.isPreset ? checked.name : basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
-  const model = await createModel(checked.config, { seed: selection.seed, name, ...engine });
+  const model = await createModel(checked.config, {
+    seed: selection.seed,
+    name,
+    ...engine,
+    ...(selection.force === true ? { force: true } : {}),
+  });
   const origin = checked.isPreset ? 'built-in preset' : `config ${checked.name}`;
   return {
     model,

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
@@ -31,4 +31,27 @@ export function prepareOutputDir(dir: string, cwd: string): string {
     throw new DantinoxError('IO', messages.outDirNotWritable(dir, cause), { cause });
   }
   return path;
+}
+
+/** What a run leaves in its folder: finding any of these means `--out` already holds a run. */
+export const RUN_ARTIFACTS = [
+  'results.jsonl',
+  'results.json',
+  'results.csv',
+  'report.html',
+  'charts',
+] as const;
+
+/**
+ * Refuses to write a run into `dir` (relative to `cwd`) when it already holds one, so results are never
+ * silently replaced or mixed; with `force`, removes the old run's files first (other files stay).
+ *
+ * @throws {@link DantinoxError} with code `INVALID_OPTION` naming what is there and the two ways out.
+ */
+export function claimRunDir(dir: string, cwd: string, force: boolean): void {
+  const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
+  const found = RUN_ARTIFACTS.filter((f) => existsSync(join(path, f)));
+  if (found.length === 0) return;
+  if (!force) throw new DantinoxError('INVALID_OPTION', messages.outDirHoldsRun(dir, found));
+  for (const f of found) rmSync(join(path, f), { recursive: true, force: true });
 }

@@ -31,6 +31,21 @@ Exit codes: 0 ok, 1 a task failed (its row records the error), 2 usage or config
 130 stopped by Ctrl-C, 143 stopped by SIGTERM.
 `;
 
+/** Longest line of a usage error, in characters. */
+const MAX_ERROR_LINE = 300;
+
+/** `text` with every line longer than {@link MAX_ERROR_LINE} cut, saying how long it was. */
+function shortLines(text: string): string {
+  return text
+    .split('\n')
+    .map((line) =>
+      line.length <= MAX_ERROR_LINE
+        ? line
+        : `${line.slice(0, MAX_ERROR_LINE)}… (${line.length} characters in all)`,
+    )
+    .join('\n');
+}
+
 /** Registers one command on the program. */
 type RegisterCommand = (program: Command, ctx: CommandContext) => Command;
 
@@ -60,6 +75,8 @@ export async function createProgram(ctx: CommandContext, only?: string): Promise
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
+      // Commander quotes the offending argument whole: keep each line short, whatever was typed.
+      outputError: (s, write) => write(shortLines(s)),
       getOutHelpWidth: () => HELP_WIDTH,
       getErrHelpWidth: () => HELP_WIDTH,
       getOutHasColors: () => false,

@@ -137,8 +137,7 @@ function zodIssueMessage(issue: z.core.$ZodIssue, input: Record<string, unknown>
   return `${issue.message.replace(/^Invalid input: /, '')} (received ${excerpt(input[key])})`;
 }
 
-function resolve(raw: Record<string, unknown>): ModelConfig {
-  const issues: ValidationIssue[] = [];
+function resolve(raw: Record<string, unknown>, issues: ValidationIssue[]): ModelConfig {
   const keyed = normaliseSeedKeys(raw, FIELD_NAMES, issues);
   const merged = { ...DEFAULTS, ...keyed };
   const parsed = schema.safeParse(merged);
@@ -249,7 +248,9 @@ export const ModelConfig = {
         { path: '', message: `expected an object of config fields, received ${excerpt(input)}` },
       ]);
     }
-    return resolve(flattenSections(input as Record<string, unknown>));
+    const issues: ValidationIssue[] = [];
+    const flat = flattenSections(input as Record<string, unknown>, issues);
+    return resolve(flat, issues);
   },
 
   /**
@@ -271,7 +272,9 @@ export const ModelConfig = {
         },
       );
     }
-    return ModelConfig.parse(raw ?? {});
+    if (raw === null || raw === undefined)
+      throw new DantinoxError('INVALID_MODEL_CONFIG', messages.emptyModelConfig(path, Object.keys(PRESETS)));
+    return ModelConfig.parse(raw);
   },
 
   /** Names of the built-in presets. */

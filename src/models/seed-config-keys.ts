@@ -98,10 +98,16 @@ export function normaliseSeedKeys(
   };
   const known = new Set<string>(fields);
   for (const [key, value] of Object.entries(raw)) {
-    if (value === undefined || value === null) continue;
+    if (value === undefined) continue;
+    if (value === null && (known.has(key) || Object.hasOwn(KEY_ALIASES, key))) {
+      // `max_context:` with nothing after it: an empty value never silently becomes the default.
+      issues.push({ path: key, message: messages.emptyConfigValue(key) });
+      continue;
+    }
+    if (value === null) continue;
     if (known.has(key)) {
       set(key as keyof ModelConfig, value, key);
-    } else if (key in KEY_ALIASES) {
+    } else if (Object.hasOwn(KEY_ALIASES, key)) {
       set(KEY_ALIASES[key] as keyof ModelConfig, value, key);
     } else if (key === 'use_moe') {
       if (value === true) set('ffn', 'moe', key);
@@ -114,7 +120,7 @@ export function normaliseSeedKeys(
     } else if (key === 'model_type' || key === 'modelType') {
       const paradigm = value === 'autoregressive' ? 'ar' : value === 'diffusion' ? 'diffusion' : value;
       set('paradigm', paradigm, key);
-    } else if (key in UNSUPPORTED_WHEN_SET) {
+    } else if (Object.hasOwn(UNSUPPORTED_WHEN_SET, key)) {
       if (UNSUPPORTED_WHEN_SET[key]?.(value))
         issues.push({ path: key, message: messages.unsupportedFeature(key, value) });
     } else if (!IGNORED_SEED_KEYS.has(key)) {
@@ -137,11 +143,25 @@ export function normaliseSeedKeys(
 }
 
 /** Flattens dict-valued top-level sections (as the seed's `from_yaml` does) so `{model: {dim: 512}}` works. */
-export function flattenSections(raw: Record<string, unknown>): Record<string, unknown> {
+export function flattenSections(
+  raw: Record<string, unknown>,
+  issues: ValidationIssue[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const from: Record<string, string> = {};
+  const put = (key: string, value: unknown, path: string): void => {
+    if (Object.hasOwn(out, key) && JSON.stringify(out[key]) !== JSON.stringify(value)) {
+      // `dim: 32` beside `model: {dim: 64}`: neither silently wins.
+      issues.push({ path, message: messages.conflictingKeys(from[key] as string, out[key], value) });
+      return;
+    }
+    out[key] = value;
+    from[key] = path;
+  };
   for (const [k, v] of Object.entries(raw)) {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, v);
-    else out[k] = v;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [inner, value] of Object.entries(v)) put(inner, value, `${k}.${inner}`);
+    } else put(k, v, k);
   }
   return out;
 }

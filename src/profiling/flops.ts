@@ -7,7 +7,13 @@ import { messages } from '../messages.js';
 import type { ModelConfig } from '../models/model-config.js';
 import { countAttendedKeys } from './attended-keys.js';
 import { FlopsBreakdown, type FlopsFormula, type FlopsPass, type MoeCounting } from './flops-breakdown.js';
-import { checkNonNegativeInt, checkOneOf, checkPositiveInt } from './option-checks.js';
+import {
+  checkConfigNumbers,
+  checkNonNegativeInt,
+  checkOneOf,
+  checkOptionsObject,
+  checkPositiveInt,
+} from './option-checks.js';
 
 const FORMULAS: readonly FlopsFormula[] = ['exact', 'seed'];
 const MOE_COUNTINGS: readonly MoeCounting[] = ['active', 'dense'];
@@ -67,6 +73,8 @@ interface ResolvedCount {
 }
 
 function resolveOptions(config: ModelConfig, options: CountFlopsOptions): ResolvedCount {
+  checkConfigNumbers(config);
+  checkOptionsObject('countFlops', options, '{ seqLen: 512 }');
   const { seqLen, batchSize = 1, pastLength = 0, formula = 'exact', moe = 'active' } = options;
   checkPositiveInt('seqLen', seqLen);
   checkPositiveInt('batchSize', batchSize);
@@ -179,6 +187,8 @@ export function countFlops(config: ModelConfig, options: CountFlopsOptions): Flo
  * `context + 1` exceeds `config.maxContext`, `batchSize` is not a positive integer or `moe` is unknown.
  */
 export function countDecodeFlops(config: ModelConfig, options: CountDecodeFlopsOptions): FlopsBreakdown {
+  checkConfigNumbers(config);
+  checkOptionsObject('countDecodeFlops', options, '{ context: 511 }');
   const { context, batchSize = 1, moe = 'active' } = options;
   checkNonNegativeInt('context', context);
   if (context + 1 > config.maxContext) {

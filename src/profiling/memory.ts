@@ -4,6 +4,7 @@
  */
 import { DTYPES, type Dtype, parseDtype, TENSOR_TYPES } from '../dtype.js';
 import type { ModelConfig } from '../models/model-config.js';
+import { checkConfigNumbers } from './option-checks.js';
 import { countParameters } from './parameters.js';
 
 /** Options of {@link memoryFootprint}. */
@@ -46,6 +47,7 @@ export interface MemoryFootprint {
  * @throws {@link DantinoxError} with code `INVALID_OPTION` for an unknown dtype, naming the known ones.
  */
 export function memoryFootprint(config: ModelConfig, options: MemoryFootprintOptions = {}): MemoryFootprint {
+  checkConfigNumbers(config);
   const dtype = parseDtype(String(options.dtype ?? 'fp32'));
   const info = DTYPES[dtype];
   const bytes = info.bytesPerElement;

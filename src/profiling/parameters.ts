@@ -2,6 +2,7 @@
  * Parameter counts of a {@link ModelConfig}, from the weight list of the shared architecture conventions.
  */
 import type { ModelConfig } from '../models/model-config.js';
+import { checkConfigNumbers } from './option-checks.js';
 
 /** Parameter counts of a model, in parameters (not bytes). */
 export interface ParameterCount {
@@ -31,6 +32,7 @@ export interface ParameterCount {
  * ```
  */
 export function countParameters(config: ModelConfig): ParameterCount {
+  checkConfigNumbers(config);
   const d = config.dim;
   const f = Math.round(config.expansion * d);
   const qWidth = config.nHeads * config.headSize;

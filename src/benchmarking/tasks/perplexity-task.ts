@@ -7,6 +7,7 @@
  */
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { checkFitsInMemory, forwardActivationBytes } from '../../models/memory-check.js';
 import type { Model } from '../../models/model.js';
 import type { Paradigm } from '../../models/paradigm.js';
 import type { Tokenizer } from '../../models/tokenizer.js';
@@ -145,7 +146,13 @@ export class PerplexityTask implements BenchmarkTask {
     }
     const [windowRng, lossRng] = rng.split(2) as [Rng, Rng];
     const strided = config.evalStride !== null && ar;
-    const batches = strided
+    // The largest batch must fit in memory before any is built (`--eval-batch-size 1000000000` is refused here).
+    checkFitsInMemory(
+      messages.perplexityBatch(config.evalBatchSize, windowLen),
+      forwardActivationBytes(model.config, config.evalBatchSize, windowLen),
+      { canForce: false },
+    );
+    const batches: Iterable<EvalBatch> = strided
       ? slidingBatches(
           ids.length,
           windowLen,
@@ -154,15 +161,29 @@ export class PerplexityTask implements BenchmarkTask {
           config.evalBatches,
         )
       : randomBatches(ids.length, windowLen, config.evalBatchSize, config.evalBatches, windowRng);
-    context.plan(batches.length);
+    const planned = Array.isArray(batches) ? batches.length : config.evalBatches;
+    context.plan(planned);
 
+    // The whole evaluation is bounded by the cell budget `maxCellMs`: it stops before a batch that would overrun
+    // it (predicted from the previous one) and reports the batches scored, saying so.
+    const clock = context.clock;
+    const t0 = clock.now();
+    const elapsedMs = (): number => Number(clock.now() - t0) / 1e6;
+    let lastMs = 0;
+    let stoppedAt: number | undefined;
     const cells: CellRecord[] = [];
-    for (const [i, batch] of batches.entries()) {
+    let i = 0;
+    for (const batch of batches) {
       if (context.signal?.aborted) throw context.signal.reason;
+      if (i > 0 && elapsedMs() + lastMs > config.maxCellMs) {
+        stoppedAt = i;
+        break;
+      }
+      const start = clock.now();
       const rows = new Int32Array(batch.starts.length * batch.length);
       let batchBytes = 0;
-      for (const [r, start] of batch.starts.entries()) {
-        const row = ids.subarray(start, start + batch.length);
+      for (const [r, begin] of batch.starts.entries()) {
+        const row = ids.subarray(begin, begin + batch.length);
         rows.set(row, r * batch.length);
         // ar target j is token j + 1: the scored tokens of a row are row[scoreFrom + 1 …].
         if (ar)
@@ -184,6 +205,8 @@ export class PerplexityTask implements BenchmarkTask {
         status: 'completed',
         metrics: { sum_nll: loss.sumLoss, tokens: loss.tokensScored, ...(ar ? { bytes: batchBytes } : {}) },
       });
+      lastMs = Number(clock.now() - start) / 1e6;
+      i += 1;
     }
     const result = this.summarize(cells);
     const meta: Record<string, MetaValue> = {
@@ -199,8 +222,10 @@ export class PerplexityTask implements BenchmarkTask {
       meta['eval_seq_len_clamped'] = messages.evalSeqLenClamped(config.evalSeqLen, model.config.maxContext);
     }
     Object.assign(meta, result.meta);
-    if (strided) {
-      const last = batches[batches.length - 1] as EvalBatch;
+    if (stoppedAt !== undefined)
+      meta['eval_truncated'] = messages.evalTruncated(stoppedAt, planned, config.maxCellMs);
+    if (strided && Array.isArray(batches)) {
+      const last = batches[Math.min(i, batches.length) - 1] as EvalBatch;
       meta['coverage'] =
         `tokens 1..${(last.starts[last.starts.length - 1] as number) + last.length - 1} of ${ids.length}`;
     }
@@ -266,13 +291,21 @@ function tokenize(tokenizer: Tokenizer, text: string, source: string): Int32Arra
   return ids;
 }
 
-/** `nBatches` batches of `batchSize` windows with starts uniform in [0, n − len]. */
-function randomBatches(n: number, len: number, batchSize: number, nBatches: number, rng: Rng): EvalBatch[] {
-  return Array.from({ length: nBatches }, () => ({
-    starts: Array.from({ length: batchSize }, () => rng.int(n - len + 1)),
-    length: len,
-    scoreFrom: 0,
-  }));
+/** `nBatches` batches of `batchSize` windows with starts uniform in [0, n − len], made one at a time. */
+function* randomBatches(
+  n: number,
+  len: number,
+  batchSize: number,
+  nBatches: number,
+  rng: Rng,
+): Generator<EvalBatch> {
+  for (let b = 0; b < nBatches; b++) {
+    yield {
+      starts: Array.from({ length: batchSize }, () => rng.int(n - len + 1)),
+      length: len,
+      scoreFrom: 0,
+    };
+  }
 }
 
 /**

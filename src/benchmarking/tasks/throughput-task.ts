@@ -7,6 +7,7 @@
 
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { checkFitsInMemory, forwardActivationBytes } from '../../models/memory-check.js';
 import type { Model } from '../../models/model.js';
 import type { Paradigm } from '../../models/paradigm.js';
 import { countFlops } from '../../profiling/index.js';
@@ -130,6 +131,14 @@ export class ThroughputTask implements BenchmarkTask {
           status: 'skipped',
           error: messages.cellSkippedAfter(failedBefore.cell),
         });
+      }
+      // A shape that cannot fit is skipped with the estimate before its inputs are even allocated.
+      try {
+        checkFitsInMemory(messages.sweepCell(id), forwardActivationBytes(model.config, batch, seq), {
+          canForce: false,
+        });
+      } catch (error) {
+        return keepCell(context, cells, { ...base, status: 'skipped', error: (error as Error).message });
       }
       const tokens = rng.integers(vocabSize, batch * seq);
       const shape = { batch, seq };

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { accessSync, constants } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
@@ -13,6 +14,7 @@ import { DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
+import { checkFitsInMemory, modelBuildBytes } from '../../models/memory-check.js';
 import type { ParadigmKind } from '../../models/model-config.js';
 import { DEFAULT_CALIBRATION_MS, runCalibration } from '../calibration-step.js';
 import type { CliWriter } from '../cli-io.js';
@@ -30,7 +32,7 @@ import {
   parsePositiveInt,
   parsePositiveIntList,
 } from '../option-parsers.js';
-import { prepareOutputDir, timestampName } from '../output-dir.js';
+import { claimRunDir, prepareOutputDir, timestampName } from '../output-dir.js';
 import { checkPluginNames, collect } from '../plugin-names.js';
 
 /**
@@ -161,6 +163,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly benchConfig?: string;
   readonly out?: string;
   readonly charts: boolean;
+  readonly force?: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
   readonly calibrate: boolean;
@@ -267,6 +270,10 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       parsePositiveInt,
       DEFAULT_CALIBRATION_MS,
     )
+    .option(
+      '--force',
+      'replace a run already in --out, and build a model or measure a cell whose memory estimate exceeds the available memory',
+    )
     .option('-q, --quiet', 'no progress on stderr')
     .option('--verbose', 'debug logging, and stack traces on errors')
     .addHelpText('after', EXAMPLES)
@@ -292,10 +299,19 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     ...(options.ep === undefined ? {} : { executionProvider: options.ep as ExecutionProvider }),
     ...(config.threads === null ? {} : { threads: config.threads }),
     seed: config.seed,
+    ...(options.force === true ? { force: true } : {}),
   };
-  checkModelSelection(selection, io.cwd);
+  const checked = checkModelSelection(selection, io.cwd);
+  // A built-in model that cannot fit is refused here, before anything is written or allocated.
+  if (checked.config !== undefined)
+    checkFitsInMemory(
+      messages.modelBuild(checked.config.dim, checked.config.numBlocks, checked.config.vocabSize),
+      modelBuildBytes(checked.config),
+      { force: options.force === true },
+    );
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
+  claimRunDir(outArg, io.cwd, options.force === true);
   const outDir = prepareOutputDir(outArg, io.cwd);
   tellLauncher({ outDir: outArg });
   // The heavy modules (ONNX Runtime, the suite, charts) load only once the arguments are known to be valid.
@@ -308,6 +324,8 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const tasks = registries.tasks.create(taskNames, dataPath === undefined ? {} : { data: dataPath });
   const level: LogLevel = options.verbose === true ? 'debug' : options.quiet === true ? 'error' : 'warn';
   const logger = createWriterLogger(io.stderr, level);
+  if (config.threads !== null && config.threads > availableParallelism())
+    logger.log('warn', messages.threadsAboveCores(config.threads, availableParallelism()));
   if (dataPath !== undefined && !taskNames.includes('perplexity')) logger.log('warn', messages.dataUnused());
 
   if (options.quiet !== true) io.stderr.write('Building the model…\n');

@@ -20,13 +20,16 @@ import { formatBytes, formatCount, formatInteger } from '../format-quantity.js';
 import { parseDtypeOption, parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
 import { resolveModelConfig } from '../resolve-model-config.js';
 
+/** `--seq-len` when not given, unless the model's context is shorter. */
+const DEFAULT_SEQ_LEN = 512;
+
 /** The library options `dantinox flops` exposes: every field of `countFlops` and `memoryFootprint` options. */
 const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
   seqLen: {
     flags: '--seq-len <n>',
-    description: 'new tokens per sequence T',
+    description:
+      "new tokens per sequence T (default: 512, or what fits the model's context when that is less)",
     parse: parsePositiveInt,
-    default: 512,
   },
   batchSize: {
     flags: '--batch-size <n>',
@@ -61,7 +64,8 @@ const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
 };
 
 /** Parsed options of `dantinox flops`. */
-interface FlopsCliOptions extends Required<CountFlopsOptions & MemoryFootprintOptions> {
+interface FlopsCliOptions extends Omit<Required<CountFlopsOptions & MemoryFootprintOptions>, 'seqLen'> {
+  readonly seqLen?: number;
   readonly config: string;
   readonly json?: boolean;
 }
@@ -94,7 +98,9 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
     .addHelpText('after', EXAMPLES)
     .action((options: FlopsCliOptions) => {
       const { config, name, isPreset } = resolveModelConfig(options.config, ctx.io.cwd);
-      const { seqLen, batchSize, pastLength, formula, moe, dtype } = options;
+      const { batchSize, pastLength, formula, moe, dtype } = options;
+      // The default length fits the model it is applied to (tiny's context is 128); an explicit one is checked.
+      const seqLen = options.seqLen ?? Math.max(1, Math.min(DEFAULT_SEQ_LEN, config.maxContext - pastLength));
       const flops = countFlops(config, { seqLen, batchSize, pastLength, formula, moe });
       const parameters = countParameters(config);
       const memory = memoryFootprint(config, { dtype });

@@ -7,6 +7,7 @@
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { checkConfigNumbers } from '../../profiling/option-checks.js';
 import { readRss, resetPeakRss } from '../../profiling/process-memory.js';
 import {
   checkExecutionProvider,
@@ -18,6 +19,7 @@ import {
   positionIds,
   resolveThreads,
 } from '../engines/ort/index.js';
+import { checkFitsInMemory, modelBuildBytes } from '../memory-check.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import { ModelConfig } from '../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
@@ -41,6 +43,8 @@ export interface CreateModelOptions {
   readonly weights?: WeightMap;
   /** Name reported in {@link ModelInfo.name}. @default the preset name, or `custom` for a config object */
   readonly name?: string;
+  /** Build even when the memory estimate exceeds the available memory. @default false */
+  readonly force?: boolean;
   /**
    * Write an ONNX Runtime profile (Chrome trace) to `${profileFilePrefix}_<date>.json`; the file is written when
    * the model is disposed. @default undefined (no profiling)
@@ -255,13 +259,21 @@ export async function createModel(
   configOrPreset: ModelConfig | string,
   options: CreateModelOptions = {},
 ): Promise<OnnxModel> {
-  const config = typeof configOrPreset === 'string' ? ModelConfig.resolve(configOrPreset) : configOrPreset;
+  const config =
+    typeof configOrPreset === 'string' ? ModelConfig.resolve(configOrPreset) : checkedConfig(configOrPreset);
   // Checked before the weights are built: a bad thread count or provider should not cost a model's worth of work.
   const threads = resolveThreads(options.threads);
   const executionProvider = options.executionProvider ?? DEFAULT_EXECUTION_PROVIDER;
   resetPeakRss();
   const t0 = process.hrtime.bigint();
   checkExecutionProvider(await loadOrt(), executionProvider);
+  checkFitsInMemory(
+    messages.modelBuild(config.dim, config.numBlocks, config.vocabSize),
+    modelBuildBytes(config),
+    {
+      ...(options.force === undefined ? {} : { force: options.force }),
+    },
+  );
   const source = options.weights === undefined ? { seed: options.seed ?? 0 } : { weights: options.weights };
   // The weights reach ONNX Runtime through files, never as a second in-memory copy (see model-files.ts).
   const files = writeModelFiles(config, source);
@@ -298,4 +310,11 @@ export async function createModel(
 /** The default model name: the preset name or config path given, `custom` for a config object. */
 function describeSource(configOrPreset: ModelConfig | string): string {
   return typeof configOrPreset === 'string' ? configOrPreset : 'custom';
+}
+
+/** A config passed as an object: used as is when it came from `ModelConfig.parse`, else parsed (and checked). */
+function checkedConfig(config: unknown): ModelConfig {
+  if (!Object.isFrozen(config)) return ModelConfig.parse(config);
+  checkConfigNumbers(config);
+  return config as ModelConfig;
 }

@@ -1,0 +1,59 @@
+/**
+ * Memory checked before it is spent: a model whose weights cannot fit in the machine's available memory is
+ * refused before anything is allocated, with the estimate in the message (`force` tries anyway).
+ *
+ * @packageDocumentation
+ */
+import { freemem } from 'node:os';
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import { countParameters } from '../profiling/parameters.js';
+import type { ModelConfig } from './model-config.js';
+
+/**
+ * Copies of the fp32 weights alive at once while a built-in model is created: the generated weights, the
+ * serialized graph's data and ONNX Runtime's own copy.
+ */
+export const BUILD_WEIGHT_COPIES = 3;
+
+/** Bytes needed to create a built-in model of `config`: {@link BUILD_WEIGHT_COPIES} × parameters × 4 bytes. */
+export function modelBuildBytes(config: ModelConfig): number {
+  return BUILD_WEIGHT_COPIES * countParameters(config).total * 4;
+}
+
+/**
+ * Bytes of fp32 activations one forward pass of `batch` × `seq` tokens needs at its peak, estimated: the logits
+ * (`vocabSize` per token), a dozen `dim`-wide intermediates per token (one block at a time: ONNX Runtime reuses
+ * buffers across blocks) and one head-by-head attention score matrix per sequence.
+ */
+export function forwardActivationBytes(config: ModelConfig, batch: number, seq: number): number {
+  const perToken = config.vocabSize + 12 * config.dim + Math.round(config.expansion * config.dim);
+  return 4 * batch * seq * (perToken + 2 * config.nHeads * seq);
+}
+
+/** Options of {@link checkFitsInMemory}. */
+export interface MemoryCheckOptions {
+  /** Skip the check (try anyway). @default false */
+  readonly force?: boolean;
+  /** Bytes available, for tests. @default os.freemem() (Linux: MemAvailable) */
+  readonly availableBytes?: number;
+  /** Whether the caller has a `force` switch to mention in the message. @default true */
+  readonly canForce?: boolean;
+}
+
+/**
+ * Refuses `neededBytes` of allocation for `what` when it exceeds the available memory.
+ *
+ * @throws {@link DantinoxError} with code `INVALID_OPTION` stating the estimate, what is available and the fixes
+ * (a smaller shape, or `force`).
+ */
+export function checkFitsInMemory(what: string, neededBytes: number, options: MemoryCheckOptions = {}): void {
+  if (options.force === true) return;
+  const available = options.availableBytes ?? freemem();
+  if (!(neededBytes <= available)) {
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.doesNotFitInMemory(what, neededBytes, available, options.canForce ?? true),
+    );
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The CLI refuses, before spending anything, what cannot work: a run folder that already holds a run, a model
+ * that cannot fit in memory, a binary --bench-config; defaults fit the model they apply to. In process, with an
+ * injected console (no model is built by these invocations).
+ */
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CliIo, ExitCode, runCli } from '../../src/cli/index.js';
+import { claimRunDir } from '../../src/cli/output-dir.js';
+import { messages } from '../../src/messages.js';
+import { ModelConfig } from '../../src/models/model-config.js';
+import { countFlops } from '../../src/profiling/index.js';
+
+function captureIo(cwd: string): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    stdout: { write: (s: string) => out.push(s) },
+    stderr: { write: (s: string) => err.push(s) },
+    cwd,
+    now: () => new Date(2026, 0, 31, 4, 5, 9),
+  };
+}
+
+describe('dantinox refuses before spending', () => {
+  it('bench --out on a folder holding a run: exit 2 and one line, unless --force (which clears the old run)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dx-rel-'));
+    mkdirSync(join(cwd, 'run', 'charts'), { recursive: true });
+    writeFileSync(join(cwd, 'run', 'results.jsonl'), '{}\n');
+    writeFileSync(join(cwd, 'run', 'notes.txt'), 'mine');
+    const io = captureIo(cwd);
+    expect(await runCli(['bench', '--config', 'tiny', '--out', 'run'], io)).toBe(ExitCode.usage);
+    expect(io.err.join('')).toBe(`error: ${messages.outDirHoldsRun('run', ['results.jsonl', 'charts'])}\n`);
+    claimRunDir('run', cwd, true);
+    expect(readdirSync(join(cwd, 'run'))).toEqual(['notes.txt']);
+  });
+
+  it('a model that cannot fit in memory is refused with the estimate before anything is allocated', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dx-rel-'));
+    writeFileSync(
+      join(cwd, 'huge.yaml'),
+      'dim: 8192\nn_heads: 64\nnum_blocks: 100000000\nvocab_size: 50257\n',
+    );
+    const io = captureIo(cwd);
+    const started = Date.now();
+    expect(await runCli(['bench', '--config', 'huge.yaml', '--out', 'o'], io)).toBe(ExitCode.usage);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(io.err.join('')).toMatch(
+      /^error: Building this model \(dim 8192, 100000000 blocks, vocabulary 50257\) needs about [\d.e+]+ GiB of memory, more than the [\d.]+ GiB available: use a smaller shape, or pass --force/,
+    );
+    expect(readdirSync(cwd)).toEqual(['huge.yaml']);
+  });
+
+  it('a binary --bench-config is refused with one short line (no raw bytes on the terminal)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dx-rel-'));
+    writeFileSync(
+      join(cwd, 'bench.yaml'),
+      Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0x9b, 0x1b]),
+    );
+    const io = captureIo(cwd);
+    expect(await runCli(['bench', '--bench-config', 'bench.yaml'], io)).toBe(ExitCode.usage);
+    expect(io.err.join('')).toBe(
+      `error: ${messages.binaryTextFile(join(cwd, 'bench.yaml'), 'benchmark config', 6)}\n`,
+    );
+  });
+
+  it('huge flag values are quoted as a short excerpt', async () => {
+    const io = captureIo(process.cwd());
+    expect(await runCli(['bench', '--seq-lens', `1,${'9'.repeat(100_000)}x`], io)).toBe(ExitCode.usage);
+    expect(io.err.join('').length).toBeLessThan(600);
+  });
+
+  it('flops --config tiny: the default --seq-len fits tiny (its context is 128)', async () => {
+    const io = captureIo(process.cwd());
+    expect(await runCli(['flops', '--config', 'tiny', '--json'], io)).toBe(ExitCode.ok);
+    const json = JSON.parse(io.out.join('')) as { flops: { total: number } };
+    expect(json.flops.total).toBe(
+      countFlops(ModelConfig.preset('tiny'), { seqLen: 128, batchSize: 4 }).total,
+    );
+  });
+});
