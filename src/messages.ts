@@ -292,6 +292,11 @@ export const messages = {
   malformedReport: (path: string, problem: string): string =>
     `"${path}" is not a dantinox report: ${problem}. Pass a file written by SuiteReport.save().`,
 
+  // ── benchmarking: compare and history ─────────────────────────────────────
+  /** Two runs of different models given to `compareReports` without `allowDifferentModels`. */
+  compareDifferentModels: (differences: readonly string[]): string =>
+    `The runs measure different models (${differences.join('; ')}). Compare runs of the same model, or pass --allow-different-models (allowDifferentModels: true) to compare them anyway.`,
+
   // ── visualization ─────────────────────────────────────────────────────────
   /** A chart data row that is not an object. */
   badChartRow: (index: number, row: unknown): string =>

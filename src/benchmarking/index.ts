@@ -21,6 +21,25 @@ export {
   type CellSpec,
   runCell,
 } from './cell-runner.js';
+export { CELL_METRICS, cellSampleStatistic } from './compare/cell-metrics.js';
+export {
+  BOOTSTRAP_METHOD,
+  type ComparedRun,
+  type CompareOptions,
+  compareReports,
+  type MetricComparison,
+  MODEL_IDENTITY_KEYS,
+  type ReportComparison,
+  type UnmatchedEntry,
+  VERDICTS,
+  type Verdict,
+} from './compare/compare-reports.js';
+export {
+  COMPARISON_FORMATS,
+  type ComparisonFormat,
+  type FormatComparisonOptions,
+  formatComparisons,
+} from './compare/format-comparison.js';
 export { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
 export { type CsvValue, formatCsv, parseCsv } from './csv.js';
 export { brownCorpusText, untagBrownDocument, untagBrownSentence } from './data/brown-corpus.js';

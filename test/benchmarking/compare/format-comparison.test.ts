@@ -1,0 +1,51 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { compareReports, formatComparisons } from '../../../src/benchmarking/index.js';
+import { fakeRun } from './fake-runs.js';
+
+const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'golden', 'benchmarking');
+
+/** Compares with a golden file; a missing file fails (write it with UPDATE_GOLDEN=1). */
+function expectGolden(name: string, text: string): void {
+  const path = join(GOLDEN, name);
+  if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(path, text);
+  expect(existsSync(path), `golden file ${path} is missing: run with UPDATE_GOLDEN=1`).toBe(true);
+  expect(text).toBe(readFileSync(path, 'utf8'));
+}
+
+const comparison = () =>
+  compareReports(
+    fakeRun({ seed: 1, runId: 'main' }),
+    fakeRun({ seed: 2, slowdown: 1.1, runId: 'pr-42', perplexity: 12.4 }),
+    {
+      resamples: 200,
+    },
+  );
+
+describe('formatComparisons', () => {
+  it('writes the markdown of a 10% slowdown as in the golden file (UPDATE_GOLDEN=1 to regenerate)', () => {
+    expectGolden('compare.md', formatComparisons([comparison()], 'markdown'));
+  });
+
+  it('colours regressed rows on request only', () => {
+    const c = comparison();
+    const plain = formatComparisons([c], 'text');
+    expect(plain).not.toContain('\x1b[');
+    expect(plain).toContain('pr-42 vs main (baseline):');
+    const coloured = formatComparisons([c], 'text', { color: true });
+    expect(coloured).toMatch(/\x1b\[31mthroughput .* regressed\x1b\[0m/);
+  });
+
+  it('writes JSON with null for unavailable numbers and one entry per candidate', () => {
+    const c = comparison();
+    const parsed = JSON.parse(formatComparisons([c, c], 'json'));
+    expect(parsed.format).toBe('dantinox-comparison');
+    expect(parsed.comparisons).toHaveLength(2);
+    const ppl = parsed.comparisons[0].rows.find((r: { metric: string }) => r.metric === 'perplexity');
+    expect(ppl.changeCi).toEqual([null, null]);
+    expect(ppl.pValue).toBeNull();
+    expect(ppl.verdict).toBe('within noise');
+  });
+});
