@@ -37,6 +37,7 @@ export {
 export {
   COMPARISON_FORMATS,
   type ComparisonFormat,
+  comparisonRows,
   type FormatComparisonOptions,
   formatComparisons,
 } from './compare/format-comparison.js';

@@ -7,6 +7,7 @@
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { Chart, type ChartAccepts, type ChartClass, type ChartParam } from './chart.js';
+import { CompareChart } from './charts/compare-chart.js';
 import { LatencyChart } from './charts/latency-chart.js';
 import { ParetoChart } from './charts/pareto-chart.js';
 import { RadarChart } from './charts/radar-chart.js';
@@ -22,6 +23,7 @@ export const builtinCharts = {
   latency: LatencyChart,
   pareto: ParetoChart,
   radar: RadarChart,
+  compare: CompareChart,
 } as const satisfies Record<string, ChartClass>;
 
 /** Name of a built-in chart. */
@@ -41,6 +43,8 @@ export interface BuiltinChartOptionsMap {
   pareto: NonNullable<ConstructorParameters<typeof ParetoChart>[0]>;
   /** {@link RadarChart} options. */
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
+  /** {@link CompareChart} options. */
+  compare: NonNullable<ConstructorParameters<typeof CompareChart>[0]>;
 }
 
 /** Metadata of a registered chart, as listed by {@link ChartRegistry.list}. */

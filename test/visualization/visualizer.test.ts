@@ -13,7 +13,15 @@ import { defaultRunName, Visualizer } from '../../src/visualization/visualizer.j
 import { fixture } from './golden.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'dantinox-viz-'));
-const BUILTINS = ['training_curve', 'throughput', 'throughput_batch', 'latency', 'pareto', 'radar'];
+const BUILTINS = [
+  'training_curve',
+  'throughput',
+  'throughput_batch',
+  'latency',
+  'pareto',
+  'radar',
+  'compare',
+];
 
 /** A minimal custom chart, registered with the standard decorator syntax (lowered by tsc in vitest). */
 @Visualizer.register
@@ -135,7 +143,8 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('loss | train_loss'),
     });
-    for (const name of BUILTINS.slice(1)) {
+    expect(results['compare']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('change') });
+    for (const name of BUILTINS.slice(1, -1)) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

@@ -172,6 +172,36 @@ function markdownOne(c: ReportComparison): string {
   return lines.join('\n');
 }
 
+/**
+ * The comparisons as plain rows, one per compared metric, for charts and tables: `baseline_run`, `candidate`,
+ * `task`, `cell` (null for task metrics), `metric`, `unit`, `baseline`, `candidate_value`, `change`,
+ * `change_ci_low`, `change_ci_high`, `p_value`, `verdict`, `threshold` (changes are fractions; unavailable
+ * numbers are null). This is what the `compare` chart draws.
+ */
+export function comparisonRows(
+  comparisons: readonly ReportComparison[],
+): Record<string, string | number | null>[] {
+  const num = (v: number): number | null => (Number.isFinite(v) ? v : null);
+  return comparisons.flatMap((c) =>
+    c.rows.map((r) => ({
+      baseline_run: c.baseline.label,
+      candidate: c.candidate.label,
+      task: r.task,
+      cell: r.cell,
+      metric: r.metric,
+      unit: r.unit,
+      baseline: num(r.baseline),
+      candidate_value: num(r.candidate),
+      change: num(r.change),
+      change_ci_low: num(r.changeCi[0]),
+      change_ci_high: num(r.changeCi[1]),
+      p_value: num(r.pValue),
+      verdict: r.verdict,
+      threshold: c.threshold,
+    })),
+  );
+}
+
 /** NaN and ±∞ become `null` in JSON (JSON has no such numbers). */
 const jsonReplacer = (_key: string, value: unknown): unknown =>
   typeof value === 'number' && !Number.isFinite(value) ? null : value;
