@@ -296,6 +296,15 @@ export const messages = {
   /** Two runs of different models given to `compareReports` without `allowDifferentModels`. */
   compareDifferentModels: (differences: readonly string[]): string =>
     `The runs measure different models (${differences.join('; ')}). Compare runs of the same model, or pass --allow-different-models (allowDifferentModels: true) to compare them anyway.`,
+  /** A results file that parses but holds no task results. */
+  reportHasNoResults: (path: string): string =>
+    `"${path}" holds no results (no task finished). Pass a run written by "dantinox bench" that measured at least one task.`,
+  /** A `--threshold` that is not a percentage. */
+  badThreshold: (value: string): string =>
+    `--threshold must be a percentage ≥ 0 such as 5% or 2.5, received ${JSON.stringify(value)}.`,
+  /** An unknown `--format` of `compare`. */
+  unknownComparisonFormat: (value: string, allowed: readonly string[]): string =>
+    `--format must be one of ${allowed.join(', ')}, received ${JSON.stringify(value)}.`,
 
   // ── visualization ─────────────────────────────────────────────────────────
   /** A chart data row that is not an object. */

@@ -39,6 +39,7 @@ type RegisterCommand = (program: Command, ctx: CommandContext) => Command;
  */
 const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   bench: async () => (await import('./commands/bench.js')).registerBenchCommand,
+  compare: async () => (await import('./commands/compare.js')).registerCompareCommand,
   flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,

@@ -143,7 +143,10 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('loss | train_loss'),
     });
-    expect(results['compare']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('change') });
+    expect(results['compare']).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('change'),
+    });
     for (const name of BUILTINS.slice(1, -1)) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');

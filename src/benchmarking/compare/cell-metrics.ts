@@ -23,8 +23,9 @@ export const CELL_METRICS: readonly MetricDescriptor[] = [
     description: '99th percentile of the per-call wall time.',
     higherIsBetter: false,
   },
-  { key: 'min_ms', unit: 'ms', description: 'Fastest timed call.', higherIsBetter: false },
-  { key: 'max_ms', unit: 'ms', description: 'Slowest timed call.', higherIsBetter: false },
+  // The fastest and slowest calls are single extreme observations: too noisy to gate on, so no direction.
+  { key: 'min_ms', unit: 'ms', description: 'Fastest timed call (one extreme observation).' },
+  { key: 'max_ms', unit: 'ms', description: 'Slowest timed call (one extreme observation).' },
   { key: 'std_ms', unit: 'ms', description: 'Sample standard deviation of the per-call wall time.' },
   {
     key: 'first_ms',

@@ -18,14 +18,19 @@ import { Rng } from '../../rng.js';
 import { describeMetric } from '../metric-schema.js';
 import type { SuiteReport } from '../report.js';
 import type { BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
+import { LATENCY_METRICS } from '../tasks/latency-task.js';
+import { PERPLEXITY_METRICS } from '../tasks/perplexity-task.js';
+import { THROUGHPUT_METRICS } from '../tasks/throughput-task.js';
 import { CELL_METRICS, cellSampleStatistic } from './cell-metrics.js';
 
 /**
  * What a comparison concludes about one metric:
- * - `improved` / `regressed`: the change is significant (or untestable, see {@link MetricComparison.pValue}) and
- *   larger than the threshold, in the good / bad direction of the metric;
+ * - `improved` / `regressed`: the change is significant (the test rejects at `alpha` and the metric's interval
+ *   excludes 0; or untestable, see {@link MetricComparison.pValue}) and larger than the threshold, in the good /
+ *   bad direction of the metric;
  * - `within noise`: significant (or untestable) but not larger than the threshold;
- * - `no significant change`: the test on the samples does not reject "same distribution" at level `alpha`;
+ * - `no significant change`: the test on the samples does not reject "same distribution" at level `alpha`, or
+ *   the interval of this metric's change contains 0;
  * - `not judged`: the metric has no better direction (a count, a spread) or is a single observation (the cold
  *   first call), so it never gates.
  */
@@ -182,6 +187,13 @@ interface SampleStats {
   readonly samples: readonly [number, number];
 }
 
+/** Descriptors of the built-in tasks' metrics: the fallback for reports that do not carry theirs (CSV files). */
+const BUILTIN_TASK_METRICS: readonly MetricDescriptor[] = [
+  ...THROUGHPUT_METRICS,
+  ...LATENCY_METRICS,
+  ...PERPLEXITY_METRICS,
+];
+
 const NO_CI: Interval = [Number.NaN, Number.NaN];
 
 /** The raw per-call samples of a cell, when the run recorded them. */
@@ -194,9 +206,17 @@ function relativeChange(baseline: number, candidate: number): number {
   return baseline === candidate ? 0 : candidate / baseline - 1;
 }
 
-function verdictOf(change: number, pValue: number, higherIsBetter: boolean | null, opts: Resolved): Verdict {
+function verdictOf(
+  change: number,
+  ci: Interval,
+  pValue: number,
+  higherIsBetter: boolean | null,
+  opts: Resolved,
+): Verdict {
   if (higherIsBetter === null) return 'not judged';
-  if (!Number.isNaN(pValue) && pValue >= opts.alpha) return 'no significant change';
+  // Significant = the test rejects "same distribution" and this statistic's interval excludes no change.
+  const ciHasZero = ci[0] <= 0 && ci[1] >= 0;
+  if (!Number.isNaN(pValue) && (pValue >= opts.alpha || ciHasZero)) return 'no significant change';
   if (!(Math.abs(change) > opts.threshold)) return 'within noise';
   return higherIsBetter === change > 0 ? 'improved' : 'regressed';
 }
@@ -251,7 +271,7 @@ class Comparer {
   #descriptor(metric: string, cell: boolean): MetricDescriptor | undefined {
     return cell
       ? describeMetric(metric, CELL_METRICS)
-      : describeMetric(metric, [...this.base.descriptors, ...this.cand.descriptors]);
+      : describeMetric(metric, [...this.base.descriptors, ...this.cand.descriptors, ...BUILTIN_TASK_METRICS]);
   }
 
   #push(
@@ -267,6 +287,7 @@ class Comparer {
     const higherIsBetter = d?.higherIsBetter ?? null;
     const change = relativeChange(b, c);
     const pValue = stats?.pValue ?? Number.NaN;
+    const changeCi = stats?.ci ?? NO_CI;
     this.rows.push({
       task,
       cell,
@@ -276,11 +297,11 @@ class Comparer {
       baseline: b,
       candidate: c,
       change,
-      changeCi: stats?.ci ?? NO_CI,
+      changeCi,
       pValue,
       samples: stats?.samples ?? null,
       samplesFrom,
-      verdict: verdictOf(change, pValue, higherIsBetter, this.opts),
+      verdict: verdictOf(change, changeCi, pValue, higherIsBetter, this.opts),
     });
   }
 

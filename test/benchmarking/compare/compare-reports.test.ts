@@ -37,7 +37,9 @@ describe('compareReports', () => {
     const verdicts = new Set(result.rows.filter((r) => r.higherIsBetter !== null).map((r) => r.verdict));
     // Identical samples: the test gives p = 1; perplexity (no samples) is unchanged, so within noise.
     expect(
-      result.rows.filter((r) => !Number.isNaN(r.pValue)).every((r) => r.verdict === 'no significant change'),
+      result.rows
+        .filter((r) => !Number.isNaN(r.pValue) && r.higherIsBetter !== null)
+        .every((r) => r.verdict === 'no significant change'),
     ).toBe(true);
     expect([...verdicts].sort()).toEqual(['no significant change', 'within noise']);
     expect(result.counts.regressed).toBe(0);
