@@ -102,8 +102,8 @@ export interface MetricComparison {
 
 /** A row, cell or metric present (or usable) on one side only: listed, never dropped silently. */
 export interface UnmatchedEntry {
-  /** The side that has it. */
-  readonly side: 'baseline' | 'candidate';
+  /** The side that has it (`both` when it failed or was skipped in both runs). */
+  readonly side: 'baseline' | 'candidate' | 'both';
   /** Task name. */
   readonly task: string;
   /** Cell id, or `null` for a task row. */
@@ -194,11 +194,17 @@ const BUILTIN_TASK_METRICS: readonly MetricDescriptor[] = [
   ...PERPLEXITY_METRICS,
 ];
 
+/** What {@link Comparer} needs to know about a row or cell's outcome. */
+interface StatusOf {
+  readonly status?: string;
+  readonly error?: string;
+}
+
 const NO_CI: Interval = [Number.NaN, Number.NaN];
 
 /** The raw per-call samples of a cell, when the run recorded them. */
 function samplesOf(cell: CellRecord): readonly number[] | undefined {
-  const s = (cell as { readonly samplesMs?: readonly number[] }).samplesMs;
+  const s = cell.samplesMs;
   return s !== undefined && s.length > 0 ? s : undefined;
 }
 
@@ -306,7 +312,7 @@ class Comparer {
   }
 
   #unmatched(
-    side: 'baseline' | 'candidate',
+    side: UnmatchedEntry['side'],
     task: string,
     cell: string | null,
     metric: string | null,
@@ -386,19 +392,7 @@ class Comparer {
         this.#unmatched('baseline', task, bc.cell, null, 'cell not in the candidate');
         continue;
       }
-      if (bc.status !== 'completed' || cc.status !== 'completed') {
-        const [side, c] =
-          bc.status !== 'completed' ? (['candidate', bc] as const) : (['baseline', cc] as const);
-        const other = side === 'candidate' ? 'baseline' : 'candidate';
-        this.#unmatched(
-          side,
-          task,
-          bc.cell,
-          null,
-          `${c.status} in the ${other}${c.error ? `: ${c.error}` : ''}`,
-        );
-        continue;
-      }
+      if (!this.#completed(task, bc.cell, bc, cc)) continue;
       const stats = this.#cellStatsFor(task, bc, cc);
       this.#metrics(task, bc.cell, bc.metrics, cc.metrics, (m) => [stats.get(m), null]);
     }
@@ -463,22 +457,19 @@ class Comparer {
   }
 
   #bothCompleted(br: BenchmarkResult, cr: BenchmarkResult): boolean {
-    for (const [side, r, other] of [
-      ['candidate', br, 'baseline'],
-      ['baseline', cr, 'candidate'],
-    ] as const) {
-      if ((r.status ?? 'completed') !== 'completed') {
-        this.#unmatched(
-          side,
-          r.task,
-          null,
-          null,
-          `${r.status} in the ${other}${r.error ? `: ${r.error}` : ''}`,
-        );
-        return false;
-      }
-    }
-    return true;
+    return this.#completed(br.task, null, br, cr);
+  }
+
+  /** Whether both sides completed; otherwise lists the row (or cell) with the failure. */
+  #completed(task: string, cell: string | null, b: StatusOf, c: StatusOf): boolean {
+    const bOk = (b.status ?? 'completed') === 'completed';
+    const cOk = (c.status ?? 'completed') === 'completed';
+    if (bOk && cOk) return true;
+    const why = (r: StatusOf): string => `${r.status}${r.error ? `: ${r.error}` : ''}`;
+    if (!bOk && !cOk) this.#unmatched('both', task, cell, null, `${why(b)} in both runs`);
+    else if (bOk) this.#unmatched('baseline', task, cell, null, `${why(c)} in the candidate`);
+    else this.#unmatched('candidate', task, cell, null, `${why(b)} in the baseline`);
+    return false;
   }
 }
 

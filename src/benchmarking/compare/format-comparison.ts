@@ -64,7 +64,7 @@ function settingsLine(c: ReportComparison): string {
 
 function unmatchedLine(u: UnmatchedEntry): string {
   const where = [u.task, u.cell, u.metric].filter((x) => x !== null).join(' / ');
-  return `${u.side} only: ${where} (${u.reason})`;
+  return `${u.side === 'both' ? 'neither' : `${u.side} only`}: ${where} (${u.reason})`;
 }
 
 function headerLines(c: ReportComparison): string[] {

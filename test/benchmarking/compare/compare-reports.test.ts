@@ -151,7 +151,7 @@ describe('compareReports', () => {
         'baseline throughput - tps_seq32: not in the candidate',
         'baseline throughput - peak_tps: not in the candidate',
         'candidate throughput - extra: not in the baseline',
-        'baseline throughput seq=32,batch=1 -: failed in the candidate: OOM',
+        'baseline throughput seq=32,batch=1 -: failed: OOM in the candidate',
         'baseline latency - -: task not in the candidate',
         'baseline perplexity - -: task not in the candidate',
         'candidate mine - -: task not in the baseline',

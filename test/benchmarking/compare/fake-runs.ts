@@ -59,7 +59,7 @@ function cell(
       n,
     },
     ...(o.withoutSamples ? {} : { samplesMs }),
-  } as CellRecord;
+  };
 }
 
 /** A fake run of the workload. */
