@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   COMPARISON_FORMATS,
   type ComparisonFormat,
@@ -47,7 +47,8 @@ For every metric of every matched task and cell: baseline, candidate, relative c
 interval of the change and a Mann–Whitney U test on the raw per-call samples (when both runs recorded them),
 and a verdict: regressed / improved (significant and beyond the threshold, in the metric's bad / good
 direction), within noise (significant but smaller), no significant change, or not judged (counts, spreads,
-the single cold first call). Without samples the threshold alone decides. Rows on one side only are listed.
+single observations: the cold first call, the fastest and the slowest call). Without samples the threshold
+alone decides. Rows, cells and metrics on one side only are listed.
 Exit codes: 0 done, 1 a metric regressed and --fail-on-regression was given, 2 bad input.
 `;
 
@@ -89,11 +90,10 @@ export function registerCompareCommand(program: Command, ctx: CommandContext): C
     )
     .argument('<baseline>', 'the baseline run: a directory written by "dantinox bench" or its results file')
     .argument('<candidates...>', 'one or more candidate runs (directories or results.json / .jsonl / .csv)')
-    .option(
-      '--threshold <percent>',
-      'smallest change that counts as a regression or improvement (e.g. 5%, 2.5)',
-      parseThreshold,
-      DEFAULT_THRESHOLD_PERCENT / 100,
+    .addOption(
+      new Option('--threshold <percent>', 'smallest change that counts as a regression or improvement')
+        .argParser(parseThreshold)
+        .default(DEFAULT_THRESHOLD_PERCENT / 100, `${DEFAULT_THRESHOLD_PERCENT}%`),
     )
     .option('--format <format>', `output on stdout: ${COMPARISON_FORMATS.join(', ')}`, parseFormat, 'text')
     .option('--fail-on-regression', 'exit 1 when any metric regressed (for CI)')
