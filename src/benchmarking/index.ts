@@ -46,6 +46,20 @@ export { type CsvValue, formatCsv, parseCsv } from './csv.js';
 export { brownCorpusText, untagBrownDocument, untagBrownSentence } from './data/brown-corpus.js';
 export { collectEnvironment, type Environment, type EnvironmentOptions, readCpuInfo } from './environment.js';
 export {
+  HISTORY_MIGRATIONS,
+  HISTORY_SCHEMA_VERSION,
+  type HistoryMigration,
+} from './history/history-schema.js';
+export {
+  type HistoryFilter,
+  type HistoryOpenOptions,
+  type HistoryRun,
+  type HistoryRunSource,
+  machineFingerprint,
+  ResultsHistory,
+  type TrendPoint,
+} from './history/results-history.js';
+export {
   type JsonlCellRecord,
   type JsonlEndRecord,
   type JsonlRecord,

@@ -7,8 +7,8 @@
 /**
  * Exit codes of the `dantinox` command: `ok` (0) when everything ran, `taskFailed` (1) when at least one
  * benchmark task or measurement failed (its row is in the results with `status` and `error`) or an unexpected
- * error stopped the run, `regression` (1) when `compare --fail-on-regression` (or `bench --compare-last` with it)
- * found a regressed metric, `usage` (2) for usage and configuration errors (unknown option, preset, task or chart,
+ * error stopped the run, `regression` (1) when `compare --fail-on-regression` found a regressed
+ * metric, `usage` (2) for usage and configuration errors (unknown option, preset, task or chart,
  * invalid config, missing or unwritable file), which are reported before any measurement starts.
  */
 export const ExitCode = {

@@ -41,6 +41,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   bench: async () => (await import('./commands/bench.js')).registerBenchCommand,
   compare: async () => (await import('./commands/compare.js')).registerCompareCommand,
   flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
+  history: async () => (await import('./commands/history.js')).registerHistoryCommand,
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
 };

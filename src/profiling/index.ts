@@ -67,6 +67,7 @@ export {
 export { type CalibrateTimerOptions, calibrateTimer, type TimerDiagnostics } from './timer-diagnostics.js';
 export {
   type BootstrapOptions,
+  bootstrapRatio,
   bootstrapRelativeChange,
   erfc,
   MANN_WHITNEY_METHOD,

@@ -14,6 +14,7 @@ import { RadarChart } from './charts/radar-chart.js';
 import { ThroughputBatchChart } from './charts/throughput-batch-chart.js';
 import { ThroughputChart } from './charts/throughput-chart.js';
 import { TrainingCurveChart } from './charts/training-curve-chart.js';
+import { TrendChart } from './charts/trend-chart.js';
 
 /** The built-in charts by name, in the seed's registration order. */
 export const builtinCharts = {
@@ -24,6 +25,7 @@ export const builtinCharts = {
   pareto: ParetoChart,
   radar: RadarChart,
   compare: CompareChart,
+  trend: TrendChart,
 } as const satisfies Record<string, ChartClass>;
 
 /** Name of a built-in chart. */
@@ -45,6 +47,8 @@ export interface BuiltinChartOptionsMap {
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
   /** {@link CompareChart} options. */
   compare: NonNullable<ConstructorParameters<typeof CompareChart>[0]>;
+  /** {@link TrendChart} options. */
+  trend: NonNullable<ConstructorParameters<typeof TrendChart>[0]>;
 }
 
 /** Metadata of a registered chart, as listed by {@link ChartRegistry.list}. */

@@ -60,6 +60,7 @@ export {
 } from './charts/throughput-batch-chart.js';
 export { ThroughputChart, type ThroughputChartOptions, TPS_SEQ_PATTERN } from './charts/throughput-chart.js';
 export { TrainingCurveChart, type TrainingCurveChartOptions } from './charts/training-curve-chart.js';
+export { TrendChart, type TrendChartOptions } from './charts/trend-chart.js';
 export {
   buildHtmlReport,
   combineRuns,

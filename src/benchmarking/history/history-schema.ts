@@ -51,7 +51,9 @@ export const HISTORY_MIGRATIONS: readonly HistoryMigration[] = [
         metric VARCHAR,
         value DOUBLE,
         unit VARCHAR,
-        higher_is_better BOOLEAN
+        higher_is_better BOOLEAN,
+        description VARCHAR,
+        seq INTEGER NOT NULL
       )`,
     ],
   },

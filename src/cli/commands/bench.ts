@@ -17,6 +17,12 @@ import type { ParadigmKind } from '../../models/model-config.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
+import {
+  addHistoryOptions,
+  checkHistoryOptions,
+  type HistoryCliOptions,
+  recordHistory,
+} from '../history-options.js';
 import { loadPlugins } from '../load-plugins.js';
 import { checkModelSelection, DEFAULT_PRESET } from '../model-selection.js';
 import {
@@ -159,7 +165,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly charts: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
-};
+} & HistoryCliOptions;
 
 const EXAMPLES = `
 Examples:
@@ -248,6 +254,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       'YAML/JSON BenchmarkConfig (seed snake_case accepted); flags override it',
     );
   addCliOptions(command, BENCH_CONFIG_OPTIONS);
+  addHistoryOptions(command);
   return command
     .option('-o, --out <dir>', 'output directory (default: results/<timestamp>)')
     .option('--no-charts', 'skip charts/ and report.html')
@@ -278,6 +285,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     seed: config.seed,
   };
   checkModelSelection(selection, io.cwd);
+  checkHistoryOptions(options, io.cwd);
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
   const outDir = prepareOutputDir(outArg, io.cwd);
@@ -350,6 +358,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     io.stderr.write(`${messages.resultsNotWritten(missing)}\n`);
     return ExitCode.taskFailed;
   }
+  await recordHistory(report, options, ctx);
   const failed = report.results.filter((r) => r.status !== 'completed');
   if (failed.length > 0) {
     io.stderr.write(`${messages.tasksIncomplete(failed.map((r) => `${r.task} (${r.status})`))}\n`);
