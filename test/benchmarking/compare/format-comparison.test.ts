@@ -1,19 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compareReports, formatComparisons } from '../../../src/benchmarking/index.js';
+import { expectGolden } from '../../golden.js';
 import { fakeRun } from './fake-runs.js';
-
-const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'golden', 'benchmarking');
-
-/** Compares with a golden file; a missing file fails (write it with UPDATE_GOLDEN=1). */
-function expectGolden(name: string, text: string): void {
-  const path = join(GOLDEN, name);
-  if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(path, text);
-  expect(existsSync(path), `golden file ${path} is missing: run with UPDATE_GOLDEN=1`).toBe(true);
-  expect(text).toBe(readFileSync(path, 'utf8'));
-}
 
 const comparison = () =>
   compareReports(
@@ -26,7 +14,7 @@ const comparison = () =>
 
 describe('formatComparisons', () => {
   it('writes the markdown of a 10% slowdown as in the golden file (UPDATE_GOLDEN=1 to regenerate)', () => {
-    expectGolden('compare.md', formatComparisons([comparison()], 'markdown'));
+    expectGolden('benchmarking/compare.md', formatComparisons([comparison()], 'markdown'));
   });
 
   it('colours regressed rows on request only', () => {
