@@ -4,10 +4,9 @@
  *
  * @packageDocumentation
  */
-import { SuiteReport } from '../benchmarking/index.js';
+import { RunDirectory, SuiteReport } from '../benchmarking/index.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import { findResultsFile } from './load-runs.js';
 
 /** A run read from disk as a report, with the file it came from. */
 export interface LoadedReport {
@@ -23,7 +22,7 @@ export interface LoadedReport {
  * @throws {@link DantinoxError} `IO` when it is missing, unreadable, not a report, or holds no results.
  */
 export function loadReport(path: string, cwd: string): LoadedReport {
-  const file = findResultsFile(path, cwd);
+  const file = RunDirectory.locate(path, cwd);
   const report = SuiteReport.load(file);
   if (report.results.length === 0) throw new DantinoxError('IO', messages.reportHasNoResults(path));
   return { report, path: file };

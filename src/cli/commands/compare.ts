@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import {
   COMPARISON_FORMATS,
@@ -13,6 +13,7 @@ import {
   comparisonRows,
   formatComparisons,
   type ReportComparison,
+  RunDirectory,
 } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
@@ -74,7 +75,7 @@ function parseFormat(value: string): ComparisonFormat {
 
 /** Display names: run ids, else folder names; made unique with the path when two runs share one. */
 function runLabels(runs: readonly LoadedReport[]): string[] {
-  const names = runs.map((r) => r.report.runId ?? basename(dirname(r.path)));
+  const names = runs.map((r) => r.report.runId ?? RunDirectory.nameOf(r.path));
   return names.map((n, i) =>
     names.indexOf(n) === i && names.lastIndexOf(n) === i ? n : `${n} (${runs[i]?.path})`,
   );
