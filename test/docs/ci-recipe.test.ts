@@ -79,8 +79,8 @@ describe('docs/ci-github-actions.md', () => {
       }
     }
     for (const f of [
-      'runs/base-2/results.json',
-      'runs/pr-2/results.json',
+      'runs/base-1/results.json',
+      'runs/pr-1/results.json',
       'compare/comparison.md',
       'bench-history.duckdb',
     ]) {

@@ -21,6 +21,7 @@ const BUILTINS = [
   'pareto',
   'radar',
   'compare',
+  'trend',
 ];
 
 /** A minimal custom chart, registered with the standard decorator syntax (lowered by tsc in vitest). */
@@ -147,7 +148,8 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('change'),
     });
-    for (const name of BUILTINS.slice(1, -1)) {
+    expect(results['trend']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('time') });
+    for (const name of BUILTINS.slice(1, -2)) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;
