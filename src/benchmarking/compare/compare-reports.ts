@@ -196,8 +196,8 @@ const BUILTIN_TASK_METRICS: readonly MetricDescriptor[] = [
 
 /** What {@link Comparer} needs to know about a row or cell's outcome. */
 interface StatusOf {
-  readonly status?: string;
-  readonly error?: string;
+  readonly status?: string | undefined;
+  readonly error?: string | undefined;
 }
 
 const NO_CI: Interval = [Number.NaN, Number.NaN];

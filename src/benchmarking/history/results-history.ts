@@ -285,7 +285,7 @@ export class ResultsHistory {
       );
       let seq = 0;
       const row = async (
-        r: { task: string; status?: string; error?: string },
+        r: { task: string; status?: string | undefined; error?: string | undefined },
         cell: string | null,
         phase: string | null,
         metric: string | null,
