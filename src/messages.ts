@@ -398,6 +398,53 @@ export const messages = {
   /** The theoretical peak cannot be computed. */
   noTheoreticalPeak: (missing: string): string =>
     `theoretical peak unknown: ${missing} (only calibrated ceilings are used)`,
+  // ── benchmarking: compare and history ─────────────────────────────────────
+  /** Two runs of different models given to `compareReports` without `allowDifferentModels`. */
+  compareDifferentModels: (differences: readonly string[]): string =>
+    `The runs measure different models (${differences.join('; ')}). Compare runs of the same model, or pass --allow-different-models (allowDifferentModels: true) to compare them anyway.`,
+  /** A results file that parses but holds no task results. */
+  reportHasNoResults: (path: string): string =>
+    `"${path}" holds no results (no task finished). Pass a run written by "dantinox bench" that measured at least one task.`,
+  /** A history path that is a directory. */
+  historyIsDirectory: (path: string): string =>
+    `History file "${path}" is a directory. Pass a file path such as ${path.replace(/\/+$/, '')}/results.duckdb.`,
+  /** `@duckdb/node-api` could not be loaded. */
+  historyNeedsDuckdb: (cause: unknown): string =>
+    `The results history needs the @duckdb/node-api package, which could not be loaded (${cause instanceof Error ? cause.message : String(cause)}). Reinstall dependencies with "npm ci".`,
+  /** Another process holds the history file past the wait. */
+  historyLocked: (path: string, waitedMs: number, cause: unknown): string =>
+    `History file "${path}" is in use by another process (waited ${Math.round(waitedMs / 1000)} s): ${cause instanceof Error ? cause.message.replace(/ See also .*/, '') : String(cause)}. Wait for that process to finish, or write to another file.`,
+  /** A history path that is not a DuckDB file. */
+  historyUnreadable: (path: string, cause: unknown): string =>
+    `Cannot open history file "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Pass a DuckDB file written by "dantinox history add" or "bench --history", or a new path.`,
+  /** A history file of a newer schema. */
+  historyTooNew: (path: string, found: number, supported: number): string =>
+    `History file "${path}" has schema version ${found}; this dantinox reads versions up to ${supported}. Upgrade dantinox, or use another file.`,
+  /** An older history file opened read-only. */
+  historyNeedsMigration: (path: string, found: number, target: number): string =>
+    `History file "${path}" has schema version ${found} and needs migrating to ${target}; open it once for writing (e.g. "dantinox history add") to migrate it.`,
+  /** A report without run id given to the history. */
+  historyRunWithoutId: (): string =>
+    'This report has no run id, so it cannot be added to a history. Add runs written by "dantinox bench" (results.json or results.jsonl), which carry their run id.',
+  /** A run id not in the history. */
+  historyUnknownRun: (path: string, runId: string): string =>
+    `Run "${runId}" is not in history file "${path}". List the runs with "dantinox history list ${path}".`,
+  /** `history trend` of a metric no run has. */
+  historyNoTrend: (path: string, metric: string): string =>
+    `No run in "${path}" has a value of "${metric}" (with these filters). Check the key with "dantinox history show <run>"; cell metrics such as p99_ms need --cell <id>.`,
+  /** `--compare-last` without `--history`. */
+  compareLastNeedsHistory: (): string =>
+    '--compare-last compares with the previous run in a results history: add --history <file.duckdb>.',
+  /** `--compare-last` when the history has no earlier run of the model on this machine. */
+  noPreviousRun: (path: string): string =>
+    `No earlier run of this model on this machine in "${path}": nothing to compare with yet (this run is the baseline of the next one).`,
+  /** A `--threshold` that is not a percentage. */
+  badThreshold: (value: string): string =>
+    `--threshold must be a percentage ≥ 0 such as 5% or 2.5, received ${JSON.stringify(value)}.`,
+  /** An unknown `--format` of `compare`. */
+  unknownComparisonFormat: (value: string, allowed: readonly string[]): string =>
+    `--format must be one of ${allowed.join(', ')}, received ${JSON.stringify(value)}.`,
+
   // ── visualization ─────────────────────────────────────────────────────────
   /** A chart data row that is not an object. */
   badChartRow: (index: number, row: unknown): string =>

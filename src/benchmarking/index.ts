@@ -39,6 +39,26 @@ export {
   type CellSpec,
   runCell,
 } from './cell-runner.js';
+export { CELL_METRICS, cellSampleStatistic } from './compare/cell-metrics.js';
+export {
+  BOOTSTRAP_METHOD,
+  type ComparedRun,
+  type CompareOptions,
+  compareReports,
+  type MetricComparison,
+  MODEL_IDENTITY_KEYS,
+  type ReportComparison,
+  type UnmatchedEntry,
+  VERDICTS,
+  type Verdict,
+} from './compare/compare-reports.js';
+export {
+  COMPARISON_FORMATS,
+  type ComparisonFormat,
+  comparisonRows,
+  type FormatComparisonOptions,
+  formatComparisons,
+} from './compare/format-comparison.js';
 export { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
 export { type CsvValue, formatCsv, parseCsv } from './csv.js';
 export { brownCorpusText, untagBrownDocument, untagBrownSentence } from './data/brown-corpus.js';
@@ -50,6 +70,20 @@ export {
   withEfficiency,
 } from './efficiency-columns.js';
 export { collectEnvironment, type Environment, type EnvironmentOptions, readCpuInfo } from './environment.js';
+export {
+  HISTORY_MIGRATIONS,
+  HISTORY_SCHEMA_VERSION,
+  type HistoryMigration,
+} from './history/history-schema.js';
+export {
+  type HistoryFilter,
+  type HistoryOpenOptions,
+  type HistoryRun,
+  type HistoryRunSource,
+  machineLabel,
+  ResultsHistory,
+  type TrendPoint,
+} from './history/results-history.js';
 export {
   type JsonlCellRecord,
   type JsonlEndRecord,

@@ -56,7 +56,9 @@ type RegisterCommand = (program: Command, ctx: CommandContext) => Command;
 const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   bench: async () => (await import('./commands/bench.js')).registerBenchCommand,
   calibrate: async () => (await import('./commands/calibrate.js')).registerCalibrateCommand,
+  compare: async () => (await import('./commands/compare.js')).registerCompareCommand,
   flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
+  history: async () => (await import('./commands/history.js')).registerHistoryCommand,
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
 };

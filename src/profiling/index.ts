@@ -84,3 +84,16 @@ export {
   summarize,
 } from './statistics.js';
 export { type CalibrateTimerOptions, calibrateTimer, type TimerDiagnostics } from './timer-diagnostics.js';
+export {
+  type BootstrapOptions,
+  bootstrapRatio,
+  bootstrapRelativeChange,
+  erfc,
+  MANN_WHITNEY_METHOD,
+  type MannWhitneyResult,
+  mannWhitneyU,
+  normalSf,
+  type SortedStatistic,
+  sortedMean,
+  sortedQuantile,
+} from './two-sample-tests.js';

@@ -7,6 +7,7 @@
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { Chart, type ChartAccepts, type ChartClass, type ChartParam } from './chart.js';
+import { CompareChart } from './charts/compare-chart.js';
 import { LatencyChart } from './charts/latency-chart.js';
 import { ParetoChart } from './charts/pareto-chart.js';
 import { RadarChart } from './charts/radar-chart.js';
@@ -14,6 +15,7 @@ import { RooflineChart } from './charts/roofline-chart.js';
 import { ThroughputBatchChart } from './charts/throughput-batch-chart.js';
 import { ThroughputChart } from './charts/throughput-chart.js';
 import { TrainingCurveChart } from './charts/training-curve-chart.js';
+import { TrendChart } from './charts/trend-chart.js';
 
 /** The built-in charts by name, in the seed's registration order. */
 export const builtinCharts = {
@@ -24,6 +26,8 @@ export const builtinCharts = {
   pareto: ParetoChart,
   radar: RadarChart,
   roofline: RooflineChart,
+  compare: CompareChart,
+  trend: TrendChart,
 } as const satisfies Record<string, ChartClass>;
 
 /** Name of a built-in chart. */
@@ -45,6 +49,10 @@ export interface BuiltinChartOptionsMap {
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
   /** {@link RooflineChart} options. */
   roofline: NonNullable<ConstructorParameters<typeof RooflineChart>[0]>;
+  /** {@link CompareChart} options. */
+  compare: NonNullable<ConstructorParameters<typeof CompareChart>[0]>;
+  /** {@link TrendChart} options. */
+  trend: NonNullable<ConstructorParameters<typeof TrendChart>[0]>;
 }
 
 /** Metadata of a registered chart, as listed by {@link ChartRegistry.list}. */

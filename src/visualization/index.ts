@@ -49,6 +49,7 @@ export {
   createChartRegistry,
   type RegisterChartOptions,
 } from './chart-registry.js';
+export { CompareChart, type CompareChartOptions } from './charts/compare-chart.js';
 export { LatencyChart, type LatencyChartOptions, type LatencyPhase } from './charts/latency-chart.js';
 export { ParetoChart, type ParetoChartOptions } from './charts/pareto-chart.js';
 export { DEFAULT_RADAR_METRICS, RadarChart, type RadarChartOptions } from './charts/radar-chart.js';
@@ -60,6 +61,7 @@ export {
 } from './charts/throughput-batch-chart.js';
 export { ThroughputChart, type ThroughputChartOptions, TPS_SEQ_PATTERN } from './charts/throughput-chart.js';
 export { TrainingCurveChart, type TrainingCurveChartOptions } from './charts/training-curve-chart.js';
+export { TrendChart, type TrendChartOptions } from './charts/trend-chart.js';
 export {
   buildHtmlReport,
   combineRuns,

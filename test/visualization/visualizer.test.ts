@@ -21,6 +21,8 @@ const BUILTINS = [
   'pareto',
   'radar',
   'roofline',
+  'compare',
+  'trend',
 ];
 
 /** A minimal custom chart, registered with the standard decorator syntax (lowered by tsc in vitest). */
@@ -148,7 +150,12 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('ceiling_gflops_{dtype} | ceiling_bandwidth_gbs'),
     });
-    for (const name of BUILTINS.slice(1, -1)) {
+    expect(results['compare']).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('change'),
+    });
+    expect(results['trend']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('time') });
+    for (const name of BUILTINS.slice(1, -3)) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

@@ -21,6 +21,12 @@ import type { CliWriter } from '../cli-io.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
+import {
+  addHistoryOptions,
+  checkHistoryOptions,
+  type HistoryCliOptions,
+  recordHistory,
+} from '../history-options.js';
 import { watchInterrupts } from '../interrupts.js';
 import { loadPlugins } from '../load-plugins.js';
 import { tellLauncher, underLauncher } from '../malloc-tuning.js';
@@ -169,7 +175,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly calibrate: boolean;
   readonly recalibrate?: boolean;
   readonly calibrationMs: number;
-};
+} & HistoryCliOptions;
 
 const EXAMPLES = `
 Examples:
@@ -259,6 +265,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       'YAML/JSON BenchmarkConfig (seed snake_case accepted); flags override it',
     );
   addCliOptions(command, BENCH_CONFIG_OPTIONS);
+  addHistoryOptions(command);
   return command
     .option('-o, --out <dir>', 'output directory (default: results/<timestamp>)')
     .option('--no-charts', 'skip charts/ and report.html')
@@ -309,6 +316,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       modelBuildBytes(checked.config),
       { force: options.force === true },
     );
+  checkHistoryOptions(options, io.cwd);
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
   claimRunDir(outArg, io.cwd, options.force === true);
@@ -380,6 +388,8 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     io.stderr.write(`${messages.benchStopped(stoppedBy)}\n`);
     return stoppedBy === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
   }
+  // A stopped run is not added to the history: its missing cells would read as a comparison baseline.
+  await recordHistory(report, options, ctx);
   const failed = report.results.filter((r) => r.status !== 'completed');
   if (failed.length > 0) {
     io.stderr.write(`${messages.tasksIncomplete(failed.map((r) => `${r.task} (${r.status})`))}\n`);

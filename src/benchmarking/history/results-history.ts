@@ -1,0 +1,513 @@
+/**
+ * `ResultsHistory`: benchmark runs appended to a DuckDB file — run identity (time, git commit and branch, machine
+ * fingerprint, engine, model, dtype) and every metric in long format with its unit and direction, plus the raw
+ * per-call samples — for trends over time and for comparing a new run with the previous one.
+ *
+ * @packageDocumentation
+ */
+import { statSync } from 'node:fs';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import { bootstrapRatio, type Interval } from '../../profiling/index.js';
+import { Rng } from '../../rng.js';
+import { CELL_METRICS, cellSampleStatistic } from '../compare/cell-metrics.js';
+import { MODEL_IDENTITY_KEYS } from '../compare/compare-reports.js';
+import type { Environment } from '../environment.js';
+import { describeMetric } from '../metric-schema.js';
+import { SuiteReport } from '../report.js';
+import type { BenchmarkResult, BenchmarkStatus, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
+import { HISTORY_MIGRATIONS, HISTORY_SCHEMA_VERSION } from './history-schema.js';
+
+/** Options of {@link ResultsHistory.open}. */
+export interface HistoryOpenOptions {
+  /** Open for reading only (several readers may share a file). @default false */
+  readonly readOnly?: boolean;
+  /**
+   * How long to wait, in ms, while another process holds the file (DuckDB allows one writer process); after
+   * that, opening fails with a clear error. @default 10000
+   */
+  readonly lockTimeoutMs?: number;
+  /** Migrate a new or older file only up to this schema version (for migration tests). @internal */
+  readonly schemaVersion?: number;
+}
+
+/** Where and from what a run came, recorded with it by {@link ResultsHistory.add}. */
+export interface HistoryRunSource {
+  /** Git commit of the code measured, when known. */
+  readonly gitCommit?: string | null;
+  /** Git branch, when known. */
+  readonly gitBranch?: string | null;
+  /** When the run is added. @default now */
+  readonly addedAt?: Date;
+}
+
+/** One run of a history, as listed. */
+export interface HistoryRun {
+  /** Run id (unique in a history). */
+  readonly runId: string;
+  /** When it was added (ISO 8601). */
+  readonly addedAt: string;
+  /** When it started (ISO 8601), from its environment block. */
+  readonly startedAt: string | null;
+  /** Git commit. */
+  readonly gitCommit: string | null;
+  /** Git branch. */
+  readonly gitBranch: string | null;
+  /** Machine fingerprint: CPU model, logical CPUs, memory. */
+  readonly machine: string;
+  /** Model name. */
+  readonly model: string | null;
+  /** Engine label. */
+  readonly engine: string | null;
+  /** Weight dtype. */
+  readonly dtype: string | null;
+  /** Engine threads. */
+  readonly threads: number | null;
+}
+
+/** One point of {@link ResultsHistory.trend}: a metric's value in one run, with its interval when samples exist. */
+export interface TrendPoint {
+  /** The run. */
+  readonly runId: string;
+  /** When the run started (or was added), ISO 8601. */
+  readonly time: string;
+  /** Git commit of the run. */
+  readonly gitCommit: string | null;
+  /** Model name of the run. */
+  readonly model: string | null;
+  /** Machine fingerprint of the run. */
+  readonly machine: string;
+  /** Task of the value. */
+  readonly task: string;
+  /** Cell of the value (`null` for a task metric). */
+  readonly cell: string | null;
+  /** The value. */
+  readonly value: number;
+  /** Unit. */
+  readonly unit: string | null;
+  /** 95% percentile-bootstrap interval of the value from the samples; `[NaN, NaN]` without samples. */
+  readonly ci: Interval;
+}
+
+/** Filters of {@link ResultsHistory.trend} and {@link ResultsHistory.runs}. */
+export interface HistoryFilter {
+  /** Model name. */
+  readonly model?: string;
+  /** Machine fingerprint (as listed). */
+  readonly machine?: string;
+  /** Task name (trend only). */
+  readonly task?: string;
+  /** Cell id (trend only; default: task metrics). */
+  readonly cell?: string;
+}
+
+/**
+ * The machine fingerprint recorded with a run: `<CPU model> · <logical CPUs> CPUs · <memory> GiB`, or
+ * `unknown machine` when the run has no environment block (e.g. a CSV file).
+ */
+export function machineLabel(environment: Environment | undefined): string {
+  if (environment === undefined) return 'unknown machine';
+  const gib = Math.round(environment.totalMemoryBytes / 2 ** 30);
+  return `${environment.cpuModel} · ${environment.logicalCpus} CPUs · ${gib} GiB`;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const isLockError = (e: unknown): boolean =>
+  e instanceof Error && /Could not set lock|Conflicting lock/i.test(e.message);
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const iso = (ms: unknown): string | null =>
+  ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
+
+/**
+ * A results history in one DuckDB file. Every {@link ResultsHistory.add} is one transaction, so a crash or
+ * Ctrl-C mid-write leaves the file as it was; a second process that wants the file waits up to
+ * `lockTimeoutMs` and then gets a clear error (DuckDB allows one writing process). The schema is versioned
+ * (table `dantinox_schema`): older files are migrated on open, newer ones refused.
+ *
+ * Tables (query them with any DuckDB client): `runs` (one row per run), `metrics` (long format: run_id, task,
+ * cell — null for the task's own metrics —, phase, status, error, metric, value, unit, higher_is_better,
+ * description, seq) and `samples` (run_id, task, cell, samples_ms DOUBLE[]).
+ *
+ * @example
+ * ```ts
+ * const history = await ResultsHistory.open('results.duckdb');
+ * try {
+ *   await history.add(SuiteReport.load('results/run-1/results.json'), { gitCommit: 'abc123' });
+ *   console.log(await history.trend('tps_seq128'));
+ * } finally {
+ *   history.close();
+ * }
+ * ```
+ */
+export class ResultsHistory {
+  readonly #instance: DuckDBInstance;
+  readonly #connection: DuckDBConnection;
+  /** The file. */
+  readonly path: string;
+
+  private constructor(path: string, instance: DuckDBInstance, connection: DuckDBConnection) {
+    this.path = path;
+    this.#instance = instance;
+    this.#connection = connection;
+  }
+
+  /**
+   * Opens (creating when missing, unless read-only) a history file and brings its schema up to date.
+   *
+   * @throws {@link DantinoxError} `IO` when the path is a directory, is not a DuckDB file, stays locked by another
+   * process past `lockTimeoutMs`, or was written by a newer dantinox (schema version too new); `DEPENDENCY_MISSING`
+   * when `@duckdb/node-api` cannot be loaded.
+   */
+  static async open(path: string, options: HistoryOpenOptions = {}): Promise<ResultsHistory> {
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    if (isDir) throw new DantinoxError('IO', messages.historyIsDirectory(path));
+    let duckdb: typeof import('@duckdb/node-api');
+    try {
+      duckdb = await import('@duckdb/node-api');
+    } catch (cause) {
+      throw new DantinoxError('DEPENDENCY_MISSING', messages.historyNeedsDuckdb(cause), { cause });
+    }
+    const timeout = options.lockTimeoutMs ?? 10_000;
+    const start = Date.now();
+    const config: Record<string, string> = options.readOnly ? { access_mode: 'READ_ONLY' } : {};
+    let instance: DuckDBInstance | undefined;
+    for (;;) {
+      try {
+        instance = await duckdb.DuckDBInstance.create(path, config);
+        break;
+      } catch (cause) {
+        if (isLockError(cause) && Date.now() - start < timeout) {
+          await sleep(100);
+          continue;
+        }
+        const message = isLockError(cause)
+          ? messages.historyLocked(path, timeout, cause)
+          : messages.historyUnreadable(path, cause);
+        throw new DantinoxError('IO', message, { cause });
+      }
+    }
+    const history = new ResultsHistory(path, instance, await instance.connect());
+    try {
+      await history.#migrate(options.schemaVersion ?? HISTORY_SCHEMA_VERSION, options.readOnly === true);
+    } catch (error) {
+      history.close();
+      throw error;
+    }
+    return history;
+  }
+
+  /** The schema version of the open file. */
+  async schemaVersion(): Promise<number> {
+    const rows = await this.#rows(
+      "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'dantinox_schema'",
+    );
+    if (Number(rows[0]?.['n'] ?? 0) === 0) return 0;
+    return Number((await this.#rows('SELECT max(version) AS v FROM dantinox_schema'))[0]?.['v'] ?? 0);
+  }
+
+  async #migrate(target: number, readOnly: boolean): Promise<void> {
+    const current = await this.schemaVersion();
+    if (current > HISTORY_SCHEMA_VERSION) {
+      throw new DantinoxError('IO', messages.historyTooNew(this.path, current, HISTORY_SCHEMA_VERSION));
+    }
+    const pending = HISTORY_MIGRATIONS.filter((m) => m.version > current && m.version <= target);
+    if (pending.length === 0) return;
+    if (readOnly) throw new DantinoxError('IO', messages.historyNeedsMigration(this.path, current, target));
+    await this.#transaction(async () => {
+      for (const m of pending) {
+        for (const sql of m.statements) await this.#connection.run(sql);
+        await this.#connection.run('UPDATE dantinox_schema SET version = $1', [m.version]);
+      }
+    });
+  }
+
+  async #transaction<T>(work: () => Promise<T>): Promise<T> {
+    await this.#connection.run('BEGIN TRANSACTION');
+    try {
+      const out = await work();
+      await this.#connection.run('COMMIT');
+      return out;
+    } catch (error) {
+      await this.#connection.run('ROLLBACK');
+      throw error;
+    }
+  }
+
+  async #rows(sql: string, values: DuckDBValue[] = []): Promise<Record<string, unknown>[]> {
+    return (await this.#connection.runAndReadAll(sql, values)).getRowObjectsJS() as Record<string, unknown>[];
+  }
+
+  /**
+   * Appends a run in one transaction: its identity, every metric of every task row and cell in long format
+   * (failed rows and cells keep their status and error), and the raw samples. A run id already in the history
+   * is left as it is.
+   *
+   * @returns `added`, or `exists` when the run id was there already.
+   * @throws {@link DantinoxError} `INVALID_INPUT` when the report has no run id.
+   */
+  async add(report: SuiteReport, source: HistoryRunSource = {}): Promise<'added' | 'exists'> {
+    const runId = report.runId;
+    if (runId === undefined) throw new DantinoxError('INVALID_INPUT', messages.historyRunWithoutId());
+    const present = await this.#rows('SELECT 1 FROM runs WHERE run_id = $1', [runId]);
+    if (present.length > 0) return 'exists';
+    const env = report.environment;
+    const meta = report.modelMeta;
+    await this.#transaction(async () => {
+      await this.#connection.run(
+        `INSERT INTO runs VALUES ($1, $2::TIMESTAMPTZ, $3::TIMESTAMPTZ, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::JSON, $15::JSON)`,
+        [
+          runId,
+          (source.addedAt ?? new Date()).toISOString(),
+          env?.timestamp ?? null,
+          source.gitCommit ?? null,
+          source.gitBranch ?? null,
+          machineLabel(env),
+          env?.cpuModel ?? null,
+          env?.logicalCpus ?? null,
+          env === undefined ? null : BigInt(Math.round(env.totalMemoryBytes)),
+          str(meta['engine'] ?? env?.engine),
+          str(meta['model']),
+          str(meta['dtype']),
+          num(meta['threads'] ?? env?.threads),
+          JSON.stringify(meta),
+          env === undefined ? null : JSON.stringify(env),
+        ],
+      );
+      const insertMetric = await this.#connection.prepare(
+        'INSERT INTO metrics VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+      );
+      let seq = 0;
+      const row = async (
+        r: { task: string; status?: string | undefined; error?: string | undefined },
+        cell: string | null,
+        phase: string | null,
+        metric: string | null,
+        value: number | null,
+        d: MetricDescriptor | undefined,
+      ): Promise<void> => {
+        insertMetric.bind([
+          runId,
+          r.task,
+          cell,
+          phase,
+          r.status ?? 'completed',
+          r.error ?? null,
+          metric,
+          value !== null && Number.isFinite(value) ? value : null,
+          d?.unit ?? null,
+          d?.higherIsBetter ?? null,
+          d?.description ?? null,
+          seq++,
+        ]);
+        await insertMetric.run();
+      };
+      for (const r of report.results) {
+        const entries = Object.entries(r.metrics);
+        if (entries.length === 0) await row(r, null, null, null, null, undefined);
+        for (const [k, v] of entries) await row(r, null, null, k, v, describeMetric(k, report.descriptors));
+        for (const c of r.cells ?? []) {
+          const cellEntries = Object.entries(c.metrics);
+          if (cellEntries.length === 0) await row(c, c.cell, c.phase, null, null, undefined);
+          for (const [k, v] of cellEntries)
+            await row(c, c.cell, c.phase, k, v, describeMetric(k, CELL_METRICS));
+          if (c.samplesMs !== undefined && c.samplesMs.length > 0) {
+            await this.#connection.run('INSERT INTO samples VALUES ($1, $2, $3, $4::DOUBLE[])', [
+              runId,
+              c.task,
+              c.cell,
+              `[${c.samplesMs.join(',')}]`,
+            ]);
+          }
+        }
+      }
+      insertMetric.destroySync();
+    });
+    return 'added';
+  }
+
+  /** The runs, oldest first, optionally of one model and/or machine. */
+  async runs(filter: HistoryFilter = {}): Promise<HistoryRun[]> {
+    const rows = await this.#rows(
+      `SELECT run_id, epoch_ms(added_at) AS added, epoch_ms(started_at) AS started, git_commit, git_branch, machine,
+              model, engine, dtype, threads
+       FROM runs WHERE ($1::VARCHAR IS NULL OR model = $1) AND ($2::VARCHAR IS NULL OR machine = $2)
+       ORDER BY coalesce(started_at, added_at), added_at, run_id`,
+      [filter.model ?? null, filter.machine ?? null],
+    );
+    return rows.map((r) => ({
+      runId: String(r['run_id']),
+      addedAt: iso(r['added']) as string,
+      startedAt: iso(r['started']),
+      gitCommit: str(r['git_commit']),
+      gitBranch: str(r['git_branch']),
+      machine: String(r['machine']),
+      model: str(r['model']),
+      engine: str(r['engine']),
+      dtype: str(r['dtype']),
+      threads: num(r['threads']),
+    }));
+  }
+
+  /**
+   * Rebuilds a stored run as a {@link SuiteReport} (results, cells with their samples, model metadata,
+   * environment, descriptors), e.g. to compare it; `undefined` when the run id is not in the history.
+   */
+  async report(runId: string): Promise<SuiteReport | undefined> {
+    const runRows = await this.#rows('SELECT model_meta, environment FROM runs WHERE run_id = $1', [runId]);
+    const run = runRows[0];
+    if (run === undefined) return undefined;
+    const metricRows = await this.#rows('SELECT * FROM metrics WHERE run_id = $1 ORDER BY seq', [runId]);
+    const sampleRows = await this.#rows('SELECT task, cell, samples_ms FROM samples WHERE run_id = $1', [
+      runId,
+    ]);
+    const samples = new Map(
+      sampleRows.map((s) => [`${s['task']}\0${s['cell']}`, s['samples_ms'] as number[]]),
+    );
+    const results = new Map<
+      string,
+      BenchmarkResult & { cells: CellRecord[]; metrics: Record<string, number> }
+    >();
+    const cells = new Map<string, CellRecord & { metrics: Record<string, number> }>();
+    const descriptors = new Map<string, MetricDescriptor>();
+    for (const m of metricRows) {
+      const task = String(m['task']);
+      const status = String(m['status']) as BenchmarkStatus;
+      const error = str(m['error']);
+      const cellId = str(m['cell']);
+      let result = results.get(task);
+      if (result === undefined) {
+        result = { task, status: 'completed', metrics: {}, cells: [] };
+        results.set(task, result);
+      }
+      const metric = str(m['metric']);
+      const value = m['value'] === null ? Number.NaN : Number(m['value']);
+      if (cellId === null) {
+        Object.assign(result, { status, ...(error === null ? {} : { error }) });
+        if (metric !== null) result.metrics[metric] = value;
+        if (metric !== null && m['unit'] !== null && !descriptors.has(metric)) {
+          descriptors.set(metric, {
+            key: metric,
+            unit: String(m['unit']),
+            description: str(m['description']) ?? '',
+            ...(m['higher_is_better'] === null ? {} : { higherIsBetter: Boolean(m['higher_is_better']) }),
+          });
+        }
+        continue;
+      }
+      const key = `${task}\0${cellId}`;
+      let cell = cells.get(key);
+      if (cell === undefined) {
+        const s = samples.get(key);
+        cell = {
+          task,
+          cell: cellId,
+          phase: str(m['phase']) ?? '',
+          status,
+          ...(error === null ? {} : { error }),
+          metrics: {},
+          ...(s === undefined ? {} : { samplesMs: s }),
+        };
+        cells.set(key, cell);
+        result.cells.push(cell);
+      }
+      if (metric !== null) cell.metrics[metric] = value;
+    }
+    return new SuiteReport({
+      results: [...results.values()].map(({ cells: list, ...r }) =>
+        list.length === 0 ? r : { ...r, cells: list },
+      ),
+      modelMeta: JSON.parse(String(run['model_meta'])) as Record<string, MetaValue>,
+      ...(run['environment'] === null
+        ? {}
+        : { environment: JSON.parse(String(run['environment'])) as Environment }),
+      runId,
+      descriptors: [...descriptors.values()],
+    });
+  }
+
+  /**
+   * The latest run before `runId` (by start time) of the same model (name and architecture, see
+   * {@link MODEL_IDENTITY_KEYS}) on the same machine, or `undefined` when there is none.
+   */
+  async previousRun(runId: string): Promise<string | undefined> {
+    const rows = await this.#rows(
+      `SELECT b.run_id, b.model_meta FROM runs a JOIN runs b
+         ON b.machine = a.machine AND b.model IS NOT DISTINCT FROM a.model AND b.run_id <> a.run_id
+         AND coalesce(b.started_at, b.added_at) <= coalesce(a.started_at, a.added_at)
+       WHERE a.run_id = $1
+       ORDER BY coalesce(b.started_at, b.added_at) DESC, b.added_at DESC`,
+      [runId],
+    );
+    const mine = await this.#rows('SELECT model_meta FROM runs WHERE run_id = $1', [runId]);
+    if (mine[0] === undefined) return undefined;
+    const meta = JSON.parse(String(mine[0]['model_meta'])) as Record<string, MetaValue>;
+    const same = (other: Record<string, MetaValue>): boolean =>
+      MODEL_IDENTITY_KEYS.every(
+        (k) => other[k] === undefined || meta[k] === undefined || other[k] === meta[k],
+      );
+    const match = rows.find((r) => same(JSON.parse(String(r['model_meta'])) as Record<string, MetaValue>));
+    return match === undefined ? undefined : String(match['run_id']);
+  }
+
+  /**
+   * A metric over the runs, oldest first: its value in each run (task metric by default, or of `filter.cell`),
+   * with a 95% percentile-bootstrap interval from the raw samples when the value is a statistic of a cell's
+   * samples (a cell metric, or a task metric equal to one). Seeded: the same history gives the same intervals.
+   */
+  async trend(metric: string, filter: HistoryFilter = {}, seed = 0): Promise<TrendPoint[]> {
+    const rows = await this.#rows(
+      `SELECT m.run_id, epoch_ms(coalesce(r.started_at, r.added_at)) AS t, r.git_commit, r.model, r.machine, m.task, m.cell, m.value,
+              m.unit, s.samples_ms, c.metric AS sample_metric
+       FROM metrics m JOIN runs r USING (run_id)
+       LEFT JOIN metrics c ON c.run_id = m.run_id AND c.task = m.task AND c.cell IS NOT NULL
+         AND m.cell IS NULL AND c.value = m.value
+       LEFT JOIN samples s ON s.run_id = m.run_id AND s.task = m.task AND s.cell = coalesce(m.cell, c.cell)
+       WHERE m.metric = $1 AND m.value IS NOT NULL
+         AND ($2::VARCHAR IS NULL AND m.cell IS NULL OR m.cell = $2)
+         AND ($3::VARCHAR IS NULL OR m.task = $3) AND ($4::VARCHAR IS NULL OR r.model = $4)
+         AND ($5::VARCHAR IS NULL OR r.machine = $5)
+       ORDER BY t, m.run_id, m.task`,
+      [metric, filter.cell ?? null, filter.task ?? null, filter.model ?? null, filter.machine ?? null],
+    );
+    const points = new Map<string, TrendPoint>();
+    for (const r of rows) {
+      const key = `${r['run_id']}\0${r['task']}`;
+      const value = Number(r['value']);
+      const stat = cellSampleStatistic(str(r['cell']) === null ? String(r['sample_metric'] ?? '') : metric);
+      const s = r['samples_ms'] as number[] | null;
+      let ci: Interval = [Number.NaN, Number.NaN];
+      if (stat !== undefined && s !== null && s.length > 0) {
+        const [rel] = bootstrapRatio(s, [stat], { rng: new Rng(seed) });
+        if (rel !== undefined) ci = [value * rel[0], value * rel[1]];
+      }
+      const prior = points.get(key);
+      if (prior !== undefined && !Number.isNaN(prior.ci[0])) continue;
+      points.set(key, {
+        runId: String(r['run_id']),
+        time: iso(r['t']) as string,
+        gitCommit: str(r['git_commit']),
+        model: str(r['model']),
+        machine: String(r['machine']),
+        task: String(r['task']),
+        cell: str(r['cell']),
+        value,
+        unit: str(r['unit']),
+        ci,
+      });
+    }
+    return [...points.values()];
+  }
+
+  /** Closes the file (releasing the lock). */
+  close(): void {
+    this.#connection.closeSync();
+    this.#instance.closeSync();
+  }
+}

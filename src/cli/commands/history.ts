@@ -1,0 +1,229 @@
+/**
+ * `dantinox history add|list|show|trend`: a results history in a DuckDB file.
+ *
+ * @packageDocumentation
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { ResultsHistory, type TrendPoint } from '../../benchmarking/index.js';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import { Visualizer } from '../../visualization/index.js';
+import type { CommandContext } from '../command-context.js';
+import { ExitCode } from '../exit-code.js';
+import { gitInfo } from '../git-info.js';
+import { loadReport } from '../load-report.js';
+
+/** The default history file, relative to the working directory. */
+export const DEFAULT_HISTORY_FILE = 'results.duckdb';
+
+interface HistoryOptions {
+  readonly history: string;
+}
+
+interface TrendOptions extends HistoryOptions {
+  readonly task?: string;
+  readonly cell?: string;
+  readonly model?: string;
+  readonly machine?: string;
+  readonly json?: boolean;
+  readonly out?: string;
+  readonly x: 'time' | 'commit';
+}
+
+const EXAMPLES = `
+Examples:
+  $ dantinox bench --config tiny --history results.duckdb --compare-last
+  $ dantinox history add results/2026-01-31_14-05-09 results/2026-02-01_09-12-44
+  $ dantinox history list
+  $ dantinox history show tiny-2026-01-31_14-05-09
+  $ dantinox history trend tps_seq128 --model tiny --out trend/   # + chart (SVG, PNG, HTML)
+  $ duckdb results.duckdb "SELECT run_id, value FROM metrics WHERE metric = 'decode_tps'"
+
+The file is a DuckDB database (tables runs, metrics, samples): query it with SQL from any DuckDB client.
+Each add is one transaction (a crash or Ctrl-C never leaves half a run); a second writer waits up to 10 s.
+`;
+
+async function openHistory(
+  options: HistoryOptions,
+  ctx: CommandContext,
+  readOnly: boolean,
+): Promise<ResultsHistory> {
+  const path = isAbsolute(options.history) ? options.history : resolve(ctx.io.cwd, options.history);
+  return ResultsHistory.open(path, { readOnly });
+}
+
+async function withHistory<T>(
+  options: HistoryOptions,
+  ctx: CommandContext,
+  readOnly: boolean,
+  work: (h: ResultsHistory) => Promise<T>,
+): Promise<T> {
+  const history = await openHistory(options, ctx, readOnly);
+  try {
+    return await work(history);
+  } finally {
+    history.close();
+  }
+}
+
+/** Left-aligned columns separated by two spaces. */
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: readonly string[]): string =>
+    r
+      .map((x, i) => x.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd();
+  return [line(head), ...rows.map(line)].join('\n');
+}
+
+const value4 = (v: number): string => (Number.isFinite(v) ? String(Number(v.toPrecision(4))) : '—');
+
+function trendRows(points: readonly TrendPoint[], metric: string) {
+  return points.map((p) => ({
+    run_id: p.runId,
+    time: p.time,
+    git_commit: p.gitCommit,
+    task: p.task,
+    cell: p.cell,
+    metric,
+    value: p.value,
+    ci_low: Number.isFinite(p.ci[0]) ? p.ci[0] : null,
+    ci_high: Number.isFinite(p.ci[1]) ? p.ci[1] : null,
+    unit: p.unit,
+    series: `${p.model ?? '?'} · ${p.machine}`,
+  }));
+}
+
+/** Registers `dantinox history` and its subcommands on `program`. */
+export function registerHistoryCommand(program: Command, ctx: CommandContext): Command {
+  const history = program
+    .command('history')
+    .summary('keep runs in a DuckDB results history: add, list, show, trend')
+    .description(
+      'A results history in one DuckDB file: append runs, list them, show one, and chart a metric over runs.',
+    )
+    .addHelpText('after', EXAMPLES);
+  const file = (c: Command): Command =>
+    c.option('--history <file>', 'the DuckDB history file', DEFAULT_HISTORY_FILE);
+  file(
+    history
+      .command('add')
+      .description('append runs (directories written by "dantinox bench", or their results.json / .jsonl)')
+      .argument('<runs...>', 'run directories or results files'),
+  ).action(async (runs: string[], options: HistoryOptions) => {
+    const reports = runs.map((r) => loadReport(r, ctx.io.cwd));
+    const git = gitInfo(ctx.io.cwd);
+    await withHistory(options, ctx, false, async (h) => {
+      for (const { report, path } of reports) {
+        const outcome = await h.add(report, git);
+        ctx.io.stdout.write(
+          `${outcome === 'added' ? 'added' : 'already there'}: ${report.runId} (${path})\n`,
+        );
+      }
+    });
+    ctx.exitCode = ExitCode.ok;
+  });
+  file(
+    history
+      .command('list')
+      .description('list the runs, oldest first')
+      .option('--model <name>', 'runs of this model only')
+      .option('--machine <fingerprint>', 'runs on this machine only (as listed)'),
+  ).action(async (options: TrendOptions) => {
+    const runs = await withHistory(options, ctx, true, (h) =>
+      h.runs({
+        ...(options.model === undefined ? {} : { model: options.model }),
+        ...(options.machine === undefined ? {} : { machine: options.machine }),
+      }),
+    );
+    const rows = runs.map((r) => [
+      r.runId,
+      r.startedAt ?? r.addedAt,
+      r.gitCommit?.slice(0, 10) ?? '—',
+      r.gitBranch ?? '—',
+      r.model ?? '—',
+      `${r.engine ?? '—'} ${r.dtype ?? ''} ${r.threads ?? ''}`.trim(),
+      r.machine,
+    ]);
+    ctx.io.stdout.write(
+      `${table(['run', 'started', 'commit', 'branch', 'model', 'engine', 'machine'], rows)}\n`,
+    );
+  });
+  file(
+    history.command('show').description('show one run: identity and summary').argument('<run>', 'run id'),
+  ).action(async (runId: string, options: HistoryOptions) => {
+    await withHistory(options, ctx, true, async (h) => {
+      const report = await h.report(runId);
+      const run = (await h.runs()).find((r) => r.runId === runId);
+      if (report === undefined || run === undefined) {
+        throw new DantinoxError('INVALID_INPUT', messages.historyUnknownRun(options.history, runId));
+      }
+      const lines = [
+        `run ${run.runId}`,
+        `  started ${run.startedAt ?? '—'}, added ${run.addedAt}`,
+        `  git ${run.gitCommit ?? '—'} (${run.gitBranch ?? '—'})`,
+        `  machine ${run.machine}`,
+        '',
+        report.summary(),
+      ];
+      ctx.io.stdout.write(`${lines.join('\n')}\n`);
+    });
+  });
+  file(
+    history
+      .command('trend')
+      .description('one metric over the runs (task metric, or --cell), with its interval from the samples')
+      .argument('<metric>', 'metric key, e.g. tps_seq128, decode_tps, perplexity, or p99_ms with --cell')
+      .option('--task <name>', 'metric of this task only')
+      .option('--cell <id>', 'metric of this cell (e.g. "decode@128") instead of the task row')
+      .option('--model <name>', 'runs of this model only')
+      .option('--machine <fingerprint>', 'runs on this machine only (as listed)')
+      .addOption(new Option('--x <axis>', 'x axis of the chart').choices(['time', 'commit']).default('time'))
+      .option('--json', 'print the points as JSON')
+      .option('-o, --out <dir>', 'write the trend chart (SVG, PNG) and an HTML report there'),
+  ).action(async (metric: string, options: TrendOptions) => {
+    const filter = {
+      ...(options.task === undefined ? {} : { task: options.task }),
+      ...(options.cell === undefined ? {} : { cell: options.cell }),
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...(options.machine === undefined ? {} : { machine: options.machine }),
+    };
+    const points = await withHistory(options, ctx, true, (h) => h.trend(metric, filter));
+    if (points.length === 0)
+      throw new DantinoxError('INVALID_INPUT', messages.historyNoTrend(options.history, metric));
+    const rows = trendRows(points, metric);
+    if (options.json === true) {
+      ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    } else {
+      const body = points.map((p) => [
+        p.runId,
+        p.time,
+        p.gitCommit?.slice(0, 10) ?? '—',
+        p.cell === null ? p.task : `${p.task} / ${p.cell}`,
+        value4(p.value),
+        Number.isNaN(p.ci[0]) ? 'n/a' : `[${value4(p.ci[0])}, ${value4(p.ci[1])}]`,
+      ]);
+      const unit = points[0]?.unit;
+      ctx.io.stdout.write(
+        `${table(['run', 'started', 'commit', 'where', `${metric}${unit ? ` (${unit})` : ''}`, '95% CI'], body)}\n`,
+      );
+    }
+    if (options.out !== undefined) {
+      const outDir = isAbsolute(options.out) ? options.out : resolve(ctx.io.cwd, options.out);
+      const results = await new Visualizer().render(rows, {
+        charts: [['trend', { x: options.x === 'commit' ? 'commit' : 'time' }]],
+        outDir,
+        formats: ['svg', 'png', 'html'],
+        runName: 'history',
+        overwrite: true,
+        title: `dantinox history: ${metric}`,
+      });
+      const r = results['trend'];
+      if (r !== undefined && r.status !== 'rendered') throw new DantinoxError('INVALID_INPUT', r.reason);
+      ctx.io.stderr.write(`wrote ${outDir}/history-trend.{svg,png}, history-report.html\n`);
+    }
+  });
+  return history;
+}

@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SuiteReport } from '../../src/benchmarking/index.js';
+import { type CliIo, ExitCode, runCli } from '../../src/cli/index.js';
+import { messages } from '../../src/messages.js';
+import { fakeRun } from '../benchmarking/compare/fake-runs.js';
+
+function captureIo(cwd: string): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    stdout: { write: (s: string) => out.push(s) },
+    stderr: { write: (s: string) => err.push(s) },
+    cwd,
+    now: () => new Date(2026, 0, 31, 4, 5, 9),
+  };
+}
+
+async function cli(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIo(cwd);
+  const code = await runCli(args, io);
+  return { code, out: io.out.join(''), err: io.err.join('') };
+}
+
+/** Saves a fake run with an environment block starting on 2026-01-<day>. */
+function saveRun(cwd: string, day: number, slowdown = 1): string {
+  const r = fakeRun({ seed: day, runId: `tiny-${day}`, slowdown });
+  const env = {
+    cpuModel: 'Test CPU',
+    logicalCpus: 2,
+    totalMemoryBytes: 2 ** 33,
+    timestamp: `2026-01-0${day}T10:00:00.000Z`,
+  };
+  new SuiteReport({
+    results: r.results,
+    modelMeta: r.modelMeta,
+    runId: r.runId as string,
+    descriptors: r.descriptors,
+    environment: env as never,
+  }).save(join(cwd, `run-${day}`, 'results.json'));
+  return `run-${day}`;
+}
+
+describe('dantinox history', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'dantinox-history-cli-'));
+  const runs = [saveRun(cwd, 1), saveRun(cwd, 2, 1.1), saveRun(cwd, 3, 1.2)];
+
+  it('adds runs (once), lists, shows and trends them, with a chart', async () => {
+    const add = await cli(cwd, ['history', 'add', ...runs]);
+    expect(add.code).toBe(ExitCode.ok);
+    expect(add.out).toContain('added: tiny-1');
+    expect((await cli(cwd, ['history', 'add', 'run-1'])).out).toContain('already there: tiny-1');
+    const list = await cli(cwd, ['history', 'list']);
+    expect(
+      list.out
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['run', 'tiny-1', 'tiny-2', 'tiny-3']);
+    expect(list.out).toContain('Test CPU · 2 CPUs · 8 GiB');
+    const show = await cli(cwd, ['history', 'show', 'tiny-2']);
+    expect(show.out).toContain('run tiny-2');
+    expect(show.out).toContain('[throughput]  tps_seq16=');
+    const trend = await cli(cwd, ['history', 'trend', 'tps_seq16', '--out', 'trend', '--x', 'commit']);
+    expect(trend.code).toBe(ExitCode.ok);
+    const lines = trend.out.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toMatch(/^tiny-1 .* \[\d+(\.\d+)?, \d+(\.\d+)?\]$/);
+    for (const f of ['history-trend.svg', 'history-trend.png', 'history-report.html']) {
+      expect(statSync(join(cwd, 'trend', f)).size, f).toBeGreaterThan(500);
+    }
+    const json = JSON.parse(
+      (await cli(cwd, ['history', 'trend', 'p99_ms', '--cell', 'decode@32', '--json'])).out,
+    );
+    expect(json.map((p: { run_id: string }) => p.run_id)).toEqual(['tiny-1', 'tiny-2', 'tiny-3']);
+  });
+
+  it('bad input: one clear line, exit 2', async () => {
+    mkdirSync(join(cwd, 'adir'), { recursive: true });
+    const dir = await cli(cwd, ['history', 'list', '--history', 'adir']);
+    expect(dir.code).toBe(ExitCode.usage);
+    expect(dir.err).toBe(`error: ${messages.historyIsDirectory(join(cwd, 'adir'))}\n`);
+    const unknown = await cli(cwd, ['history', 'show', 'nope']);
+    expect(unknown.code).toBe(ExitCode.usage);
+    expect(unknown.err).toBe(`error: ${messages.historyUnknownRun('results.duckdb', 'nope')}\n`);
+    const metric = await cli(cwd, ['history', 'trend', 'nope_metric']);
+    expect(metric.code).toBe(ExitCode.usage);
+    const lastWithout = await cli(cwd, ['bench', '--compare-last']);
+    expect(lastWithout.code).toBe(ExitCode.usage);
+    expect(lastWithout.err).toBe(`error: ${messages.compareLastNeedsHistory()}\n`);
+    const benchDir = await cli(cwd, ['bench', '--history', 'adir']);
+    expect(benchDir.err).toBe(`error: ${messages.historyIsDirectory('adir')}\n`);
+  });
+});
