@@ -6,19 +6,26 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
-import type { LogLevel, SuiteReport } from '../../benchmarking/index.js';
+import type { LogLevel } from '../../benchmarking/index.js';
+import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
 import { DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
-import type { ParadigmKind } from '../../models/model-config.js';
+import {
+  addMatrixAxisOptions,
+  axisFlags,
+  buildBenchMatrix,
+  checkVariants,
+  readBenchConfigFile,
+} from '../bench-matrix.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
-import { ExitCode } from '../exit-code.js';
+import type { ExitCode } from '../exit-code.js';
 import { loadPlugins } from '../load-plugins.js';
-import { checkModelSelection, DEFAULT_PRESET } from '../model-selection.js';
+import { DEFAULT_PRESET } from '../model-selection.js';
 import {
   parseNameList,
   parseNonNegativeInt,
@@ -124,11 +131,7 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
     description: withDefault('denoising passes of a diffusion generation', 'diffusionSteps'),
     parse: parsePositiveInt,
   },
-  threads: {
-    flags: '--threads <n>',
-    description: withDefault('ONNX Runtime intra-op threads', 'threads', 'all cores'),
-    parse: parsePositiveInt,
-  },
+  threads: null, // a matrix axis: `--threads 1,2` (see addMatrixAxisOptions); `threads:` in --bench-config
   maxCellMs: {
     flags: '--max-cell-ms <ms>',
     description: withDefault(
@@ -147,15 +150,15 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
 
 /** Parsed options of `dantinox bench`. */
 type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
-  readonly config?: string;
-  readonly model?: string;
-  readonly paradigm?: ParadigmKind;
   readonly ep?: string;
   readonly tasks?: string[];
   readonly plugin?: string[];
   readonly data?: string;
   readonly benchConfig?: string;
   readonly out?: string;
+  readonly shard?: string;
+  readonly shards?: number;
+  readonly resume?: boolean;
   readonly charts: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
@@ -169,6 +172,10 @@ Examples:
   $ dantinox bench --config my-model.yaml --bench-config bench.yaml --data valid.txt
   $ dantinox bench --model models/gpt2-onnx --tasks latency,perplexity
   $ dantinox bench --config small --paradigm diffusion
+  $ dantinox bench --config tiny,small --threads 1,2 --out results/study      # a matrix of 4 variants
+  $ dantinox bench --bench-config study.yaml --out results/study --resume     # continue an interrupted matrix
+  $ dantinox bench --bench-config study.yaml --out /shared/study --shard 0/4  # shard 0 of 4 (also: JOB_COMPLETION_INDEX
+                                                                              #   with --shards, SLURM_ARRAY_TASK_ID)
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
 --eval-batches ${EFFECTIVE_DEFAULTS.evalBatches}; flags override the file or these defaults field by field. Progress goes
@@ -176,16 +183,13 @@ to stderr, the summary to stdout. Ctrl-C stops after the current measurement and
 everything measured. Exit code 1 when a task did not complete.
 `;
 
-/** The benchmark config: library defaults ← CLI defaults or `--bench-config` file ← flags. */
-function benchmarkConfig(options: BenchCliOptions, cwd: string): BenchmarkConfig {
+/** The benchmark config: library defaults ← CLI defaults or the `--bench-config` file ← flags. */
+function benchmarkConfig(
+  options: BenchCliOptions,
+  file: Record<string, unknown> | undefined,
+): BenchmarkConfig {
   const base: BenchmarkConfigInput =
-    options.benchConfig === undefined
-      ? { ...CLI_BENCH_DEFAULTS }
-      : {
-          ...BenchmarkConfig.load(
-            isAbsolute(options.benchConfig) ? options.benchConfig : resolve(cwd, options.benchConfig),
-          ),
-        };
+    file === undefined ? { ...CLI_BENCH_DEFAULTS } : { ...BenchmarkConfig.parse(file) };
   const flags: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(BENCH_CONFIG_OPTIONS)) {
     const value = (options as Record<string, unknown>)[key];
@@ -212,22 +216,9 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     .command('bench')
     .summary('run the benchmark suite (throughput, latency, perplexity) on a model and write results')
     .description(
-      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out.',
-    )
-    .option(
-      '-c, --config <file|preset>',
-      `built-in model: preset (tiny, small, gpt2-small) or YAML/JSON config (default: ${DEFAULT_PRESET})`,
-    )
-    .option(
-      '-m, --model <folder>',
-      'a Hugging Face ONNX folder (config.json, tokenizer.json, onnx/model.onnx) instead',
-    )
-    .addOption(
-      new Option('--paradigm <kind>', "override the config's paradigm (built-in models)").choices([
-        'ar',
-        'diffusion',
-      ]),
-    )
+      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out. Lists on the model axes (--config, --model, --dtype, --threads, --paradigm, or a matrix: section in --bench-config) run every combination as a variant, one model at a time, each in its own sub-folder of --out, with the combined results, charts and report at the top.',
+    );
+  addMatrixAxisOptions(command)
     .option(
       '--ep <name>',
       'ONNX Runtime execution provider (default: cpu); an unavailable one is refused, naming those available',
@@ -250,6 +241,16 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
   addCliOptions(command, BENCH_CONFIG_OPTIONS);
   return command
     .option('-o, --out <dir>', 'output directory (default: results/<timestamp>)')
+    .option('--resume', 'rerun into an existing --out: skip variants that completed, rerun the others')
+    .option(
+      '--shard <i/n>',
+      'run only shard i of n (0-based) of the matrix variants, into --out/shard-<i>-of-<n>',
+    )
+    .option(
+      '--shards <n>',
+      'number of shards when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)',
+      parsePositiveInt,
+    )
     .option('--no-charts', 'skip charts/ and report.html')
     .option('-q, --quiet', 'no progress on stderr')
     .option('--verbose', 'debug logging, and stack traces on errors')
@@ -261,109 +262,66 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
 
 async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<ExitCode> {
   const { io } = ctx;
-  // Everything a newcomer can get wrong is checked before the (slow) model build.
-  const config = benchmarkConfig(options, io.cwd);
+  // Everything a newcomer can get wrong is checked before the (slow) model builds.
+  const file =
+    options.benchConfig === undefined
+      ? undefined
+      : readBenchConfigFile(
+          isAbsolute(options.benchConfig) ? options.benchConfig : resolve(io.cwd, options.benchConfig),
+        );
+  const config = benchmarkConfig(options, file?.config);
   const dataPath = checkDataFile(options.data, io.cwd);
   const registries = await loadPlugins(options.plugin ?? [], io.cwd);
   const taskNames = options.tasks ?? DEFAULT_TASKS;
   checkPluginNames('task', taskNames, registries.tasks.names());
   registries.tasks.check(taskNames);
-  const selection = {
-    ...(options.config === undefined ? {} : { config: options.config }),
-    ...(options.model === undefined ? {} : { model: options.model }),
-    ...(options.paradigm === undefined ? {} : { paradigm: options.paradigm }),
-    // Any name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
-    ...(options.ep === undefined ? {} : { executionProvider: options.ep as ExecutionProvider }),
-    ...(config.threads === null ? {} : { threads: config.threads }),
-    seed: config.seed,
-  };
-  checkModelSelection(selection, io.cwd);
+  const matrix = buildBenchMatrix({
+    flags: axisFlags(options),
+    ...(file?.matrix === undefined ? {} : { file: file.matrix }),
+    config,
+    tasks: taskNames,
+    ...(options.data === undefined ? {} : { data: options.data }),
+  });
+  const shard = resolveShard({
+    ...(options.shard === undefined ? {} : { shard: options.shard }),
+    ...(options.shards === undefined ? {} : { shards: options.shards }),
+    env: process.env,
+  });
+  // Any --ep name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
+  const executionProvider = options.ep as ExecutionProvider | undefined;
+  checkVariants(matrix.variants, config, io.cwd, executionProvider);
+  if (shard !== undefined && options.out === undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.shardWithoutOut());
+  if (options.resume === true && options.out === undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeWithoutOut());
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
-  const outDir = prepareOutputDir(outArg, io.cwd);
-  // The heavy modules (ONNX Runtime, the suite, charts) load only once the arguments are known to be valid.
-  const [{ BenchmarkSuite, createWriterLogger, RunDirectory }, { openModel }, { writeRunOutputs }] =
-    await Promise.all([
-      import('../../benchmarking/index.js'),
-      import('../open-model.js'),
-      import('../run-outputs.js'),
-    ]);
-  const tasks = registries.tasks.create(taskNames, dataPath === undefined ? {} : { data: dataPath });
+  const shownDir = shard === undefined ? outArg : join(outArg, shardFolderName(shard));
+  const dir = prepareOutputDir(shownDir, io.cwd);
+  const { createWriterLogger } = await import('../../benchmarking/index.js');
   const level: LogLevel = options.verbose === true ? 'debug' : options.quiet === true ? 'error' : 'warn';
   const logger = createWriterLogger(io.stderr, level);
   if (dataPath !== undefined && !taskNames.includes('perplexity')) logger.log('warn', messages.dataUnused());
-
-  if (options.quiet !== true) io.stderr.write('Building the model…\n');
-  const opened = await openModel(selection, io.cwd);
-  const controller = new AbortController();
-  let interrupts = 0;
-  let lastInterrupt = 0;
-  const onSigint = (): void => {
-    // A terminal's Ctrl-C reaches this process twice when it runs under the malloc-tuning parent (once from the
-    // terminal, once forwarded): signals less than 100 ms apart count as one.
-    const now = Date.now();
-    if (now - lastInterrupt < 100) return;
-    lastInterrupt = now;
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
-    io.stderr.write('\nStopping after the current measurement (Ctrl-C again to quit now)…\n');
-    controller.abort();
-  };
-  process.on('SIGINT', onSigint);
-  const runDir = new RunDirectory(outDir);
-  let report: SuiteReport;
-  try {
-    const suite = new BenchmarkSuite({ tasks, config });
-    report = await suite.run(opened.paradigm, opened.model, {
-      runId: `${opened.model.info.name}-${timestampName(startedAt)}`,
-      jsonl: false,
-      sinks: runDir.sinks(),
-      ...(options.quiet === true ? {} : { writer: io.stderr }),
-      progress: 'auto',
+  const { runBenchMatrix } = await import('../run-matrix.js');
+  return runBenchMatrix(
+    {
+      matrix,
+      shard,
+      dir,
+      shownDir,
+      resume: options.resume === true,
+      config,
+      tasks: taskNames,
+      registries,
+      dataPath,
+      charts: options.charts,
+      quiet: options.quiet === true,
       logger,
-      signal: controller.signal,
       startedAt,
       commandLine: ['dantinox', ...ctx.argv].join(' '),
-    });
-  } finally {
-    process.off('SIGINT', onSigint);
-    await opened.model.dispose();
-  }
-  const written = await writeRunOutputs(report, runDir, {
-    charts: options.charts,
-    logger,
-    registry: registries.charts,
-  });
-  const out = io.stdout;
-  out.write(`Model: ${opened.description}\n`);
-  out.write(
-    `Engine: ${opened.model.info.engine}, ${opened.model.info.threads} threads, ${opened.model.info.dtype}\n`,
+      cwd: io.cwd,
+      ...(executionProvider === undefined ? {} : { executionProvider }),
+    },
+    io,
   );
-  out.write(`Config: ${describeConfig(config)}\n\n`);
-  out.write(`${report.summary()}\n\n`);
-  if (opened.randomWeights) {
-    out.write(`${messages.randomWeightsNote()}\n`);
-  }
-  out.write(`Results: ${outArg}\n  ${written.files.join('\n  ')}\n`);
-  const missing = runDir.missingResultFiles();
-  if (missing.length > 0) {
-    io.stderr.write(`${messages.resultsNotWritten(missing)}\n`);
-    return ExitCode.taskFailed;
-  }
-  const failed = report.results.filter((r) => r.status !== 'completed');
-  if (failed.length > 0) {
-    io.stderr.write(`${messages.tasksIncomplete(failed.map((r) => `${r.task} (${r.status})`))}\n`);
-    return ExitCode.taskFailed;
-  }
-  if (written.failedCharts.length > 0) {
-    io.stderr.write(`${messages.chartsFailed(written.failedCharts)}\n`);
-    return ExitCode.taskFailed;
-  }
-  return ExitCode.ok;
-}
-
-/** The sweep in one line, with the seed's snake_case names. */
-function describeConfig(config: BenchmarkConfig): string {
-  const entries = Object.entries(BenchmarkConfig.toSnakeCase(config)).filter(([k]) => k !== 'output_dir');
-  return entries.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ');
 }
