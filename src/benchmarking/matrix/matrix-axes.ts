@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { basename } from 'node:path';
+import { parseDtype } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 
@@ -82,8 +83,8 @@ export const MATRIX_AXES = [
     name: 'dtype',
     example: 'fp32,q8',
     flag: '--dtype',
-    description: 'weight data type',
-    check: anyValue,
+    description: 'weight data type (fp32, fp16, q8, q4…; this version runs fp32)',
+    check: (value) => parseDtype(value, '--dtype'),
     idPart: idSafe,
   },
   {

@@ -7,6 +7,7 @@ import {
   variantId,
 } from '../../../src/benchmarking/matrix/expand-matrix.js';
 import { MATRIX_AXIS_NAMES, type MatrixAxisName } from '../../../src/benchmarking/matrix/matrix-axes.js';
+import { DTYPE_NAMES } from '../../../src/dtype.js';
 import { DantinoxError } from '../../../src/errors.js';
 import { messages } from '../../../src/messages.js';
 
@@ -17,7 +18,9 @@ const valuesFor = (name: MatrixAxisName): fc.Arbitrary<string[]> =>
       ? fc.integer({ min: 1, max: 64 }).map(String)
       : name === 'paradigm'
         ? fc.constantFrom('ar', 'diffusion')
-        : fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/),
+        : name === 'dtype'
+          ? fc.constantFrom(...DTYPE_NAMES)
+          : fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/),
     { minLength: 1, maxLength: 4 },
   );
 
