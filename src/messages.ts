@@ -444,6 +444,98 @@ export const messages = {
   /** An unknown `--format` of `compare`. */
   unknownComparisonFormat: (value: string, allowed: readonly string[]): string =>
     `--format must be one of ${allowed.join(', ')}, received ${JSON.stringify(value)}.`,
+  // ── benchmarking: matrices, shards, merge ─────────────────────────────────
+  /** A matrix axis with no value (`--threads ""`, `threads: []`). */
+  matrixEmptyAxis: (flag: string, example: string): string =>
+    `${flag} lists no value: give at least one, separated by commas (e.g. ${flag} ${example}), or leave it out.`,
+  /** A matrix axis value that is not allowed. */
+  matrixBadValue: (flag: string, value: string, allowed: readonly string[]): string =>
+    `${flag} "${value}" is not allowed: expected ${allowed.length === 1 ? allowed[0] : `one of ${list(allowed)}`} (a comma-separated list gives several variants).`,
+  /** A value listed twice on one matrix axis. */
+  matrixDuplicateValue: (flag: string, value: string): string =>
+    `${flag} lists "${value}" twice: each value of a matrix axis is one variant and must appear once.`,
+  /** The same axis given twice to a matrix. */
+  matrixAxisTwice: (axis: string): string =>
+    `The matrix axis "${axis}" is given twice: list all its values in one place (a flag overrides the matrix: section of --bench-config).`,
+  /** An `exclude:` entry with no axis. */
+  matrixEmptyExclude: (entry: number): string =>
+    `matrix.exclude entry ${entry} is empty: give the axis values to leave out, e.g. { config: small, dtype: q8 }.`,
+  /** An `exclude:` entry naming an axis or value the matrix does not have. */
+  matrixBadExclude: (
+    entry: number,
+    axis: string,
+    value: string,
+    values: readonly string[],
+    axes: readonly string[],
+  ): string =>
+    values.length === 0
+      ? `matrix.exclude entry ${entry} names the axis "${axis}", which this matrix does not vary; its axes are: ${list(axes)}.`
+      : `matrix.exclude entry ${entry} names ${axis}: ${value}, which is not a value of that axis (${list(values)}). Fix the typo or remove the entry.`,
+  /** Every combination of a matrix is excluded. */
+  matrixAllExcluded: (combinations: number): string =>
+    `The matrix's exclude: entries leave out all ${combinations} combination(s): nothing would run. Remove or narrow an exclude entry.`,
+  /** Two variants of a matrix would get the same id. */
+  variantIdCollision: (id: string, a: string, b: string): string =>
+    `Two variants would share the id "${id}" (${a} and ${b}): ids are built from preset names and file or folder names without extension. Rename one of the files or folders.`,
+  /** A malformed `matrix:` section of a benchmark config file. */
+  badMatrixSection: (path: string, where: string, problem: string, keys: readonly string[]): string =>
+    `${path}: ${where}: ${problem}. The matrix: section takes the axes ${list(keys)}, each a value or a list (e.g. threads: [1, 2]), and exclude: [{ axis: value }, …].`,
+  /** A shard without a shared output folder. */
+  shardWithoutOut: (): string =>
+    'A sharded run needs --out <dir> on storage every shard shares: each shard writes <dir>/shard-<i>-of-<n>, and "dantinox merge <dir> --out <merged>" combines them.',
+  /** --resume without the folder to resume. */
+  resumeWithoutOut: (): string =>
+    '--resume needs --out <dir>: the folder of the run to continue (the same command, the same --out).',
+  /** A malformed `--shard`. */
+  badShard: (text: string): string =>
+    `Shard "${text}" is not valid: write i/n with 0 ≤ i < n (0-based, like JOB_COMPLETION_INDEX), e.g. --shard 0/4 … --shard 3/4.`,
+  /** A scheduler variable that is not a shard index. */
+  badShardVariable: (name: string, value: string): string =>
+    `${name}="${value}" is not a shard index: expected a non-negative integer (set by the scheduler). Unset it, or pass --shard i/n explicitly.`,
+  /** A shard index from the environment without a shard count. */
+  shardCountMissing: (variable: string, index: number): string =>
+    variable === 'JOB_COMPLETION_INDEX'
+      ? `JOB_COMPLETION_INDEX=${index} is set but the number of shards is not: pass --shards <n> (the Job's completions), or --shard i/n.`
+      : `${variable}=${index} is set but SLURM_ARRAY_TASK_COUNT is not: pass --shards <n> (the array size), or --shard i/n.`,
+  /** A Slurm array task id outside 0…count−1 once the minimum is subtracted. */
+  slurmIndexOutOfRange: (id: number, min: number, count: number): string =>
+    `SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min} is not in 0…${count - 1} (SLURM_ARRAY_TASK_COUNT=${count}): submit a contiguous array without a step, e.g. sbatch --array=0-${Math.max(0, count - 1)}.`,
+  /** `--shards` with no shard index anywhere. */
+  shardsWithoutIndex: (count: number): string =>
+    `--shards ${count} needs a shard index: run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array, or pass --shard i/${count}.`,
+
+  /** A folder given to merge or resume that holds no matrix. */
+  notAMatrixFolder: (dir: string): string =>
+    `"${dir}" is not a matrix folder: it has no readable matrix.json and no sub-folder with one. Pass the --out folder of a "dantinox bench" matrix run, or its shard-<i>-of-<n> folders.`,
+  /** Two folders of different matrices given to one merge or resume. */
+  matrixMismatch: (a: string, b: string): string =>
+    `"${a}" and "${b}" hold runs of different matrices (axes, excludes, benchmark config or tasks differ): merge or resume only the folders of one command.`,
+  /** A variant found in two folders of one merge. */
+  duplicateShard: (id: string, dirs: readonly string[]): string =>
+    `Variant "${id}" is in more than one folder (${list(dirs)}): each shard must be merged once. Leave the duplicate folder out.`,
+  /** A variant whose folder has no finished results. */
+  variantNotFinished: (id: string, dir: string, state: string): string =>
+    state === 'missing'
+      ? `variant ${id}: no results in ${dir} (the shard never ran it)`
+      : `variant ${id}: unfinished in ${dir} (only its results.jsonl stream; rerun that shard with --resume)`,
+  /** Variants that no folder of a merge was responsible for. */
+  shardsMissing: (ids: readonly string[], shards: readonly string[]): string =>
+    `${shards.length > 0 ? `missing shard folder(s) ${list(shards)}` : 'missing folder(s)'}: variants ${list(ids)}`,
+  /** A merge with missing variants, without --allow-partial. */
+  mergeIncomplete: (problems: readonly string[]): string =>
+    `The merge is incomplete: ${problems.join('; ')}. Run the missing shards (or rerun with --resume), or pass --allow-partial to merge what exists.`,
+  /** `dantinox merge --out` naming one of the folders being merged. */
+  mergeIntoSource: (out: string): string =>
+    `--out "${out}" is one of the folders being merged: write the merged run to a new folder, e.g. --out ${out.replace(/[\\/]+$/, '')}-merged.`,
+  /** --resume into a folder of another matrix. */
+  resumeMismatch: (dir: string): string =>
+    `--resume: "${dir}" holds a run of a different matrix (axes, excludes, benchmark config or tasks differ). Rerun with the same flags as that run, or choose another --out.`,
+  /** Matrix variants a stopped run did not reach. */
+  variantsNotRun: (ids: readonly string[]): string =>
+    `Not run (stopped): ${ids.join(', ')}. Rerun the same command with --resume to measure them.`,
+  /** A dtype the built-in engine cannot run yet. */
+  dtypeNotRunnable: (dtype: string, runnable: readonly string[]): string =>
+    `--dtype ${dtype} is a known data type but this version cannot run it yet; runnable: ${list(runnable)}. Drop it from --dtype (or exclude it in the matrix: section).`,
 
   // ── visualization ─────────────────────────────────────────────────────────
   /** A chart data row that is not an object. */
@@ -478,6 +570,9 @@ export const messages = {
   /** Data that passes the column check but has nothing to draw. */
   chartNothingToDraw: (chart: string, reason: string): string =>
     `Chart "${chart}" has nothing to draw: ${reason}.`,
+  /** A comparison chart given a single series. */
+  chartSingleSeries: (chart: string, series: string, what: string): string =>
+    `Chart "${chart}" is trivial with one variant (${series}): ${what} compares several, and one point would look like a finding. Measure several variants (e.g. --threads 1,2 or --config tiny,small) to draw it.`,
   /** A chart option with a bad value. */
   badChartOption: (chart: string, option: string, value: unknown, allowed: string): string =>
     `Chart "${chart}": option \`${option}\` = ${excerpt(value)} is invalid; allowed: ${allowed}.`,

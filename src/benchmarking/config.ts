@@ -189,6 +189,16 @@ export const BenchmarkConfig = {
    * {@link ValidationError} (`INVALID_OPTION`) when its contents are invalid.
    */
   load(path: string): BenchmarkConfig {
+    return BenchmarkConfig.parse(BenchmarkConfig.readFile(path));
+  },
+
+  /**
+   * Reads a `.json`, `.yaml` or `.yml` file without validating it (an empty file gives `{}`), for callers that
+   * take sections of their own out of it first (e.g. `dantinox bench`'s `matrix:`).
+   *
+   * @throws {@link DantinoxError} with code `IO` when the file cannot be read, decoded or parsed.
+   */
+  readFile(path: string): unknown {
     const text = readTextFile(path, 'benchmark config');
     const isJson = extname(path).toLowerCase() === '.json';
     let raw: unknown;
@@ -197,7 +207,7 @@ export const BenchmarkConfig = {
     } catch (cause) {
       throw new DantinoxError('IO', messages.malformedFile(path, isJson ? 'JSON' : 'YAML', cause), { cause });
     }
-    return BenchmarkConfig.parse(raw ?? {});
+    return raw ?? {};
   },
 
   /**

@@ -24,6 +24,8 @@ export interface Environment {
   readonly totalMemoryBytes: number;
   /** OS, release and architecture, e.g. `linux 6.8.0 x64`. */
   readonly os: string;
+  /** Host name of the machine (a pod or node name under Kubernetes or Slurm), so merged shards say where each ran. */
+  readonly hostname?: string;
   /** Node.js version, e.g. `v20.19.0`. */
   readonly node: string;
   /** Engine of the benchmarked model (from its `info.engine`), e.g. `onnxruntime-node 1.30.0 (cpu)`. */
@@ -134,6 +136,7 @@ export function collectEnvironment(options: EnvironmentOptions): Environment {
     availableParallelism: os.availableParallelism(),
     totalMemoryBytes: os.totalmem(),
     os: `${os.platform()} ${os.release()} ${os.arch()}`,
+    hostname: os.hostname(),
     node: process.version,
     engine: options.modelInfo?.engine ?? 'unknown',
     threads: options.modelInfo?.threads ?? options.config.threads,

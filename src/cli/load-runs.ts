@@ -4,7 +4,10 @@
  *
  * @packageDocumentation
  */
+import { join, resolve } from 'node:path';
 import { RunDirectory, SuiteReport } from '../benchmarking/index.js';
+import { isMatrixDirectory, readMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
+import { MatrixReport } from '../benchmarking/matrix/matrix-report.js';
 import { DantinoxError } from '../errors.js';
 import { type ChartRow, readChartData } from '../visualization/index.js';
 
@@ -18,6 +21,22 @@ export interface LoadedRun {
   readonly environment?: Readonly<Record<string, unknown>>;
   /** The file the run was read from. */
   readonly path: string;
+}
+
+/**
+ * Reads the runs at `path`: one run for a results file or run directory, and one per variant for a matrix folder
+ * written by `dantinox bench` or `dantinox merge` (each variant's rows carry a `variant` column).
+ *
+ * @throws the errors of {@link loadRun}; {@link DantinoxError} `IO` for an unreadable matrix.json.
+ */
+export async function loadRuns(path: string, cwd: string): Promise<LoadedRun[]> {
+  const full = resolve(cwd, path);
+  if (!isMatrixDirectory(full)) return [await loadRun(path, cwd)];
+  const manifest = readMatrixManifest(full);
+  const variants = manifest.variants.filter((v) => manifest.assigned.includes(v.id));
+  return MatrixReport.fromDirectory(full, variants)
+    .toRuns()
+    .map((run) => ({ ...run, path: join(full, run.name) }));
 }
 
 /**

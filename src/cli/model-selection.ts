@@ -20,6 +20,8 @@ export interface ModelSelection {
   readonly model?: string;
   /** `--paradigm`: overrides the config's paradigm (built-in models only). */
   readonly paradigm?: ParadigmKind;
+  /** Weight data type; `fp32` when undefined. */
+  readonly dtype?: string;
   /** Intra-op threads; engine default when undefined. */
   readonly threads?: number;
   /** `--ep`: ONNX Runtime execution provider, checked against the binding before any weights are built. */
@@ -40,6 +42,9 @@ export interface CheckedSelection {
   readonly isPreset: boolean;
 }
 
+/** The weight data types `dantinox bench` can run. */
+export const RUNNABLE_DTYPES: readonly string[] = ['fp32'];
+
 /** The preset `dantinox bench` runs when neither `--config` nor `--model` is given. */
 export const DEFAULT_PRESET = 'small';
 
@@ -47,10 +52,13 @@ export const DEFAULT_PRESET = 'small';
  * Checks the selection without building anything (fast, so usage errors come before any model is built) and
  * returns the validated built-in config, when there is one.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for `--config` with `--model` or `--paradigm` with `--model`,
+ * @throws {@link DantinoxError} `UNSUPPORTED` for a dtype this version cannot run, `INVALID_OPTION` for
+ * `--config` with `--model` or `--paradigm` with `--model`,
  * `IO` for a missing model folder, and the errors of {@link resolveModelConfig}.
  */
 export function checkModelSelection(selection: ModelSelection, cwd: string): CheckedSelection {
+  if (selection.dtype !== undefined && !RUNNABLE_DTYPES.includes(selection.dtype))
+    throw new DantinoxError('UNSUPPORTED', messages.dtypeNotRunnable(selection.dtype, RUNNABLE_DTYPES));
   if (selection.model !== undefined) {
     if (selection.config !== undefined) throw new DantinoxError('INVALID_OPTION', messages.configAndModel());
     if (selection.paradigm !== undefined && selection.paradigm !== 'ar') {

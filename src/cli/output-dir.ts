@@ -40,6 +40,7 @@ export const RUN_ARTIFACTS = [
   'results.csv',
   'report.html',
   'charts',
+  'matrix.json',
 ] as const;
 
 /**

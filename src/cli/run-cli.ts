@@ -26,6 +26,8 @@ Examples:
   $ dantinox flops --config gpt2-small --seq-len 1024 --batch-size 1
   $ dantinox plot results/run-a/results.csv results/run-b/results.csv --out plots
   $ dantinox report results/run-a results/run-b --out comparison
+  $ dantinox bench --config tiny,small --threads 1,2 --out results/study     # a matrix: 4 variants
+  $ dantinox merge results/study --out results/study-merged                   # combine its shard folders
 
 Exit codes: 0 ok, 1 a task failed (its row records the error), 2 usage or configuration error,
 130 stopped by Ctrl-C, 143 stopped by SIGTERM.
@@ -59,6 +61,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   compare: async () => (await import('./commands/compare.js')).registerCompareCommand,
   flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
   history: async () => (await import('./commands/history.js')).registerHistoryCommand,
+  merge: async () => (await import('./commands/merge.js')).registerMergeCommand,
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
 };

@@ -1,12 +1,12 @@
 /**
- * The charts and HTML report `dantinox bench` writes next to its results.
+ * The charts and HTML report `dantinox bench` (and `merge`) write next to their results.
  *
  * @packageDocumentation
  */
 import { relative } from 'node:path';
 import type { Logger, RunDirectory, SuiteReport } from '../benchmarking/index.js';
 import { messages } from '../messages.js';
-import { type ChartRegistry, Visualizer } from '../visualization/index.js';
+import { type ChartRegistry, type ChartRow, type ReportRun, Visualizer } from '../visualization/index.js';
 import { safeRunName } from './chart-output.js';
 
 /** Options of {@link writeRunOutputs}. */
@@ -15,7 +15,7 @@ export interface RunOutputOptions {
   readonly charts: boolean;
   /** Where notes about skipped charts go. */
   readonly logger: Logger;
-  /** Charts to draw: every one the data supports. */
+  /** The charts to draw (the built-ins plus `--plugin` charts). */
   readonly registry: ChartRegistry;
 }
 
@@ -27,26 +27,35 @@ export interface RunOutputs {
   readonly failedCharts: string[];
 }
 
+/** What {@link writeChartsAndReport} draws: the rows of every chart, and the runs the report lists. */
+export interface ChartsInput {
+  /** Rows every chart is drawn from (one series per model or variant). */
+  readonly rows: readonly ChartRow[];
+  /** The runs, each with its rows and environment (one per variant of a matrix). */
+  readonly runs: readonly ReportRun[];
+  /** Prefix of the chart files (`<runName>-<chart>.svg`). */
+  readonly runName: string;
+  /** Title of report.html. */
+  readonly title: string;
+}
+
 /**
- * Renders every chart the report's data supports into the run directory's `charts/` (SVG and PNG) and writes its
+ * Renders every chart the rows support into the run directory's `charts/` (SVG and PNG) and writes its
  * `report.html`. Charts the data cannot feed (e.g. a training curve from a benchmark) are skipped with a debug
- * note; charts that fail are logged as warnings and listed. The files listed start with the results files present.
+ * note; charts that fail are logged as warnings and listed. Returns the files written, relative to the directory.
  */
-export async function writeRunOutputs(
-  report: SuiteReport,
+export async function writeChartsAndReport(
+  input: ChartsInput,
   runDir: RunDirectory,
-  options: RunOutputOptions,
+  options: Pick<RunOutputOptions, 'logger' | 'registry'>,
 ): Promise<RunOutputs> {
-  const written = runDir.resultFiles();
+  const written: string[] = [];
   const failedCharts: string[] = [];
-  if (!options.charts) return { files: written, failedCharts };
-  const rows = report.toRows();
   const visualizer = new Visualizer({ registry: options.registry });
-  const model = typeof report.modelMeta['model'] === 'string' ? report.modelMeta['model'] : 'run';
-  const results = await visualizer.render(rows, {
+  const results = await visualizer.render(input.rows, {
     outDir: runDir.chartsDir,
     formats: ['svg', 'png'],
-    runName: safeRunName(model),
+    runName: safeRunName(input.runName),
     overwrite: true,
   });
   for (const [chart, result] of Object.entries(results)) {
@@ -60,16 +69,33 @@ export async function writeRunOutputs(
       );
     }
   }
-  await visualizer.report(
-    [
-      {
-        name: report.runId ?? model,
-        rows,
-        ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
-      },
-    ],
-    { path: runDir.reportPath, title: `dantinox bench: ${model}`, overwrite: true },
-  );
+  await visualizer.report(input.runs, { path: runDir.reportPath, title: input.title, overwrite: true });
   written.push(relative(runDir.path, runDir.reportPath));
   return { files: written, failedCharts };
+}
+
+/**
+ * Writes the charts and report.html of one suite run into its run directory (see {@link writeChartsAndReport});
+ * the files listed start with the results files present.
+ */
+export async function writeRunOutputs(
+  report: SuiteReport,
+  runDir: RunDirectory,
+  options: RunOutputOptions,
+): Promise<RunOutputs> {
+  const results = runDir.resultFiles();
+  if (!options.charts) return { files: results, failedCharts: [] };
+  const rows = report.toRows();
+  const model = typeof report.modelMeta['model'] === 'string' ? report.modelMeta['model'] : 'run';
+  const run: ReportRun = {
+    name: report.runId ?? model,
+    rows,
+    ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
+  };
+  const written = await writeChartsAndReport(
+    { rows, runs: [run], runName: model, title: `dantinox bench: ${model}` },
+    runDir,
+    options,
+  );
+  return { files: [...results, ...written.files], failedCharts: written.failedCharts };
 }

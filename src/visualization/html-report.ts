@@ -1,7 +1,9 @@
 /**
- * A self-contained, offline `report.html`: environment block(s), a summary table (one row per model), every
- * chart interactive (Vega, Vega-Lite and vega-embed inlined from `node_modules`, no CDN), and the raw rows. One
- * run, or several runs side by side. Its input is plain data: rows, environment objects, chart specs.
+ * A self-contained, offline `report.html`, in the order a reader wants: the comparison summary (one row per
+ * variant or model, the best value of each metric highlighted, the Pareto-optimal ones named), the charts in a
+ * grid (interactive: Vega, Vega-Lite and vega-embed inlined from `node_modules`, no CDN), each run's
+ * environment folded in `<details>`, the raw rows, and last the charts that were not drawn. One run, or several
+ * side by side. Its input is plain data: rows, environment objects, chart specs.
  *
  * @packageDocumentation
  */
@@ -13,8 +15,9 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { ChartSpec } from './chart.js';
 import { type ChartRow, columnNames, isEmptyCell, textCell } from './chart-data.js';
-import { metricShortLabel } from './metric-labels.js';
-import { collapseByModel } from './series.js';
+import { isLowerBetter, metricShortLabel } from './metric-labels.js';
+import { type Direction, paretoFrontier } from './pareto-frontier.js';
+import { collapseByModel, type ModelRecord } from './series.js';
 
 /** One run shown in the report. */
 export interface ReportRun {
@@ -26,10 +29,13 @@ export interface ReportRun {
   readonly environment?: Readonly<Record<string, unknown>>;
 }
 
-/** A chart to embed: its name, and its spec or why it could not be drawn. */
+/**
+ * A chart to embed: its name, and its spec or why it could not be drawn. `missingColumns` marks charts that do
+ * not apply to the data at all (e.g. a training curve of a benchmark): the report only names them, in one line.
+ */
 export type ReportChart =
   | { readonly name: string; readonly spec: ChartSpec }
-  | { readonly name: string; readonly skipped: string };
+  | { readonly name: string; readonly skipped: string; readonly missingColumns?: boolean };
 
 /** Input of {@link buildHtmlReport}. */
 export interface HtmlReportInput {
@@ -46,6 +52,8 @@ export interface HtmlReportInput {
 /** Metric columns of the summary table, in order, when present. */
 export const SUMMARY_COLUMNS: readonly string[] = [
   'paradigm',
+  'dtype',
+  'threads',
   'params',
   'peak_tps',
   'decode_tps',
@@ -147,21 +155,81 @@ export function combineRuns(runs: readonly ReportRun[]): ChartRow[] {
   return runs.flatMap((run) => run.rows.map((r) => ({ ...r, run: textCell(r, 'run') ?? run.name })));
 }
 
+/** The better direction of a summary column, or `undefined` for descriptive columns (params, paradigm…). */
+function summaryDirection(column: string): Direction | undefined {
+  if (['paradigm', 'dtype', 'threads', 'params', 'flops_total_g'].includes(column)) return undefined;
+  return isLowerBetter(column) ? 'min' : 'max';
+}
+
+const numeric = (v: unknown): number | undefined => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  return Number.isFinite(n) ? n : undefined;
+};
+
+/** The series on the quality/efficiency Pareto front (perplexity ↓ vs peak tok/s ↑), as the pareto chart draws it. */
+function paretoLine(records: readonly ModelRecord[]): string {
+  if (records.length < 2) {
+    return `<p class="note pareto">One ${records.length === 1 ? `series (${escapeHtml(records[0]!.series)})` : 'series'}: nothing to compare it with, so no best values or Pareto front. A matrix (e.g. <code>--threads 1,2</code> or <code>--config tiny,small</code>) measures variants side by side.</p>`;
+  }
+  const x = records.some((r) => numeric(r.values['peak_tps']) !== undefined) ? 'peak_tps' : 'throughput_tps';
+  const points = records.flatMap((r) => {
+    const px = numeric(r.values[x]);
+    const py = numeric(r.values['perplexity']);
+    return px === undefined || py === undefined ? [] : [{ x: px, y: py, series: r.series }];
+  });
+  if (points.length < 2) return '';
+  const front = paretoFrontier(points, { x: 'max', y: 'min' }).map((p) => escapeHtml(p.series));
+  return `<p class="pareto"><strong>Pareto-optimal</strong> (${escapeHtml(metricShortLabel('perplexity'))} ↓ vs ${escapeHtml(metricShortLabel(x))} ↑): ${front.join(', ')}${front.length === points.length ? ' (no variant is dominated)' : ''}.</p>`;
+}
+
 function summarySection(runs: readonly ReportRun[]): string {
   const rows = combineRuns(runs);
   const records = collapseByModel(rows);
   const present = SUMMARY_COLUMNS.filter((c) => records.some((r) => !isEmptyCell(r.values[c])));
+  const best = new Map<string, number>();
+  if (records.length > 1) {
+    for (const c of present) {
+      const direction = summaryDirection(c);
+      const values = records.map((r) => numeric(r.values[c])).filter((v): v is number => v !== undefined);
+      if (direction === undefined || values.length < 2 || new Set(values).size < 2) continue;
+      best.set(c, direction === 'max' ? Math.max(...values) : Math.min(...values));
+    }
+  }
   const failures = rows
     .filter((r) => ['failed', 'error', 'aborted'].includes((textCell(r, 'status') ?? '').toLowerCase()))
     .map((r) =>
-      `${textCell(r, 'model') ?? textCell(r, 'run') ?? ''} ${textCell(r, 'task') ?? ''}: ${textCell(r, 'error') ?? textCell(r, 'status') ?? ''}`.trim(),
+      `${textCell(r, 'variant') ?? textCell(r, 'model') ?? textCell(r, 'run') ?? ''} ${textCell(r, 'task') ?? ''}: ${textCell(r, 'error') ?? textCell(r, 'status') ?? ''}`.trim(),
     );
-  const body = records.map((r) => [r.series, ...present.map((c) => formatCell(r.values[c]))]);
-  return `<section><h2>Summary</h2><p class="note">One row per model; task rows merged (a value appears only where the model's rows agree).</p><div class="scroll">${table(['Model', ...present.map(metricShortLabel)], body, 'summary')}</div>${
+  const head = `<thead><tr><th>${records.some((r) => r.values['variant'] !== undefined) ? 'Variant' : 'Model'}</th>${present
+    .map(
+      (c) =>
+        `<th title="${escapeHtml(c)}">${escapeHtml(metricShortLabel(c))}${summaryDirection(c) === undefined ? '' : summaryDirection(c) === 'min' ? ' ↓' : ' ↑'}</th>`,
+    )
+    .join('')}</tr></thead>`;
+  const body = records
+    .map((r) => {
+      const cells = present.map((c) => {
+        const isBest = best.has(c) && numeric(r.values[c]) === best.get(c);
+        return `<td${isBest ? ' class="best" title="best"' : ''}>${escapeHtml(formatCell(r.values[c]))}</td>`;
+      });
+      return `<tr><th scope="row">${escapeHtml(r.series)}</th>${cells.join('')}</tr>`;
+    })
+    .join('');
+  return `<section><h2>Comparison</h2><p class="note">One row per ${records.length > 1 ? 'variant' : 'model'}; task rows merged (a value appears only where its rows agree)${best.size > 0 ? '; <span class="best">highlighted</span>: the best value of each metric (↑ higher is better, ↓ lower)' : ''}.</p>${paretoLine(records)}<div class="scroll"><table class="summary">${head}<tbody>${body}</tbody></table></div>${
     failures.length > 0
       ? `<h3>Failures</h3><ul class="failures">${failures.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`
       : ''
   }</section>`;
+}
+
+/** One line about a run's machine, for the folded environment's summary. */
+function environmentHeadline(environment: Readonly<Record<string, unknown>> | undefined): string {
+  if (environment === undefined) return 'no environment recorded';
+  const parts = ['hostname', 'cpuModel', 'engine', 'threads', 'node']
+    .map((k) => environment[k])
+    .filter((v) => v !== undefined && v !== null && v !== '')
+    .map((v, i) => (i === 3 ? `${String(v)} threads` : String(v)));
+  return parts.length > 0 ? parts.join(' · ') : `${Object.keys(environment).length} entries`;
 }
 
 function environmentSection(runs: readonly ReportRun[]): string {
@@ -172,9 +240,9 @@ function environmentSection(runs: readonly ReportRun[]): string {
       pairs.length > 0
         ? table(['Key', 'Value'], pairs, 'env')
         : '<p class="note">No environment recorded.</p>';
-    return `<div class="card"><h3>${escapeHtml(run.name)}</h3>${body}</div>`;
+    return `<details class="env"><summary><strong>${escapeHtml(run.name)}</strong> <span class="note">${escapeHtml(environmentHeadline(run.environment))}</span></summary><div class="card">${body}</div></details>`;
   });
-  return `<section><h2>Environment</h2><div class="runs">${cards.join('')}</div></section>`;
+  return `<section><h2>Environment</h2><p class="note">Where and how each run was measured (CPU, engine, versions, config, command line); click to unfold.</p>${cards.join('')}</section>`;
 }
 
 function rowsSection(runs: readonly ReportRun[]): string {
@@ -186,15 +254,33 @@ function rowsSection(runs: readonly ReportRun[]): string {
   return `<section><h2>Data</h2>${parts.join('')}</section>`;
 }
 
+/** Charts not drawn: those that need other data in one short line, the others with their reason. */
+function notDrawnSection(charts: readonly ReportChart[]): string {
+  const skipped = charts.filter((c): c is Extract<ReportChart, { skipped: string }> => 'skipped' in c);
+  if (skipped.length === 0) return '';
+  const other = skipped.filter((c) => c.missingColumns === true).map((c) => escapeHtml(c.name));
+  const reasons = skipped
+    .filter((c) => c.missingColumns !== true)
+    .map((c) => `<li><strong>${escapeHtml(c.name)}</strong>: ${escapeHtml(c.skipped)}</li>`);
+  return `<section class="not-drawn"><h2>Charts not drawn</h2>${reasons.length > 0 ? `<ul class="skipped">${reasons.join('')}</ul>` : ''}${
+    other.length > 0
+      ? `<p class="note">Not applicable to this data (it has none of their columns): ${other.join(', ')}.</p>`
+      : ''
+  }</section>`;
+}
+
 const STYLE = `
-body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;margin:24px auto;max-width:1280px;color:#1f1f1f;padding:0 16px}
+body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;margin:24px auto;max-width:1440px;color:#1f1f1f;padding:0 16px}
 h1{font-size:24px}h2{font-size:19px;margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px}
 .note{color:#555;font-size:13px}.runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}
 .card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;overflow-x:auto}
 table{border-collapse:collapse;font-size:13px}th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 thead th{background:#f5f5f5;text-align:right}thead th:first-child{text-align:left}tbody th{text-align:left;font-weight:600}table.env td,table.env thead th{text-align:left}
-.charts{display:grid;grid-template-columns:1fr;gap:24px}
-figure{margin:0;border:1px solid #eee;border-radius:6px;padding:8px;overflow-x:auto}figcaption{font-size:12px;color:#555}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,660px),1fr));gap:16px}
+td.best,span.best{background:#e3f4e1;font-weight:700;color:#135c12}.pareto{font-size:14px}
+details.env{border:1px solid #ddd;border-radius:6px;padding:6px 12px;margin:6px 0}details.env summary{cursor:pointer}
+details.env .card{border:0;padding:8px 0}
+figure{margin:0;border:1px solid #eee;border-radius:6px;padding:8px;overflow-x:auto;min-width:0}[data-chart]{width:100%}[data-chart] svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}
 .skipped{color:#8a4b00}.scroll{overflow-x:auto}.failures{color:#a00;font-size:13px}
 `;
 
@@ -206,6 +292,8 @@ const EMBED_SCRIPT = `
   var pending = [];
   figures.forEach(function(el){
     var spec = JSON.parse(document.getElementById(el.getAttribute('data-spec')).textContent);
+    // Vega-Lite charts fill their grid cell (legend included); the Vega radar keeps its own size.
+    if (String(spec.$schema || '').indexOf('vega-lite') >= 0) { spec.width = 'container'; spec.autosize = { type: 'fit', contains: 'padding' }; }
     pending.push(vegaEmbed(el, spec, { renderer: 'svg', actions: { export: true, source: true, compiled: true, editor: false } })
       .then(function(){ state.rendered++; })
       .catch(function(err){ state.failed.push(el.getAttribute('data-chart') + ': ' + err); el.textContent = 'This chart could not be rendered: ' + err; console.error(err); }));
@@ -225,10 +313,12 @@ export async function buildHtmlReport(input: HtmlReportInput): Promise<string> {
   const bundles = await Promise.all(
     browserBundlePaths().map(async (p) => (await readFile(p, 'utf8')).replace(/<\/script/gi, '<\\/script')),
   );
-  const figures = input.charts.map((c, i) =>
+  const figures = input.charts.flatMap((c, i) =>
     'spec' in c
-      ? `<figure><div data-chart="${escapeHtml(c.name)}" data-spec="spec-${i}"></div><figcaption>${escapeHtml(c.name)}</figcaption><script type="application/json" id="spec-${i}">${scriptJson(c.spec)}</script></figure>`
-      : `<figure class="skipped"><figcaption><strong>${escapeHtml(c.name)}</strong>: not drawn. ${escapeHtml(c.skipped)}</figcaption></figure>`,
+      ? [
+          `<figure><div data-chart="${escapeHtml(c.name)}" data-spec="spec-${i}"></div><figcaption>${escapeHtml(c.name)}</figcaption><script type="application/json" id="spec-${i}">${scriptJson(c.spec)}</script></figure>`,
+        ]
+      : [],
   );
   const runNames = input.runs.map((r) => r.name).join(', ');
   return [
@@ -241,10 +331,13 @@ export async function buildHtmlReport(input: HtmlReportInput): Promise<string> {
     '</head><body>',
     `<h1>${escapeHtml(input.title)}</h1>`,
     `<p class="note">${input.runs.length === 1 ? 'Run' : `${input.runs.length} runs`}: ${escapeHtml(runNames)}${input.generatedAt === undefined ? '' : ` · generated ${escapeHtml(input.generatedAt)}`} · charts are interactive (hover for values; ⋯ menu to export).</p>`,
-    environmentSection(input.runs),
     summarySection(input.runs),
-    `<section><h2>Charts</h2><div class="charts">${figures.join('')}</div></section>`,
+    figures.length > 0
+      ? `<section><h2>Charts</h2><div class="charts">${figures.join('')}</div></section>`
+      : '',
+    environmentSection(input.runs),
     rowsSection(input.runs),
+    notDrawnSection(input.charts),
     `<script>${EMBED_SCRIPT}</script>`,
     '</body></html>',
     '',

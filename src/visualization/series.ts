@@ -10,7 +10,7 @@ import { messages } from '../messages.js';
 import { type ChartRow, columnNames, isEmptyCell, textCell } from './chart-data.js';
 
 /** Columns that identify a series, in the order they are tried when none is chosen. */
-export const SERIES_COLUMNS: readonly string[] = ['model', 'run', 'run_id', 'type', 'name'];
+export const SERIES_COLUMNS: readonly string[] = ['variant', 'model', 'run', 'run_id', 'type', 'name'];
 
 /** Label given to rows when the data has no identity column at all. */
 export const DEFAULT_SERIES_LABEL = 'all rows';
@@ -22,6 +22,7 @@ export type SeriesLabeler = (row: ChartRow) => string;
  * A function that labels each row with its series.
  *
  * - With `column`, the label is that column's value.
+ * - Otherwise a `variant` column (the variants of a benchmark matrix) names the series when present.
  * - Otherwise `model` is used; when one model appears under several `run` (or `run_id`) values, the label
  *   becomes `model (run)` so runs of the same model stay apart. Rows without a model fall back to `run`, `type`,
  *   `name`, then {@link DEFAULT_SERIES_LABEL}.
@@ -36,14 +37,25 @@ export function seriesLabeler(rows: readonly ChartRow[], column?: string): Serie
     }
     return (row) => textCell(row, column) ?? `(no ${column})`;
   }
-  const hasModel = columns.includes('model');
+  const byModel = nameLabeler(rows, columns, 'model');
+  if (!columns.includes('variant')) return byModel;
+  const byVariant = nameLabeler(rows, columns, 'variant');
+  return (row) => (textCell(row, 'variant') === undefined ? byModel(row) : byVariant(row));
+}
+
+/**
+ * Labels by the `key` column (`model` or `variant`), qualified by run when one name appears in several runs
+ * (see {@link seriesLabeler}).
+ */
+function nameLabeler(rows: readonly ChartRow[], columns: readonly string[], key: string): SeriesLabeler {
+  const hasModel = columns.includes(key);
   const runColumn = columns.includes('run') ? 'run' : columns.includes('run_id') ? 'run_id' : undefined;
   const hasRun = runColumn !== undefined;
   let qualifyByRun = false;
   if (hasModel && hasRun) {
     const runsPerModel = new Map<string, Set<string>>();
     for (const row of rows) {
-      const model = textCell(row, 'model');
+      const model = textCell(row, key);
       const run = textCell(row, runColumn!);
       if (model === undefined || run === undefined) continue;
       const runs = runsPerModel.get(model) ?? new Set<string>();
@@ -53,7 +65,7 @@ export function seriesLabeler(rows: readonly ChartRow[], column?: string): Serie
     qualifyByRun = [...runsPerModel.values()].some((runs) => runs.size > 1);
   }
   return (row) => {
-    const model = textCell(row, 'model');
+    const model = textCell(row, key);
     if (model !== undefined) {
       const run = runColumn === undefined ? undefined : textCell(row, runColumn);
       return qualifyByRun && run !== undefined ? `${model} (${run})` : model;

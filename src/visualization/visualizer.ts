@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
-import type { Chart, ChartSpec } from './chart.js';
+import { type Chart, type ChartSpec, checkRequirements } from './chart.js';
 import { type ChartInput, type ChartRow, loadChartInput, textCell } from './chart-data.js';
 import {
   type AnyChartClass,
@@ -262,7 +262,7 @@ export class Visualizer {
         results[name] = skipped
           ? { status: 'skipped', reason: errorText(error) }
           : { status: 'failed', reason: errorText(error), error };
-        reportCharts.push({ name, skipped: errorText(error) });
+        reportCharts.push(skippedChart(chart, rows, error, skipped));
         continue;
       }
       try {
@@ -335,7 +335,7 @@ export class Visualizer {
         results[name] = skipped
           ? { status: 'skipped', reason: errorText(error) }
           : { status: 'failed', reason: errorText(error), error };
-        reportCharts.push({ name, skipped: errorText(error) });
+        reportCharts.push(skippedChart(chart, rows, error, skipped));
       }
     }
     const html = await buildHtmlReport({
@@ -353,6 +353,24 @@ export class Visualizer {
     await write(options.path, html);
     return results;
   }
+}
+
+/** The report entry of a chart that was not drawn; `missingColumns` when the data lacks its columns altogether. */
+function skippedChart(
+  chart: Chart<object>,
+  rows: readonly ChartRow[],
+  error: unknown,
+  skipped: boolean,
+): ReportChart {
+  let missingColumns = false;
+  if (skipped) {
+    try {
+      checkRequirements(chart.chartName, rows, chart.requirements());
+    } catch {
+      missingColumns = true;
+    }
+  }
+  return { name: chart.chartName, skipped: errorText(error), ...(missingColumns ? { missingColumns } : {}) };
 }
 
 async function write(path: string, content: string | Uint8Array): Promise<string> {

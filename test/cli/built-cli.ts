@@ -81,8 +81,17 @@ export function runCli(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliRun> {
+  return runProcess(process.execPath, [BIN, ...args], options);
+}
+
+/** Runs `file ...args` (e.g. `bash script.sh`) in `cwd` (default: the repository root) and collects its output. */
+export function runProcess(
+  file: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(file, args, {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -108,13 +108,6 @@ const cases: {
     texts: ['Peak tok/s', 'Perplexity ↓', 'TTFT ms ↓', 'gpt2-small'],
   },
   {
-    golden: 'radar-single',
-    chart: () => new RadarChart({ metrics: ['peak_tps', 'prefill_mean_ms', 'perplexity'] }),
-    fixture: 'bench-single',
-    title: 'Multi-metric comparison',
-    texts: ['one model: all 0.5'],
-  },
-  {
     golden: 'roofline-variants',
     chart: () => new RooflineChart(),
     fixture: 'bench-roofline',
@@ -213,6 +206,19 @@ describe('chart input checks', () => {
     expect(pointLayer?.data?.values).toEqual([
       { series: 'tiny', x: 7.619, y: 16800, lo: 7.39, hi: 9.524, p50: 7.39, p99: 9.524 },
     ]);
+  });
+
+  it('pareto and radar say why they are trivial with one model instead of drawing one dot', () => {
+    const radar = new RadarChart({ metrics: ['peak_tps', 'prefill_mean_ms', 'perplexity'] });
+    expect(() => radar.spec(data['bench-single']!)).toThrow(
+      new DantinoxError(
+        'INVALID_INPUT',
+        messages.chartSingleSeries('radar', 'tiny', 'a radar of normalised metrics'),
+      ),
+    );
+    expect(() => new ParetoChart().spec(data['bench-single']!)).toThrow(
+      new DantinoxError('INVALID_INPUT', messages.chartSingleSeries('pareto', 'tiny', 'a Pareto front')),
+    );
   });
 
   it('pareto chart reports a column whose values conflict between task rows', () => {

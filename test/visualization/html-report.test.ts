@@ -84,7 +84,16 @@ describe('HTML report (static checks)', () => {
   it('lists the charts that could not be drawn, with the reason', () => {
     expect(singleResults['training_curve']).toMatchObject({ status: 'skipped' });
     const html = readFileSync(single, 'utf8');
-    expect(html).toContain('<strong>training_curve</strong>: not drawn.');
+    expect(html).toMatch(/Not applicable to this data \(it has none of their columns\): [^<]*training_curve/);
+    // The comparison comes first, then the charts, then the environments (folded), then what was not drawn.
+    const at = (text: string): number => html.indexOf(text);
+    expect(at('<h2>Comparison</h2>')).toBeGreaterThan(0);
+    expect(at('<h2>Comparison</h2>')).toBeLessThan(at('<h2>Charts</h2>'));
+    expect(at('<h2>Charts</h2>')).toBeLessThan(at('<h2>Environment</h2>'));
+    expect(at('<h2>Environment</h2>')).toBeLessThan(at('<h2>Charts not drawn</h2>'));
+    expect(html).toContain('<details class="env">');
+    expect(html).toMatch(/<p class="pareto"><strong>Pareto-optimal<\/strong>/);
+    expect(html).toContain('<td class="best" title="best">');
     expect(multiResults['training_curve']?.status).toBe('skipped');
   });
 

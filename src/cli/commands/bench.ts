@@ -7,30 +7,30 @@
 import { accessSync, constants } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
-import type { Calibration, Logger, LogLevel, SuiteReport } from '../../benchmarking/index.js';
+import type { LogLevel } from '../../benchmarking/index.js';
+import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
 import { DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
-import { checkFitsInMemory, modelBuildBytes } from '../../models/memory-check.js';
-import type { ParadigmKind } from '../../models/model-config.js';
-import { DEFAULT_CALIBRATION_MS, runCalibration } from '../calibration-step.js';
-import type { CliWriter } from '../cli-io.js';
+import {
+  addMatrixAxisOptions,
+  axisFlags,
+  buildBenchMatrix,
+  checkVariants,
+  readBenchConfigFile,
+  variantConfig,
+} from '../bench-matrix.js';
+import { DEFAULT_CALIBRATION_MS } from '../calibration-step.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
-import { ExitCode } from '../exit-code.js';
-import {
-  addHistoryOptions,
-  checkHistoryOptions,
-  type HistoryCliOptions,
-  recordHistory,
-} from '../history-options.js';
-import { watchInterrupts } from '../interrupts.js';
+import type { ExitCode } from '../exit-code.js';
+import { addHistoryOptions, checkHistoryOptions, type HistoryCliOptions } from '../history-options.js';
 import { loadPlugins } from '../load-plugins.js';
-import { tellLauncher, underLauncher } from '../malloc-tuning.js';
-import { checkModelSelection, DEFAULT_PRESET } from '../model-selection.js';
+import { tellLauncher } from '../malloc-tuning.js';
+import { DEFAULT_PRESET } from '../model-selection.js';
 import {
   parseNameList,
   parseNonNegativeInt,
@@ -136,11 +136,7 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
     description: withDefault('denoising passes of a diffusion generation', 'diffusionSteps'),
     parse: parsePositiveInt,
   },
-  threads: {
-    flags: '--threads <n>',
-    description: withDefault('ONNX Runtime intra-op threads', 'threads', 'all cores'),
-    parse: parsePositiveInt,
-  },
+  threads: null, // a matrix axis: `--threads 1,2` (see addMatrixAxisOptions); `threads:` in --bench-config
   maxCellMs: {
     flags: '--max-cell-ms <ms>',
     description: withDefault(
@@ -159,15 +155,15 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
 
 /** Parsed options of `dantinox bench`. */
 type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
-  readonly config?: string;
-  readonly model?: string;
-  readonly paradigm?: ParadigmKind;
   readonly ep?: string;
   readonly tasks?: string[];
   readonly plugin?: string[];
   readonly data?: string;
   readonly benchConfig?: string;
   readonly out?: string;
+  readonly shard?: string;
+  readonly shards?: number;
+  readonly resume?: boolean;
   readonly charts: boolean;
   readonly force?: boolean;
   readonly quiet?: boolean;
@@ -185,6 +181,10 @@ Examples:
   $ dantinox bench --config my-model.yaml --bench-config bench.yaml --data valid.txt
   $ dantinox bench --model models/gpt2-onnx --tasks latency,perplexity
   $ dantinox bench --config small --paradigm diffusion
+  $ dantinox bench --config tiny,small --threads 1,2 --out results/study      # a matrix of 4 variants
+  $ dantinox bench --bench-config study.yaml --out results/study --resume     # continue an interrupted matrix
+  $ dantinox bench --bench-config study.yaml --out /shared/study --shard 0/4  # shard 0 of 4 (also: JOB_COMPLETION_INDEX
+                                                                              #   with --shards, SLURM_ARRAY_TASK_ID)
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
 --eval-batches ${EFFECTIVE_DEFAULTS.evalBatches}; flags override the file or these defaults field by field. Progress goes
@@ -193,16 +193,13 @@ writes every output from what was measured, then exits 130 (143); a second one q
 Exit code 1 when a task did not complete.
 `;
 
-/** The benchmark config: library defaults ← CLI defaults or `--bench-config` file ← flags. */
-function benchmarkConfig(options: BenchCliOptions, cwd: string): BenchmarkConfig {
+/** The benchmark config: library defaults ← CLI defaults or the `--bench-config` file ← flags. */
+function benchmarkConfig(
+  options: BenchCliOptions,
+  file: Record<string, unknown> | undefined,
+): BenchmarkConfig {
   const base: BenchmarkConfigInput =
-    options.benchConfig === undefined
-      ? { ...CLI_BENCH_DEFAULTS }
-      : {
-          ...BenchmarkConfig.load(
-            isAbsolute(options.benchConfig) ? options.benchConfig : resolve(cwd, options.benchConfig),
-          ),
-        };
+    file === undefined ? { ...CLI_BENCH_DEFAULTS } : { ...BenchmarkConfig.parse(file) };
   const flags: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(BENCH_CONFIG_OPTIONS)) {
     const value = (options as Record<string, unknown>)[key];
@@ -229,22 +226,9 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     .command('bench')
     .summary('run the benchmark suite (throughput, latency, perplexity) on a model and write results')
     .description(
-      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out.',
-    )
-    .option(
-      '-c, --config <file|preset>',
-      `built-in model: preset (tiny, small, gpt2-small) or YAML/JSON config (default: ${DEFAULT_PRESET})`,
-    )
-    .option(
-      '-m, --model <folder>',
-      'a Hugging Face ONNX folder (config.json, tokenizer.json, onnx/model.onnx) instead',
-    )
-    .addOption(
-      new Option('--paradigm <kind>', "override the config's paradigm (built-in models)").choices([
-        'ar',
-        'diffusion',
-      ]),
-    )
+      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out. Lists on the model axes (--config, --model, --dtype, --threads, --paradigm, or a matrix: section in --bench-config) run every combination as a variant, one model at a time, each in its own sub-folder of --out, with the combined results, charts and report at the top.',
+    );
+  addMatrixAxisOptions(command)
     .option(
       '--ep <name>',
       'ONNX Runtime execution provider (default: cpu); an unavailable one is refused, naming those available',
@@ -268,6 +252,16 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
   addHistoryOptions(command);
   return command
     .option('-o, --out <dir>', 'output directory (default: results/<timestamp>)')
+    .option('--resume', 'rerun into an existing --out: skip variants that completed, rerun the others')
+    .option(
+      '--shard <i/n>',
+      'run only shard i of n (0-based) of the matrix variants, into --out/shard-<i>-of-<n>',
+    )
+    .option(
+      '--shards <n>',
+      'number of shards when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)',
+      parsePositiveInt,
+    )
     .option('--no-charts', 'skip charts/ and report.html')
     .option('--no-calibrate', 'skip the ceilings calibration (MFU/MBU then say unavailable)')
     .option('--recalibrate', "measure this machine's ceilings again instead of using the cache")
@@ -291,139 +285,82 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
 
 async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<ExitCode> {
   const { io } = ctx;
-  // Everything a newcomer can get wrong is checked before the (slow) model build.
-  const config = benchmarkConfig(options, io.cwd);
+  // Everything a newcomer can get wrong is checked before the (slow) model builds.
+  const file =
+    options.benchConfig === undefined
+      ? undefined
+      : readBenchConfigFile(
+          isAbsolute(options.benchConfig) ? options.benchConfig : resolve(io.cwd, options.benchConfig),
+        );
+  const config = benchmarkConfig(options, file?.config);
   const dataPath = checkDataFile(options.data, io.cwd);
   const registries = await loadPlugins(options.plugin ?? [], io.cwd);
   const taskNames = options.tasks ?? DEFAULT_TASKS;
   checkPluginNames('task', taskNames, registries.tasks.names());
   registries.tasks.check(taskNames);
-  const selection = {
-    ...(options.config === undefined ? {} : { config: options.config }),
-    ...(options.model === undefined ? {} : { model: options.model }),
-    ...(options.paradigm === undefined ? {} : { paradigm: options.paradigm }),
-    // Any name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
-    ...(options.ep === undefined ? {} : { executionProvider: options.ep as ExecutionProvider }),
-    ...(config.threads === null ? {} : { threads: config.threads }),
-    seed: config.seed,
-    ...(options.force === true ? { force: true } : {}),
-  };
-  const checked = checkModelSelection(selection, io.cwd);
-  // A built-in model that cannot fit is refused here, before anything is written or allocated.
-  if (checked.config !== undefined)
-    checkFitsInMemory(
-      messages.modelBuild(checked.config.dim, checked.config.numBlocks, checked.config.vocabSize),
-      modelBuildBytes(checked.config),
-      { force: options.force === true },
-    );
+  const matrix = buildBenchMatrix({
+    flags: axisFlags(options),
+    ...(file?.matrix === undefined ? {} : { file: file.matrix }),
+    config,
+    tasks: taskNames,
+    ...(options.data === undefined ? {} : { data: options.data }),
+  });
+  const shard = resolveShard({
+    ...(options.shard === undefined ? {} : { shard: options.shard }),
+    ...(options.shards === undefined ? {} : { shards: options.shards }),
+    env: process.env,
+  });
+  // Any --ep name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
+  const executionProvider = options.ep as ExecutionProvider | undefined;
+  const force = options.force === true;
+  // Every variant's model is checked (and a built-in one that cannot fit refused) before anything is written.
+  checkVariants(matrix.variants, config, io.cwd, {
+    ...(executionProvider === undefined ? {} : { executionProvider }),
+    force,
+  });
   checkHistoryOptions(options, io.cwd);
+  if (shard !== undefined && options.out === undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.shardWithoutOut());
+  if (options.resume === true && options.out === undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeWithoutOut());
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
-  claimRunDir(outArg, io.cwd, options.force === true);
-  const outDir = prepareOutputDir(outArg, io.cwd);
-  tellLauncher({ outDir: outArg });
-  // The heavy modules (ONNX Runtime, the suite, charts) load only once the arguments are known to be valid.
-  const [{ BenchmarkSuite, createWriterLogger, RunDirectory }, { openModel }, { writeRunOutputs }] =
-    await Promise.all([
-      import('../../benchmarking/index.js'),
-      import('../open-model.js'),
-      import('../run-outputs.js'),
-    ]);
-  const tasks = registries.tasks.create(taskNames, dataPath === undefined ? {} : { data: dataPath });
+  const shownDir = shard === undefined ? outArg : join(outArg, shardFolderName(shard));
+  if (options.resume !== true) claimRunDir(shownDir, io.cwd, force);
+  const dir = prepareOutputDir(shownDir, io.cwd);
+  tellLauncher({ outDir: shownDir });
+  const { createWriterLogger } = await import('../../benchmarking/index.js');
   const level: LogLevel = options.verbose === true ? 'debug' : options.quiet === true ? 'error' : 'warn';
   const logger = createWriterLogger(io.stderr, level);
-  if (config.threads !== null && config.threads > availableParallelism())
-    logger.log('warn', messages.threadsAboveCores(config.threads, availableParallelism()));
+  for (const threads of new Set(matrix.variants.map((v) => variantConfig(v, config).threads)))
+    if (threads !== null && threads > availableParallelism())
+      logger.log('warn', messages.threadsAboveCores(threads, availableParallelism()));
   if (dataPath !== undefined && !taskNames.includes('perplexity')) logger.log('warn', messages.dataUnused());
-
-  if (options.quiet !== true) io.stderr.write('Building the model…\n');
-  const opened = await openModel(selection, io.cwd);
-  const calibration = await calibrationFor(options, taskNames, opened.model.info, logger, io.stderr);
-  const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: underLauncher() });
-  const runDir = new RunDirectory(outDir);
-  let report: SuiteReport;
-  let written: Awaited<ReturnType<typeof writeRunOutputs>>;
-  try {
-    const suite = new BenchmarkSuite({ tasks, config });
-    report = await suite.run(opened.paradigm, opened.model, {
-      runId: `${opened.model.info.name}-${timestampName(startedAt)}`,
-      jsonl: false,
-      sinks: runDir.sinks(),
-      ...(options.quiet === true ? {} : { writer: io.stderr }),
-      progress: 'auto',
+  const { runBenchMatrix } = await import('../run-matrix.js');
+  return runBenchMatrix(
+    {
+      matrix,
+      shard,
+      dir,
+      shownDir,
+      resume: options.resume === true,
+      config,
+      tasks: taskNames,
+      registries,
+      dataPath,
+      charts: options.charts,
+      quiet: options.quiet === true,
       logger,
-      signal: interrupts.signal,
       startedAt,
       commandLine: ['dantinox', ...ctx.argv].join(' '),
-      ...(calibration === undefined ? {} : { calibration }),
-    });
-    await opened.model.dispose();
-    written = await writeRunOutputs(report, runDir, {
-      charts: options.charts,
-      logger,
-      registry: registries.charts,
-    });
-  } finally {
-    interrupts.dispose();
-    await opened.model.dispose();
-  }
-  const out = io.stdout;
-  out.write(`Model: ${opened.description}\n`);
-  out.write(
-    `Engine: ${opened.model.info.engine}, ${opened.model.info.threads} threads, ${opened.model.info.dtype}\n`,
+      cwd: io.cwd,
+      ...(executionProvider === undefined ? {} : { executionProvider }),
+      force,
+      calibration: options.calibrate
+        ? { budgetMs: options.calibrationMs, recalibrate: options.recalibrate === true }
+        : undefined,
+      history: options,
+    },
+    ctx,
   );
-  out.write(`Config: ${describeConfig(config)}\n\n`);
-  out.write(`${report.summary()}\n\n`);
-  if (opened.randomWeights) {
-    out.write(`${messages.randomWeightsNote()}\n`);
-  }
-  out.write(`Results: ${outArg}\n  ${written.files.join('\n  ')}\n`);
-  const missing = runDir.missingResultFiles();
-  if (missing.length > 0) {
-    io.stderr.write(`${messages.resultsNotWritten(missing)}\n`);
-    return ExitCode.taskFailed;
-  }
-  const stoppedBy = interrupts.received();
-  if (stoppedBy !== undefined) {
-    io.stderr.write(`${messages.benchStopped(stoppedBy)}\n`);
-    return stoppedBy === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
-  }
-  // A stopped run is not added to the history: its missing cells would read as a comparison baseline.
-  await recordHistory(report, options, ctx);
-  const failed = report.results.filter((r) => r.status !== 'completed');
-  if (failed.length > 0) {
-    io.stderr.write(`${messages.tasksIncomplete(failed.map((r) => `${r.task} (${r.status})`))}\n`);
-    return ExitCode.taskFailed;
-  }
-  if (written.failedCharts.length > 0) {
-    io.stderr.write(`${messages.chartsFailed(written.failedCharts)}\n`);
-    return ExitCode.taskFailed;
-  }
-  return ExitCode.ok;
-}
-
-/** The machine's ceilings for MFU/MBU when a timing task runs and `--no-calibrate` is not given. */
-async function calibrationFor(
-  options: BenchCliOptions,
-  taskNames: readonly string[],
-  info: { readonly threads: number; readonly engine: string },
-  logger: Logger,
-  stderr: CliWriter,
-): Promise<Calibration | undefined> {
-  if (!options.calibrate || !taskNames.some((t) => t === 'throughput' || t === 'latency')) return undefined;
-  const outcome = await runCalibration({
-    threads: info.threads,
-    engine: info.engine,
-    budgetMs: options.calibrationMs,
-    logger,
-    ...(options.quiet === true ? {} : { notes: stderr }),
-    ...(options.recalibrate === true ? { recalibrate: true } : {}),
-  });
-  return outcome.calibration;
-}
-
-/** The sweep in one line, with the seed's snake_case names. */
-function describeConfig(config: BenchmarkConfig): string {
-  const entries = Object.entries(BenchmarkConfig.toSnakeCase(config)).filter(([k]) => k !== 'output_dir');
-  return entries.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ');
 }

@@ -10,7 +10,7 @@ import { checkFormats, reportRenderResults, safeRunName } from '../chart-output.
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
 import { loadPlugins } from '../load-plugins.js';
-import { loadRun } from '../load-runs.js';
+import { loadRuns } from '../load-runs.js';
 import { parseNameList } from '../option-parsers.js';
 import { checkPluginNames, collect } from '../plugin-names.js';
 
@@ -73,7 +73,7 @@ async function runPlot(
   if (options.charts !== undefined) checkPluginNames('chart', options.charts, visualizer.availableCharts());
   const formats = checkFormats(options.format);
   const runs = [];
-  for (const input of inputs) runs.push(await loadRun(input, io.cwd));
+  for (const input of inputs) runs.push(...(await loadRuns(input, io.cwd)));
   const rows = combineRuns(runs);
   const runName = runs.length === 1 ? safeRunName(runs[0]?.name ?? 'run') : 'comparison';
   const outDir = isAbsolute(options.out) ? options.out : resolve(io.cwd, options.out);

@@ -11,7 +11,7 @@ import { reportRenderResults } from '../chart-output.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
 import { loadPlugins } from '../load-plugins.js';
-import { type LoadedRun, loadRun } from '../load-runs.js';
+import { type LoadedRun, loadRuns } from '../load-runs.js';
 import { parseNameList } from '../option-parsers.js';
 import { checkPluginNames, collect } from '../plugin-names.js';
 
@@ -67,7 +67,7 @@ async function runReport(
   const visualizer = new Visualizer({ registry: charts });
   if (options.charts !== undefined) checkPluginNames('chart', options.charts, visualizer.availableCharts());
   const runs: LoadedRun[] = [];
-  for (const input of inputs) runs.push(await loadRun(input, io.cwd));
+  for (const input of inputs) runs.push(...(await loadRuns(input, io.cwd)));
   const out = isAbsolute(options.out) ? options.out : resolve(io.cwd, options.out);
   const path = extname(out).toLowerCase() === '.html' ? out : new RunDirectory(out).reportPath;
   const results = await visualizer.report(

@@ -131,6 +131,11 @@ export class ParetoChart extends Chart<ParetoChartOptions> {
           : `no model has both ${xColumn} and ${yColumn} (columns: ${columnNames(rows).join(', ')})`;
       throw new DantinoxError('INVALID_INPUT', messages.chartNothingToDraw(name, reason));
     }
+    if (points.length === 1)
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.chartSingleSeries(name, points[0]!.series, 'a Pareto front'),
+      );
     const frontier = paretoFrontier(points, { x: xDirection, y: yDirection });
     const onFrontier = new Set(frontier);
     const corners = placeLabels(pixelPositions(points, config, xDirection), {

@@ -135,6 +135,11 @@ export class RadarChart extends Chart<RadarChartOptions> {
       successfulRows(rows),
       this.options.series === undefined ? {} : { series: this.options.series },
     );
+    if (records.length === 1)
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.chartSingleSeries(RadarChart.name, records[0]!.series, 'a radar of normalised metrics'),
+      );
     const metrics = this.options.metrics ? [...new Set(this.options.metrics)] : defaultMetrics(records);
     if (metrics.length < MIN_SPOKES) {
       throw new DantinoxError(
@@ -181,7 +186,7 @@ export class RadarChart extends Chart<RadarChartOptions> {
     const text = themeText(config.theme);
     const title = config.title ?? 'Multi-metric comparison';
     const subtitle = [
-      `Each spoke normalised across ${records.length} model${records.length === 1 ? '' : 's'}: outer ring = best, inner ring = worst${records.length === 1 ? ' (one model: all 0.5)' : ''}`,
+      `Each spoke normalised across ${records.length} models: outer ring = best, inner ring = worst`,
       spokes.some((s) => s.inverted) ? '↓ = lower is better (scale inverted)' : '',
       ...missingNotes(table),
     ].filter((s) => s !== '');

@@ -1,0 +1,111 @@
+/**
+ * The shard contract: which variants of a matrix one process runs, from `--shard i/n` or from the environment
+ * a scheduler sets (a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`, a Slurm job array's
+ * `SLURM_ARRAY_TASK_ID` / `SLURM_ARRAY_TASK_COUNT` / `SLURM_ARRAY_TASK_MIN`).
+ *
+ * Variants are dealt round-robin: shard `i` of `n` runs the variants whose 0-based index in the canonical
+ * order of the matrix is ≡ i (mod n). Every process computes the same expansion, so no coordination is needed.
+ *
+ * @packageDocumentation
+ */
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+
+/** One shard of a matrix run: 0-based `index` < `count`, and where it came from. */
+export interface ShardSpec {
+  /** 0-based shard index, `0 ≤ index < count`. */
+  readonly index: number;
+  /** Number of shards. */
+  readonly count: number;
+  /** What set it: `--shard`, `JOB_COMPLETION_INDEX` or `SLURM_ARRAY_TASK_ID`. */
+  readonly source: string;
+}
+
+/** Scheduler environment variables read by {@link resolveShard}. */
+export const SHARD_VARIABLES = [
+  'SLURM_ARRAY_TASK_ID',
+  'SLURM_ARRAY_TASK_COUNT',
+  'SLURM_ARRAY_TASK_MIN',
+  'JOB_COMPLETION_INDEX',
+] as const;
+
+const INTEGER = /^\s*\d+\s*$/;
+
+/**
+ * Parses `i/n` (0-based index, shard count), e.g. `0/4`.
+ *
+ * @throws {@link DantinoxError} `INVALID_OPTION` unless `0 ≤ i < n`.
+ */
+export function parseShard(text: string): ShardSpec {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (m === null || !Number.isSafeInteger(count) || count < 1 || index >= count)
+    throw new DantinoxError('INVALID_OPTION', messages.badShard(text));
+  return { index, count, source: '--shard' };
+}
+
+function variable(env: Readonly<Record<string, string | undefined>>, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!INTEGER.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new DantinoxError('INVALID_OPTION', messages.badShardVariable(name, raw));
+  return Number(raw);
+}
+
+/** Options of {@link resolveShard}. */
+export interface ResolveShardOptions {
+  /** `--shard i/n`, which wins over the environment. */
+  readonly shard?: string;
+  /** `--shards n`: the shard count (needed with `JOB_COMPLETION_INDEX`; overrides `SLURM_ARRAY_TASK_COUNT`). */
+  readonly shards?: number;
+  /** The process environment. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The shard this process runs, or `undefined` for the whole matrix. `--shard` wins; otherwise a Slurm array
+ * (`index = SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN`, `count = SLURM_ARRAY_TASK_COUNT`), otherwise a
+ * Kubernetes Indexed Job (`index = JOB_COMPLETION_INDEX`, `count = --shards`).
+ *
+ * @throws {@link DantinoxError} `INVALID_OPTION` for a malformed `--shard`, a variable that is not a
+ * non-negative integer, a missing count, an index outside `0…count−1`, or `--shards` with no index.
+ */
+export function resolveShard(options: ResolveShardOptions): ShardSpec | undefined {
+  if (options.shard !== undefined) return parseShard(options.shard);
+  const { env, shards } = options;
+  const slurmId = variable(env, 'SLURM_ARRAY_TASK_ID');
+  if (slurmId !== undefined) {
+    const min = variable(env, 'SLURM_ARRAY_TASK_MIN') ?? 0;
+    const count = shards ?? variable(env, 'SLURM_ARRAY_TASK_COUNT');
+    if (count === undefined)
+      throw new DantinoxError('INVALID_OPTION', messages.shardCountMissing('SLURM_ARRAY_TASK_ID', slurmId));
+    const index = slurmId - min;
+    if (index < 0 || index >= count || count < 1)
+      throw new DantinoxError('INVALID_OPTION', messages.slurmIndexOutOfRange(slurmId, min, count));
+    return { index, count, source: 'SLURM_ARRAY_TASK_ID' };
+  }
+  const k8sIndex = variable(env, 'JOB_COMPLETION_INDEX');
+  if (k8sIndex !== undefined) {
+    if (shards === undefined)
+      throw new DantinoxError('INVALID_OPTION', messages.shardCountMissing('JOB_COMPLETION_INDEX', k8sIndex));
+    if (k8sIndex >= shards)
+      throw new DantinoxError('INVALID_OPTION', messages.badShard(`${k8sIndex}/${shards}`));
+    return { index: k8sIndex, count: shards, source: 'JOB_COMPLETION_INDEX' };
+  }
+  if (shards !== undefined) throw new DantinoxError('INVALID_OPTION', messages.shardsWithoutIndex(shards));
+  return undefined;
+}
+
+/** The items (with their canonical `index`) that shard `shard` runs; all of them without a shard. */
+export function shardVariants<T extends { readonly index: number }>(
+  variants: readonly T[],
+  shard: ShardSpec | undefined,
+): T[] {
+  return shard === undefined ? [...variants] : variants.filter((v) => v.index % shard.count === shard.index);
+}
+
+/** The folder a shard writes under the shared output directory: `shard-<i>-of-<n>`. */
+export function shardFolderName(shard: Pick<ShardSpec, 'index' | 'count'>): string {
+  return `shard-${shard.index}-of-${shard.count}`;
+}

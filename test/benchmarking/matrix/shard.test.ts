@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  parseShard,
+  resolveShard,
+  shardFolderName,
+  shardVariants,
+} from '../../../src/benchmarking/matrix/shard.js';
+import { DantinoxError } from '../../../src/errors.js';
+import { messages } from '../../../src/messages.js';
+
+const invalid = (message: string): DantinoxError => new DantinoxError('INVALID_OPTION', message);
+
+describe('shards', () => {
+  it('parses i/n (0-based) and rejects anything else', () => {
+    expect(parseShard('1/4')).toEqual({ index: 1, count: 4, source: '--shard' });
+    expect(parseShard(' 0 / 1 ')).toEqual({ index: 0, count: 1, source: '--shard' });
+    for (const bad of ['3/2', '2/2', '0/0', '1', '-1/2', 'a/b', '1/2/3', ''])
+      expect(() => parseShard(bad), bad).toThrowError(invalid(messages.badShard(bad)));
+  });
+
+  it('deals every variant to exactly one shard, round-robin', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 9 }), (n, count) => {
+        const variants = Array.from({ length: n }, (_, index) => ({ index }));
+        const shards = Array.from({ length: count }, (_, index) =>
+          shardVariants(variants, { index, count, source: 'test' }).map((v) => v.index),
+        );
+        expect(shards.flat().sort((a, b) => a - b)).toEqual(variants.map((v) => v.index));
+        for (const [i, s] of shards.entries()) for (const k of s) expect(k % count).toBe(i);
+        // Balanced: shard sizes differ by at most one.
+        const sizes = shards.map((s) => s.length);
+        expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      }),
+    );
+    expect(shardVariants([{ index: 0 }, { index: 1 }], undefined)).toHaveLength(2);
+    expect(shardFolderName({ index: 2, count: 5 })).toBe('shard-2-of-5');
+  });
+
+  it('reads Slurm arrays (minus SLURM_ARRAY_TASK_MIN) and Kubernetes Indexed Jobs; the flag wins', () => {
+    const slurm = { SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_COUNT: '3', SLURM_ARRAY_TASK_MIN: '1' };
+    expect(resolveShard({ env: slurm })).toEqual({ index: 2, count: 3, source: 'SLURM_ARRAY_TASK_ID' });
+    expect(resolveShard({ env: { SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_COUNT: '2' } })).toEqual({
+      index: 0,
+      count: 2,
+      source: 'SLURM_ARRAY_TASK_ID',
+    });
+    expect(resolveShard({ env: { JOB_COMPLETION_INDEX: '1' }, shards: 2 })).toEqual({
+      index: 1,
+      count: 2,
+      source: 'JOB_COMPLETION_INDEX',
+    });
+    expect(resolveShard({ env: slurm, shard: '0/1' })).toEqual({ index: 0, count: 1, source: '--shard' });
+    expect(resolveShard({ env: {} })).toBeUndefined();
+    expect(resolveShard({ env: { JOB_COMPLETION_INDEX: '' } })).toBeUndefined();
+  });
+
+  it('rejects malformed or inconsistent scheduler variables with one clear line', () => {
+    expect(() => resolveShard({ env: { JOB_COMPLETION_INDEX: 'x1' }, shards: 2 })).toThrowError(
+      invalid(messages.badShardVariable('JOB_COMPLETION_INDEX', 'x1')),
+    );
+    expect(() =>
+      resolveShard({ env: { SLURM_ARRAY_TASK_ID: '1', SLURM_ARRAY_TASK_COUNT: 'two' } }),
+    ).toThrowError(invalid(messages.badShardVariable('SLURM_ARRAY_TASK_COUNT', 'two')));
+    expect(() => resolveShard({ env: { JOB_COMPLETION_INDEX: '1' } })).toThrowError(
+      invalid(messages.shardCountMissing('JOB_COMPLETION_INDEX', 1)),
+    );
+    expect(() => resolveShard({ env: { SLURM_ARRAY_TASK_ID: '1' } })).toThrowError(
+      invalid(messages.shardCountMissing('SLURM_ARRAY_TASK_ID', 1)),
+    );
+    expect(() =>
+      resolveShard({
+        env: { SLURM_ARRAY_TASK_ID: '8', SLURM_ARRAY_TASK_COUNT: '4', SLURM_ARRAY_TASK_MIN: '0' },
+      }),
+    ).toThrowError(invalid(messages.slurmIndexOutOfRange(8, 0, 4)));
+    expect(() => resolveShard({ env: { JOB_COMPLETION_INDEX: '2' }, shards: 2 })).toThrowError(
+      invalid(messages.badShard('2/2')),
+    );
+    expect(() => resolveShard({ env: {}, shards: 3 })).toThrowError(invalid(messages.shardsWithoutIndex(3)));
+  });
+});
