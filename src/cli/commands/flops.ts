@@ -58,10 +58,16 @@ const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
     parse: parseDtypeOption,
     default: 'fp32',
   },
+  headDtype: {
+    flags: '--head-dtype <type>',
+    description: 'quantized dtypes: dtype of the LM head (default: --dtype)',
+    parse: parseDtypeOption,
+  },
 };
 
 /** Parsed options of `dantinox flops`. */
-interface FlopsCliOptions extends Required<CountFlopsOptions & MemoryFootprintOptions> {
+interface FlopsCliOptions extends Required<CountFlopsOptions & Omit<MemoryFootprintOptions, 'headDtype'>> {
+  readonly headDtype?: MemoryFootprintOptions['headDtype'];
   readonly config: string;
   readonly json?: boolean;
 }
@@ -94,10 +100,10 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
     .addHelpText('after', EXAMPLES)
     .action((options: FlopsCliOptions) => {
       const { config, name, isPreset } = resolveModelConfig(options.config, ctx.io.cwd);
-      const { seqLen, batchSize, pastLength, formula, moe, dtype } = options;
+      const { seqLen, batchSize, pastLength, formula, moe, dtype, headDtype } = options;
       const flops = countFlops(config, { seqLen, batchSize, pastLength, formula, moe });
       const parameters = countParameters(config);
-      const memory = memoryFootprint(config, { dtype });
+      const memory = memoryFootprint(config, { dtype, ...(headDtype === undefined ? {} : { headDtype }) });
       const out = ctx.io.stdout;
       if (options.json === true) {
         const { attention, ffn, embedding, total, attentionProjections, attentionScores, router, lmHead } =

@@ -7,6 +7,7 @@ import { createModel } from '../../../src/models/onnx/onnx-model.js';
 import { type BuiltinDtype, resolvePrecision } from '../../../src/models/onnx/precision.js';
 import { buildTransformerGraph } from '../../../src/models/onnx/transformer-graph.js';
 import { initWeights } from '../../../src/models/weights.js';
+import { memoryFootprint } from '../../../src/profiling/memory.js';
 import { BASE, VARIANTS } from './variants.js';
 
 const DTYPES: readonly BuiltinDtype[] = ['fp32', 'fp16', 'q8', 'q4'];
@@ -24,6 +25,54 @@ function initializers(bytes: Uint8Array): { name: string; type: number }[] {
   const proto = onnx.ModelProto.decode(bytes);
   return (proto.graph?.initializer ?? []).map((t) => ({ name: t.name ?? '', type: t.dataType ?? 0 }));
 }
+
+/** Bytes of each initializer of an encoded graph (inline data or its external-data length). */
+function initializerBytes(bytes: Uint8Array): Map<string, number> {
+  const proto = onnx.ModelProto.decode(bytes);
+  const out = new Map<string, number>();
+  for (const t of proto.graph?.initializer ?? []) {
+    const external = t.externalData?.find((e) => e.key === 'length')?.value;
+    out.set(t.name ?? '', external === undefined ? (t.rawData?.length ?? 0) : Number(external));
+  }
+  return out;
+}
+
+describe('memoryFootprint per dtype equals the weight bytes in the generated graph', () => {
+  // K = 64 and 256: an even number of 32-blocks per column, as the dtype table's 4-bit zero-point overhead assumes.
+  const base = { dim: 64, nHeads: 4, numBlocks: 2, vocabSize: 512, maxContext: 32 };
+  const configs = {
+    'llama-like, tied': ModelConfig.parse(base),
+    'gpt2-like, untied': ModelConfig.parse({
+      ...base,
+      posEncoding: 'learned',
+      norm: 'layernorm',
+      useSwiglu: false,
+      weightTying: false,
+    }),
+  };
+  for (const [name, config] of Object.entries(configs)) {
+    for (const dtype of DTYPES) {
+      for (const headDtype of [dtype, 'fp32'] as const) {
+        it(`${name}, ${dtype}, head ${headDtype}`, () => {
+          const sizes = initializerBytes(graphOf(config, dtype, headDtype).bytes);
+          let weights = 0;
+          let scales = 0;
+          for (const [init, n] of sizes) {
+            // Not weights: shape constants and position tables; the layout copy of a float tied head.
+            if (/^(const_|rotary_|sinusoidal_)/.test(init)) continue;
+            if (init.startsWith('embed.weight.transposed') && !/\.q[48]/.test(init)) continue;
+            // q8's per-column float32 scales: 4 bytes per column (4/K per weight), not in the table's 1 byte.
+            if (init.endsWith('.q8.scale')) scales += n;
+            else weights += n;
+          }
+          const footprint = memoryFootprint(config, { dtype, headDtype });
+          expect(weights).toBe(footprint.weightBytes);
+          expect(scales).toBeLessThanOrEqual((4 / 64) * weights);
+        });
+      }
+    }
+  }
+});
 
 describe('createModel dtypes', () => {
   it('every dtype is quantized from the same seeded fp32 weights: logits stay close to fp32', async () => {
