@@ -533,9 +533,6 @@ export const messages = {
   /** Matrix variants a stopped run did not reach. */
   variantsNotRun: (ids: readonly string[]): string =>
     `Not run (stopped): ${ids.join(', ')}. Rerun the same command with --resume to measure them.`,
-  /** A dtype the built-in engine cannot run yet. */
-  dtypeNotRunnable: (dtype: string, runnable: readonly string[]): string =>
-    `--dtype ${dtype} is a known data type but this version cannot run it yet; runnable: ${list(runnable)}. Drop it from --dtype (or exclude it in the matrix: section).`,
 
   // ── visualization ─────────────────────────────────────────────────────────
   /** A chart data row that is not an object. */
@@ -656,7 +653,7 @@ export const messages = {
   paradigmOnLoadedModel: (paradigm: string): string =>
     `--paradigm ${paradigm} applies to built-in models only: a Hugging Face decoder folder is autoregressive (ar). Drop --paradigm or use --config.`,
   /** `--data` given but no task that reads it. */
-  dataUnused: (): string => '--data is only read by the perplexity task.',
+  dataUnused: (): string => '--data is only read by the perplexity and kld tasks.',
   /** The note under a summary of a model with random weights. */
   randomWeightsNote: (): string =>
     'Note: the weights are random, so perplexity only checks the pipeline (≈ vocabulary size); speed and latency are those of any model of this shape.',
@@ -686,6 +683,25 @@ export const messages = {
   /** The line a bench run ends with when a signal stopped it. */
   benchStopped: (signal: string): string =>
     `Stopped by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}: every cell measured before is in every output above.`,
+  // ── quantization and quality ─────────────────────────────────────────────
+  /** A 4-bit block size that is not a power of two ≥ 16. */
+  invalidBlockSize: (blockSize: unknown): string =>
+    `The q4 block size must be a power of two ≥ 16 (16, 32, 64, 128, …), received ${String(blockSize)}. Pass e.g. --block-size 32.`,
+  /** A 4-bit block size that does not divide a quantized matrix's input dimension. */
+  blockSizeDoesNotDivide: (blockSize: number, dim: number, fits: readonly number[]): string =>
+    `The q4 block size ${blockSize} does not divide the matrix dimension ${dim}; block sizes that divide every quantized matrix of this model: ${fits.length > 0 ? list(fits.map(String)) : 'none (use q8 or fp16)'}.`,
+  /** A dtype the chosen engine or model kind cannot run. */
+  dtypeNotAvailable: (dtype: string, where: string, available: readonly string[]): string =>
+    `dtype "${dtype}" is not available for ${where}. Available: ${list(available)}.`,
+  /** A Hugging Face folder without the ONNX file of the asked dtype. */
+  hfDtypeMissing: (folder: string, dtype: string, file: string, available: readonly string[]): string =>
+    `"${folder}" has no ${dtype} model (onnx/${file}). Dtypes this folder has: ${available.length > 0 ? list(available) : 'none'}. Pass one of them with --dtype (or write that file from a built-in model with \`dantinox export --format hf --dtype ${dtype}\`).`,
+  /** A kld reference whose vocabulary differs from the model's. */
+  kldVocabMismatch: (model: number, reference: number): string =>
+    `The kld reference model has a vocabulary of ${reference} tokens but the model has ${model}: compare models of the same vocabulary (the fp32 model of the same config, or --reference DIR with the same tokenizer).`,
+  /** The kld task on a model with no reference available. */
+  kldNoReference: (model: string): string =>
+    `The kld task needs a reference model for "${model}": pass --reference DIR (a folder with the full-precision model), or give the task a reference in the library API.`,
   /** An error nobody anticipated: a bug, reported with how to get details. */
   unexpectedError: (message: string): string =>
     `${message} (unexpected error; rerun with --verbose for the stack trace, and please report it)`,

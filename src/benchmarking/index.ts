@@ -131,13 +131,17 @@ export {
   type TaskFactoryInput,
   TaskRegistry,
 } from './task-registry.js';
+export {
+  type EvalTextOptions,
+  type PerplexityData,
+  slidingBatches,
+} from './tasks/eval-windows.js';
+export { KLD_METRICS, type KldReference, KldTask, type KldTaskOptions } from './tasks/kld-task.js';
 export { LATENCY_METRICS, LatencyTask, type LatencyTaskOptions } from './tasks/latency-task.js';
 export {
   MAX_LOG_PERPLEXITY,
   PERPLEXITY_METRICS,
-  type PerplexityData,
   PerplexityTask,
   type PerplexityTaskOptions,
-  slidingBatches,
 } from './tasks/perplexity-task.js';
 export { THROUGHPUT_METRICS, ThroughputTask, type ThroughputTaskOptions } from './tasks/throughput-task.js';

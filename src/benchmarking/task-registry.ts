@@ -7,14 +7,18 @@
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { BenchmarkTask } from './task.js';
+import type { PerplexityData } from './tasks/eval-windows.js';
+import { type KldReference, KldTask } from './tasks/kld-task.js';
 import { LatencyTask } from './tasks/latency-task.js';
-import { type PerplexityData, PerplexityTask } from './tasks/perplexity-task.js';
+import { PerplexityTask } from './tasks/perplexity-task.js';
 import { ThroughputTask } from './tasks/throughput-task.js';
 
 /** What a task factory receives (from the command line: `--data`). */
 export interface TaskFactoryInput {
   /** Validation text for perplexity-like tasks (a file path or inline text); absent for the built-in text. */
   readonly data?: PerplexityData;
+  /** The kld task's reference model (a model, or a factory called when the task runs). */
+  readonly reference?: KldReference;
 }
 
 /** Makes a fresh task; called once per run. */
@@ -26,6 +30,14 @@ export const builtinTasks = {
   latency: () => new LatencyTask(),
   perplexity: (input: TaskFactoryInput) =>
     new PerplexityTask(input.data === undefined ? {} : { dataSource: input.data }),
+  kld: (input: TaskFactoryInput) =>
+    new KldTask({
+      reference:
+        input.reference ??
+        ((model) =>
+          Promise.reject(new DantinoxError('INVALID_INPUT', messages.kldNoReference(model.info.name)))),
+      ...(input.data === undefined ? {} : { dataSource: input.data }),
+    }),
 } as const satisfies Record<string, TaskFactory>;
 
 /** Name of a built-in task. */

@@ -208,8 +208,11 @@ export function variantSelection(
   };
 }
 
-/** The parts of a model selection every variant shares: `--ep` and `--force`. */
-export type SharedSelection = Pick<ModelSelection, 'executionProvider' | 'force'>;
+/** The parts of a model selection every variant shares: `--ep`, `--force`, `--head-dtype`, `--block-size`, `--reference`. */
+export type SharedSelection = Pick<
+  ModelSelection,
+  'executionProvider' | 'force' | 'headDtype' | 'blockSize' | 'reference'
+>;
 
 /** The benchmark config of a variant: the shared one with the variant's threads. */
 export function variantConfig(variant: MatrixVariant, config: BenchmarkConfig): BenchmarkConfig {

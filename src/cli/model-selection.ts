@@ -9,7 +9,14 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { ExecutionProvider } from '../models/engines/ort/index.js';
+import { hfDtypeFile } from '../models/hf/hf-dtype-files.js';
 import { ModelConfig, type ParadigmKind } from '../models/model-config.js';
+import {
+  BUILTIN_DTYPES,
+  type BuiltinDtype,
+  resolvePrecision,
+  type WeightPrecision,
+} from '../models/onnx/precision.js';
 import { resolveModelConfig } from './resolve-model-config.js';
 
 /** What to benchmark, as given on the command line. */
@@ -20,8 +27,6 @@ export interface ModelSelection {
   readonly model?: string;
   /** `--paradigm`: overrides the config's paradigm (built-in models only). */
   readonly paradigm?: ParadigmKind;
-  /** Weight data type; `fp32` when undefined. */
-  readonly dtype?: string;
   /** Intra-op threads; engine default when undefined. */
   readonly threads?: number;
   /** `--ep`: ONNX Runtime execution provider, checked against the binding before any weights are built. */
@@ -30,6 +35,14 @@ export interface ModelSelection {
   readonly seed: number;
   /** Build even when the memory estimate exceeds the available memory (`--force`). */
   readonly force?: boolean;
+  /** `--dtype`: the weight dtype (built-in: quantized from the fp32 weights; `--model`: that file). @default fp32 */
+  readonly dtype?: string;
+  /** `--head-dtype`: dtype of a built-in model's LM head. @default `dtype` */
+  readonly headDtype?: string;
+  /** `--block-size`: K values per 4-bit block of a built-in `q4` model. @default 32 */
+  readonly blockSize?: number;
+  /** `--reference`: the folder of the kld task's reference model. */
+  readonly reference?: string;
 }
 
 /** A checked selection: the built-in config to build (absent for a Hugging Face folder) and its name. */
@@ -40,10 +53,13 @@ export interface CheckedSelection {
   readonly name: string;
   /** Whether `name` is a built-in preset. */
   readonly isPreset: boolean;
+  /** The checked weight precision of a built-in model (`undefined` for `--model`). */
+  readonly precision?: WeightPrecision;
+  /** The dtype file to load from a `--model` folder (`undefined` for a built-in model). */
+  readonly dtype?: BuiltinDtype;
+  /** The absolute `--reference` folder, when given. */
+  readonly reference?: string;
 }
-
-/** The weight data types `dantinox bench` can run. */
-export const RUNNABLE_DTYPES: readonly string[] = ['fp32'];
 
 /** The preset `dantinox bench` runs when neither `--config` nor `--model` is given. */
 export const DEFAULT_PRESET = 'small';
@@ -52,30 +68,55 @@ export const DEFAULT_PRESET = 'small';
  * Checks the selection without building anything (fast, so usage errors come before any model is built) and
  * returns the validated built-in config, when there is one.
  *
- * @throws {@link DantinoxError} `UNSUPPORTED` for a dtype this version cannot run, `INVALID_OPTION` for
- * `--config` with `--model` or `--paradigm` with `--model`,
- * `IO` for a missing model folder, and the errors of {@link resolveModelConfig}.
+ * @throws {@link DantinoxError} `INVALID_OPTION` for `--config` with `--model` or `--paradigm` with `--model`,
+ * an unknown or unrunnable dtype or block size; `IO` for a missing model or reference folder, or a folder
+ * without the asked dtype's file (listing the dtypes it has); and the errors of {@link resolveModelConfig}.
  */
 export function checkModelSelection(selection: ModelSelection, cwd: string): CheckedSelection {
-  if (selection.dtype !== undefined && !RUNNABLE_DTYPES.includes(selection.dtype))
-    throw new DantinoxError('UNSUPPORTED', messages.dtypeNotRunnable(selection.dtype, RUNNABLE_DTYPES));
+  const reference =
+    selection.reference === undefined ? {} : { reference: folderOf(selection.reference, cwd) };
   if (selection.model !== undefined) {
     if (selection.config !== undefined) throw new DantinoxError('INVALID_OPTION', messages.configAndModel());
     if (selection.paradigm !== undefined && selection.paradigm !== 'ar') {
       throw new DantinoxError('INVALID_OPTION', messages.paradigmOnLoadedModel(selection.paradigm));
     }
-    const folder = isAbsolute(selection.model) ? selection.model : resolve(cwd, selection.model);
-    if (!existsSync(folder) || !statSync(folder).isDirectory()) {
-      throw new DantinoxError('IO', messages.modelFolderMissing(selection.model));
-    }
-    return { name: basename(folder), isPreset: false };
+    const folder = folderOf(selection.model, cwd);
+    const dtype = checkFolderDtype(folder, selection.dtype ?? 'fp32');
+    return { name: basename(folder), isPreset: false, dtype, ...reference };
   }
   const resolved = resolveModelConfig(selection.config ?? DEFAULT_PRESET, cwd);
   const config =
     selection.paradigm === undefined || selection.paradigm === resolved.config.paradigm
       ? resolved.config
       : withParadigm(resolved.config, selection.paradigm);
-  return { config, name: resolved.name, isPreset: resolved.isPreset };
+  const { dtype, headDtype, blockSize } = selection;
+  const precision = resolvePrecision(config, {
+    ...(dtype === undefined ? {} : { dtype }),
+    ...(headDtype === undefined ? {} : { headDtype }),
+    ...(blockSize === undefined ? {} : { blockSize }),
+  });
+  return { config, name: resolved.name, isPreset: resolved.isPreset, precision, ...reference };
+}
+
+/** The absolute path of an existing folder given on the command line. @throws `IO` when it is missing. */
+function folderOf(path: string, cwd: string): string {
+  const folder = isAbsolute(path) ? path : resolve(cwd, path);
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    throw new DantinoxError('IO', messages.modelFolderMissing(path));
+  }
+  return folder;
+}
+
+/** The dtype to load from a folder: a known one whose file the folder has. */
+function checkFolderDtype(folder: string, dtype: string): BuiltinDtype {
+  if (!(BUILTIN_DTYPES as readonly string[]).includes(dtype)) {
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.dtypeNotAvailable(dtype, 'Hugging Face ONNX folders', BUILTIN_DTYPES),
+    );
+  }
+  hfDtypeFile(folder, dtype as BuiltinDtype);
+  return dtype as BuiltinDtype;
 }
 
 /** `config` with another paradigm (and the mask/causality that follow from it). */

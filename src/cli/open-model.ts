@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { basename, resolve } from 'node:path';
-import { createModel, loadHfModel, type Model, Paradigm } from '../models/index.js';
+import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
 import { describeModel } from './describe-model.js';
 import { checkModelSelection, type ModelSelection } from './model-selection.js';
 
@@ -21,6 +21,14 @@ export interface OpenedModel {
   readonly randomWeights: boolean;
 }
 
+/** The engine options of a selection (threads and execution provider, when given). */
+function engineOptions(selection: ModelSelection): Pick<ModelSelection, 'threads' | 'executionProvider'> {
+  return {
+    ...(selection.threads === undefined ? {} : { threads: selection.threads }),
+    ...(selection.executionProvider === undefined ? {} : { executionProvider: selection.executionProvider }),
+  };
+}
+
 /**
  * Builds (built-in config, seeded random weights) or loads (Hugging Face folder) the model.
  *
@@ -28,13 +36,10 @@ export interface OpenedModel {
  */
 export async function openModel(selection: ModelSelection, cwd: string): Promise<OpenedModel> {
   const checked = checkModelSelection(selection, cwd);
-  const engine = {
-    ...(selection.threads === undefined ? {} : { threads: selection.threads }),
-    ...(selection.executionProvider === undefined ? {} : { executionProvider: selection.executionProvider }),
-  };
+  const engine = engineOptions(selection);
   if (checked.config === undefined) {
     const folder = resolve(cwd, selection.model as string);
-    const model = await loadHfModel(folder, engine);
+    const model = await loadHfModel(folder, { ...engine, dtype: checked.dtype ?? 'fp32' });
     return {
       model,
       paradigm: Paradigm.for(model.config),
@@ -48,6 +53,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     name,
     ...engine,
     ...(selection.force === true ? { force: true } : {}),
+    ...(checked.precision ?? {}),
   });
   const origin = checked.isPreset ? 'built-in preset' : `config ${checked.name}`;
   return {
@@ -56,4 +62,25 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     description: `${name} (${origin}, untrained random weights with seed ${selection.seed}): ${describeModel(model.config)}`,
     randomWeights: true,
   };
+}
+
+/**
+ * Opens the kld task's reference for `selection`: the `--reference` folder's fp32 model; else, for `--model`, the
+ * fp32 file of the same folder; else the fp32 built-in model of the same config and seed.
+ *
+ * @throws the errors of {@link checkModelSelection}, `createModel` and `loadHfModel`.
+ */
+export async function openReference(selection: ModelSelection, cwd: string): Promise<Model> {
+  const checked = checkModelSelection(selection, cwd);
+  const engine = engineOptions(selection);
+  const folder =
+    checked.reference ?? (checked.config === undefined ? resolve(cwd, selection.model as string) : undefined);
+  if (folder !== undefined) {
+    return loadHfModel(folder, { ...engine, dtype: 'fp32', name: `${basename(folder)} (reference)` });
+  }
+  return createModel(checked.config as ModelConfig, {
+    seed: selection.seed,
+    ...engine,
+    name: `${checked.name} (reference)`,
+  });
 }

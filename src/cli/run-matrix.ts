@@ -10,7 +10,7 @@
  */
 import type { BenchmarkConfig } from '../benchmarking/config.js';
 import { BenchmarkConfig as BenchmarkConfigApi } from '../benchmarking/config.js';
-import type { BenchmarkTask, Calibration, Logger, RunDirectory } from '../benchmarking/index.js';
+import type { Calibration, Logger, RunDirectory } from '../benchmarking/index.js';
 import type { MatrixVariant } from '../benchmarking/matrix/expand-matrix.js';
 import {
   createMatrixManifest,
@@ -23,9 +23,8 @@ import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import type { ExecutionProvider } from '../models/engines/ort/index.js';
 import type { PluginRegistries } from '../plugin.js';
-import { type BenchMatrix, variantConfig, variantSelection } from './bench-matrix.js';
+import { type BenchMatrix, type SharedSelection, variantConfig, variantSelection } from './bench-matrix.js';
 import { runCalibration } from './calibration-step.js';
 import type { CliIo } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
@@ -69,10 +68,8 @@ export interface BenchRunPlan {
   readonly commandLine: string;
   /** Directory relative model paths are resolved against. */
   readonly cwd: string;
-  /** `--ep`: the ONNX Runtime execution provider of every variant. */
-  readonly executionProvider?: ExecutionProvider;
-  /** `--force`: build models whose memory estimate exceeds the available memory. */
-  readonly force: boolean;
+  /** What every variant's model selection shares: `--ep`, `--force`, `--head-dtype`, `--block-size`, `--reference`. */
+  readonly shared: SharedSelection;
   /** The ceilings calibration before timing tasks (`undefined`: `--no-calibrate`). */
   readonly calibration: { readonly budgetMs: number; readonly recalibrate: boolean } | undefined;
   /** `--history` / `--compare-last`: where finished runs are recorded. */
@@ -95,11 +92,11 @@ function formatEta(ms: number): string {
 
 /** Heavy modules, loaded only once the arguments are known to be valid. */
 async function loadRuntime() {
-  const [{ BenchmarkSuite, RunDirectory, SuiteReport }, { openModel }] = await Promise.all([
+  const [{ BenchmarkSuite, RunDirectory }, { openModel, openReference }] = await Promise.all([
     import('../benchmarking/index.js'),
     import('./open-model.js'),
   ]);
-  return { BenchmarkSuite, RunDirectory, SuiteReport, openModel };
+  return { BenchmarkSuite, RunDirectory, openModel, openReference };
 }
 
 /** One variant's outcome. */
@@ -153,10 +150,6 @@ export async function runBenchMatrix(plan: BenchRunPlan, ctx: CommandContext): P
     return ExitCode.ok;
   }
   const runtime = await loadRuntime();
-  const tasks = plan.registries.tasks.create(
-    plan.tasks,
-    plan.dataPath === undefined ? {} : { data: plan.dataPath },
-  );
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: underLauncher() });
   const outcomes: VariantOutcome[] = [];
   const timings: number[] = [];
@@ -175,9 +168,7 @@ export async function runBenchMatrix(plan: BenchRunPlan, ctx: CommandContext): P
           `${label}${mean === undefined ? '' : ` (ETA ${formatEta(mean * todo)} for ${todo} variant(s))`}\n`,
         );
       const t0 = Date.now();
-      outcomes.push(
-        await runVariant(plan, variant, folderOf(variant), tasks, runtime, interrupts.signal, io, flat),
-      );
+      outcomes.push(await runVariant(plan, variant, folderOf(variant), runtime, interrupts.signal, io, flat));
       timings.push(Date.now() - t0);
     }
   } finally {
@@ -260,28 +251,27 @@ async function runVariant(
   plan: BenchRunPlan,
   variant: MatrixVariant,
   folder: string,
-  tasks: readonly BenchmarkTask[],
   runtime: Awaited<ReturnType<typeof loadRuntime>>,
   signal: AbortSignal,
   io: CliIo,
   flat: boolean,
 ): Promise<VariantOutcome> {
   const config = variantConfig(variant, plan.config);
+  const selection = variantSelection(variant, plan.config, plan.shared);
+  // The kld task's reference is this variant's: its fp32 model (or --reference), opened only if kld runs.
+  const tasks = plan.registries.tasks.create(plan.tasks, {
+    ...(plan.dataPath === undefined ? {} : { data: plan.dataPath }),
+    reference: () => runtime.openReference(selection, plan.cwd),
+  });
   if (!plan.quiet) io.stderr.write('Building the model…\n');
   let opened: OpenedModel;
   try {
-    opened = await runtime.openModel(
-      variantSelection(variant, plan.config, {
-        ...(plan.executionProvider === undefined ? {} : { executionProvider: plan.executionProvider }),
-        force: plan.force,
-      }),
-      plan.cwd,
-    );
+    opened = await runtime.openModel(selection, plan.cwd);
   } catch (error) {
     if (flat) throw error;
     const message = error instanceof Error ? error.message : String(error);
     plan.logger.log('error', `variant ${variant.id}: the model could not be built: ${message}`);
-    const report = new runtime.SuiteReport({
+    const report = new SuiteReport({
       results: tasks.map((t) => ({
         task: t.name,
         status: 'failed' as const,

@@ -45,6 +45,20 @@ export interface StepResult {
   readonly state: DecodeState;
 }
 
+/** Which weight matrices a model stores in a dtype other than float32, and how. */
+export interface QuantizationInfo {
+  /** Dtype of the matrices inside the blocks (attention, MLP, experts, router). */
+  readonly dtype: string;
+  /** Dtype of the LM head. */
+  readonly headDtype: string;
+  /** The non-float32 matrices: initializer name → dtype, in graph order. */
+  readonly matrices: Readonly<Record<string, string>>;
+  /** K values per 4-bit block, when some matrix is 4-bit. */
+  readonly blockSize?: number;
+  /** `MatMulNBits` accuracy level, when some matrix is 4-bit. */
+  readonly accuracyLevel?: number;
+}
+
 /** What a model reports about itself for the report's identity and environment columns. */
 export interface ModelInfo {
   /** Preset name, folder name or other short identity, e.g. `small` or `gpt2-hf`. */
@@ -57,6 +71,8 @@ export interface ModelInfo {
   readonly dtype: Dtype;
   /** How creating or loading the model went, when the engine measured it. */
   readonly load?: ModelLoad;
+  /** Which matrices are quantized (absent when every weight is float32). */
+  readonly quantization?: QuantizationInfo;
 }
 
 /** Cost of creating or loading a model: wall time and the process's peak resident memory meanwhile. */

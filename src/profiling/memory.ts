@@ -15,6 +15,11 @@ export interface MemoryFootprintOptions {
    * @default 'fp32'
    */
   dtype?: Dtype | 'float32' | 'float16' | 'bfloat16';
+  /**
+   * Dtype of the LM head. dantinox quantizes the head with the other matrices; a tied head that is quantized is
+   * then stored twice (the embedding table, which the token lookup reads, and the quantized head). @default `dtype`
+   */
+  headDtype?: Dtype;
 }
 
 /** Memory of a model, in bytes. */
@@ -34,10 +39,13 @@ export interface MemoryFootprint {
 }
 
 /**
- * Memory of a model in bytes: weights (total and active) and the KV cache per token, for one dtype. Every weight
- * counts at the dtype's bytes per element (blocked formats include their scales and zero points); a sequence of
- * c cached tokens holds `c · kvBytesPerToken` bytes of KV cache, a batch of B sequences B times that.
- * Activations and runtime workspace are not included.
+ * Memory of a model in bytes: weights (total and active) and the KV cache per token, for one dtype, as dantinox's
+ * ONNX graphs and transformers.js files store it. Full- and half-precision dtypes store every weight in the dtype.
+ * Quantized dtypes (`q8`, `q4`, …) store the weight matrices (attention, FFN/experts, router, LM head) at the
+ * dtype's bytes per element (blocked formats include their scales and zero points) and keep the token and
+ * position tables and the norms in float32; the LM head follows `headDtype`. A sequence of c cached tokens holds
+ * `c · kvBytesPerToken` bytes of KV cache, a batch of B sequences B times that. Activations and runtime workspace
+ * are not included.
  *
  * @example
  * ```ts
@@ -53,9 +61,21 @@ export function memoryFootprint(config: ModelConfig, options: MemoryFootprintOpt
   const bytes = info.bytesPerElement;
   const kvBytes = TENSOR_TYPES[info.activation].bytes;
   const params = countParameters(config);
+  const headInfo = DTYPES[parseDtype(String(options.headDtype ?? dtype), 'headDtype')];
+  const d = config.dim;
+  const head = d * config.vocabSize;
+  const untiedHead = config.weightTying ? 0 : head;
+  // A tied head is the embedding table itself unless it is quantized into its own copy.
+  const storedHead = (config.weightTying && !headInfo.quantized ? 0 : head) * headInfo.bytesPerElement;
+  const norm = config.norm === 'layernorm' ? 2 * d : d;
+  const fullPrecision = params.embedding - untiedHead + (2 * config.numBlocks + 1) * norm;
+  const weights = (count: number): number =>
+    info.quantized
+      ? fullPrecision * TENSOR_TYPES.float32.bytes + (count - fullPrecision - untiedHead) * bytes + storedHead
+      : (count - untiedHead) * bytes + storedHead;
   return Object.freeze({
-    weightBytes: params.total * bytes,
-    activeWeightBytes: params.active * bytes,
+    weightBytes: weights(params.total),
+    activeWeightBytes: weights(params.active),
     kvBytesPerToken: 2 * config.numBlocks * config.kvHeads * config.headSize * kvBytes,
     bytesPerElement: bytes,
     kvBytesPerElement: kvBytes,

@@ -19,9 +19,10 @@ class Score implements BenchmarkTask {
 }
 
 describe('TaskRegistry', () => {
-  it('starts with the built-in tasks in the default order, or empty', () => {
-    expect(createTaskRegistry().names()).toEqual(['throughput', 'latency', 'perplexity']);
-    expect(DEFAULT_TASKS).toEqual(Object.keys(builtinTasks));
+  it('starts with the built-in tasks (the default ones first, then kld), or empty', () => {
+    expect(createTaskRegistry().names()).toEqual(['throughput', 'latency', 'perplexity', 'kld']);
+    expect(DEFAULT_TASKS).toEqual(['throughput', 'latency', 'perplexity']);
+    expect(Object.keys(builtinTasks)).toEqual([...DEFAULT_TASKS, 'kld']);
     expect(createTaskRegistry({ builtins: false }).names()).toEqual([]);
     expect(String(BenchmarkSuite.default())).toBe(
       "BenchmarkSuite(tasks=['throughput', 'latency', 'perplexity'])",

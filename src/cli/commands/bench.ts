@@ -21,6 +21,7 @@ import {
   buildBenchMatrix,
   checkVariants,
   readBenchConfigFile,
+  type SharedSelection,
   variantConfig,
 } from '../bench-matrix.js';
 import { DEFAULT_CALIBRATION_MS } from '../calibration-step.js';
@@ -159,6 +160,9 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly tasks?: string[];
   readonly plugin?: string[];
   readonly data?: string;
+  readonly headDtype?: string;
+  readonly blockSize?: number;
+  readonly reference?: string;
   readonly benchConfig?: string;
   readonly out?: string;
   readonly shard?: string;
@@ -243,7 +247,13 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       'ES module whose default export registers tasks and/or charts (repeatable)',
       collect,
     )
-    .option('--data <file>', 'UTF-8 validation text for perplexity (default: the Brown corpus)')
+    .option('--data <file>', 'UTF-8 validation text for perplexity and kld (default: the Brown corpus)')
+    .option('--head-dtype <name>', 'built-in models: dtype of the LM head (default: --dtype)')
+    .option('--block-size <n>', 'q4: weights per 4-bit block (default: 32)', parsePositiveInt)
+    .option(
+      '--reference <folder>',
+      'kld: the reference model folder (default: fp32 of the same config and seed, or the fp32 file of --model)',
+    )
     .option(
       '--bench-config <file>',
       'YAML/JSON BenchmarkConfig (seed snake_case accepted); flags override it',
@@ -314,10 +324,14 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const executionProvider = options.ep as ExecutionProvider | undefined;
   const force = options.force === true;
   // Every variant's model is checked (and a built-in one that cannot fit refused) before anything is written.
-  checkVariants(matrix.variants, config, io.cwd, {
+  const shared: SharedSelection = {
     ...(executionProvider === undefined ? {} : { executionProvider }),
     force,
-  });
+    ...(options.headDtype === undefined ? {} : { headDtype: options.headDtype }),
+    ...(options.blockSize === undefined ? {} : { blockSize: options.blockSize }),
+    ...(options.reference === undefined ? {} : { reference: options.reference }),
+  };
+  checkVariants(matrix.variants, config, io.cwd, shared);
   checkHistoryOptions(options, io.cwd);
   if (shard !== undefined && options.out === undefined)
     throw new DantinoxError('INVALID_OPTION', messages.shardWithoutOut());
@@ -335,7 +349,8 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   for (const threads of new Set(matrix.variants.map((v) => variantConfig(v, config).threads)))
     if (threads !== null && threads > availableParallelism())
       logger.log('warn', messages.threadsAboveCores(threads, availableParallelism()));
-  if (dataPath !== undefined && !taskNames.includes('perplexity')) logger.log('warn', messages.dataUnused());
+  if (dataPath !== undefined && !taskNames.includes('perplexity') && !taskNames.includes('kld'))
+    logger.log('warn', messages.dataUnused());
   const { runBenchMatrix } = await import('../run-matrix.js');
   return runBenchMatrix(
     {
@@ -354,8 +369,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       startedAt,
       commandLine: ['dantinox', ...ctx.argv].join(' '),
       cwd: io.cwd,
-      ...(executionProvider === undefined ? {} : { executionProvider }),
-      force,
+      shared,
       calibration: options.calibrate
         ? { budgetMs: options.calibrationMs, recalibrate: options.recalibrate === true }
         : undefined,

@@ -61,11 +61,18 @@ const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
     parse: parseDtypeOption,
     default: 'fp32',
   },
+  headDtype: {
+    flags: '--head-dtype <type>',
+    description: 'quantized dtypes: dtype of the LM head (default: --dtype)',
+    parse: parseDtypeOption,
+  },
 };
 
 /** Parsed options of `dantinox flops`. */
-interface FlopsCliOptions extends Omit<Required<CountFlopsOptions & MemoryFootprintOptions>, 'seqLen'> {
+interface FlopsCliOptions
+  extends Omit<Required<CountFlopsOptions & Omit<MemoryFootprintOptions, 'headDtype'>>, 'seqLen'> {
   readonly seqLen?: number;
+  readonly headDtype?: MemoryFootprintOptions['headDtype'];
   readonly config: string;
   readonly json?: boolean;
 }
@@ -98,12 +105,12 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
     .addHelpText('after', EXAMPLES)
     .action((options: FlopsCliOptions) => {
       const { config, name, isPreset } = resolveModelConfig(options.config, ctx.io.cwd);
-      const { batchSize, pastLength, formula, moe, dtype } = options;
+      const { batchSize, pastLength, formula, moe, dtype, headDtype } = options;
       // The default length fits the model it is applied to (tiny's context is 128); an explicit one is checked.
       const seqLen = options.seqLen ?? Math.max(1, Math.min(DEFAULT_SEQ_LEN, config.maxContext - pastLength));
       const flops = countFlops(config, { seqLen, batchSize, pastLength, formula, moe });
       const parameters = countParameters(config);
-      const memory = memoryFootprint(config, { dtype });
+      const memory = memoryFootprint(config, { dtype, ...(headDtype === undefined ? {} : { headDtype }) });
       const out = ctx.io.stdout;
       if (options.json === true) {
         const { attention, ffn, embedding, total, attentionProjections, attentionScores, router, lmHead } =

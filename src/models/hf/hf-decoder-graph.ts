@@ -25,8 +25,11 @@ import type { ModelConfig } from '../model-config.js';
 import { addEmbedding, rotaryTables } from '../onnx/embedding.js';
 import { GraphBuilder } from '../onnx/graph-builder.js';
 import { GraphContext } from '../onnx/graph-context.js';
+import { addLinear } from '../onnx/linear.js';
 import { addMlp } from '../onnx/mlp.js';
 import { addNorm } from '../onnx/norm.js';
+import { FP32_PRECISION, type WeightPrecision } from '../onnx/precision.js';
+import { transpose } from '../onnx/weight-layout.js';
 import type { WeightMap } from '../weights.js';
 
 const MASKED = -1e9;
@@ -93,7 +96,7 @@ function attention(ctx: GraphContext, h: string, i: number): string {
   const { nHeads, kvHeads, headSize: hs } = config;
   const b = `blocks.${i}.attn`;
   const heads = (w: string, n: number): string => {
-    const projected = g.op('MatMul', [h, ctx.weight(`${b}.${w}.weight`)]);
+    const projected = addLinear(ctx, h, ctx.matrix(`${b}.${w}.weight`), 'attention:proj');
     const split = g.op('Reshape', [projected, g.int64([0, 0, n, hs])]);
     return g.op('Transpose', [split], { perm: { ints: [0, 2, 1, 3] } });
   };
@@ -135,7 +138,7 @@ function attention(ctx: GraphContext, h: string, i: number): string {
     g.op('Transpose', [ctxOut], { perm: { ints: [0, 2, 1, 3] } }),
     g.int64([0, 0, nHeads * hs]),
   ]);
-  return g.op('MatMul', [merged, ctx.weight(`${b}.o.weight`)]);
+  return addLinear(ctx, merged, ctx.matrix(`${b}.o.weight`), 'attention:proj');
 }
 
 /** Additive attention mask `[B, 1, T, S]`: 0 where query t (absolute position S−T+t) may see key s, else −1e9. */
@@ -164,12 +167,17 @@ function buildMask(g: GraphBuilder, config: ModelConfig): string {
 }
 
 /**
- * Builds the decoder graph of `config` with `weights` (canonical names, checked by the caller).
+ * Builds the decoder graph of `config` with `weights` (canonical names, checked by the caller), its matrices
+ * stored in `precision`.
  *
  * @throws {@link DantinoxError} `UNSUPPORTED` when the architecture has no Hugging Face layout
  *   (see {@link hfExportBlocker}).
  */
-export function buildHfDecoderGraph(config: ModelConfig, weights: WeightMap): GraphBuilder {
+export function buildHfDecoderGraph(
+  config: ModelConfig,
+  weights: WeightMap,
+  precision: WeightPrecision = FP32_PRECISION,
+): { graph: GraphBuilder; quantized: ReadonlyMap<string, string> } {
   const blocker = hfExportBlocker(config);
   if (blocker !== undefined) throw new DantinoxError('UNSUPPORTED', messages.hfExportUnsupported(blocker));
   const g = new GraphBuilder();
@@ -183,17 +191,29 @@ export function buildHfDecoderGraph(config: ModelConfig, weights: WeightMap): Gr
   }
   const inputs = { inputIds, positionIds, attentionMask: buildMask(g, config) };
   // Unfused weights: the file's initializers keep the canonical names and shapes.
-  const ctx = new GraphContext(g, config, weights, inputs, { fuseWeights: false });
+  const ctx = new GraphContext(g, config, weights, inputs, { fuseWeights: false, precision });
   let x = addEmbedding(ctx);
   for (let i = 0; i < config.numBlocks; i++) {
     x = g.op('Add', [x, attention(ctx, addNorm(ctx, `blocks.${i}.norm1`, x), i)]);
     x = g.op('Add', [x, addMlp(ctx, `blocks.${i}.mlp`, addNorm(ctx, `blocks.${i}.norm2`, x))]);
   }
   const h = addNorm(ctx, 'norm_f', x);
-  const head = config.weightTying
-    ? g.op('Transpose', [ctx.weight('embed.weight')], { perm: { ints: [1, 0] } })
-    : ctx.weight('lm_head.weight');
-  const logits = g.op('MatMul', [h, head], {}, { output: 'logits' });
+  let logits: string;
+  if (config.weightTying && (precision.headDtype === 'fp32' || precision.headDtype === 'fp16')) {
+    // The tied head reads the embedding itself (in the embedding's precision): no second copy in the file.
+    const head = g.op('Transpose', [ctx.weight('embed.weight')], { perm: { ints: [1, 0] } });
+    logits = g.op('MatMul', [h, head], {}, { output: 'logits' });
+  } else {
+    const head = config.weightTying
+      ? {
+          name: 'lm_head.weight',
+          k: config.dim,
+          n: config.vocabSize,
+          data: () => transpose(ctx.data('embed.weight'), config.vocabSize, config.dim),
+        }
+      : ctx.matrix('lm_head.weight');
+    logits = addLinear(ctx, h, { ...head, head: true }, 'lm_head', 'logits');
+  }
   g.output(logits, 'float32', [...tokens, config.vocabSize]);
-  return g;
+  return { graph: g, quantized: ctx.quantized };
 }

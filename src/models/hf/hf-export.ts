@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
+import { type AccuracyLevel, type BuiltinDtype, HF_ONNX_FILES, resolvePrecision } from '../onnx/precision.js';
 import { checkWeights, countParameters, type WeightMap } from '../weights.js';
 import type { HfModelType } from './hf-config.js';
 import { buildHfDecoderGraph, hfExportBlocker } from './hf-decoder-graph.js';
@@ -33,6 +34,20 @@ export interface HfExportOptions {
    * @default 'auto'
    */
   readonly externalData?: boolean | 'auto';
+  /**
+   * Weight dtypes to write, one ONNX file each in transformers.js's names (`fp32` → `onnx/model.onnx`, `fp16` →
+   * `model_fp16.onnx`, `q8` → `model_quantized.onnx`, `q4` → `model_q4.onnx`), all quantized by dantinox from
+   * the same float32 weights; transformers.js picks one with its `dtype` option, {@link loadHfModel} with its
+   * own. The LM head is quantized too unless `headDtype` says otherwise.
+   * @default ['fp32']
+   */
+  readonly dtypes?: readonly BuiltinDtype[];
+  /** Dtype of the LM head in every quantized file. @default the file's dtype */
+  readonly headDtype?: BuiltinDtype;
+  /** K values per 4-bit block of `q4` files. @default 32 */
+  readonly blockSize?: number;
+  /** `MatMulNBits` accuracy level of `q4` files. @default 4 */
+  readonly accuracyLevel?: AccuracyLevel;
 }
 
 /** What {@link exportHfModel} wrote. */
@@ -43,8 +58,10 @@ export interface HfExportResult {
   readonly modelType: HfModelType;
   /** Whether the weights went to `onnx/model.onnx_data`. */
   readonly externalData: boolean;
-  /** Bytes written for the ONNX model and its external data. */
+  /** Bytes written for the ONNX models and their external data, all dtypes together. */
   readonly onnxBytes: number;
+  /** The ONNX files written, by dtype (paths relative to the folder, e.g. `onnx/model_q4.onnx`). */
+  readonly files: Readonly<Partial<Record<BuiltinDtype, string>>>;
 }
 
 const EXTERNAL_AUTO_BYTES = 256 * 1024 * 1024;
@@ -138,12 +155,22 @@ export function exportHfModel(
   const blocker = hfExportBlocker(config);
   if (blocker !== undefined) throw new DantinoxError('UNSUPPORTED', messages.hfExportUnsupported(blocker));
   const modelType = hfModelTypeOf(config) ?? 'llama';
+  const precisions = (options.dtypes ?? ['fp32']).map((dtype) =>
+    resolvePrecision(config, {
+      dtype,
+      headDtype: dtype === 'fp32' ? 'fp32' : (options.headDtype ?? dtype),
+      ...(options.blockSize === undefined ? {} : { blockSize: options.blockSize }),
+      ...(options.accuracyLevel === undefined ? {} : { accuracyLevel: options.accuracyLevel }),
+    }),
+  );
   checkWeights(config, weights);
   const tok = tokenizerFiles(options.tokenizer ?? 'auto', config.vocabSize);
   const choice = options.externalData ?? 'auto';
   const external = choice === 'auto' ? countParameters(config) * 4 > EXTERNAL_AUTO_BYTES : choice;
   const eos = endOfText(tok);
   const special = eos === undefined ? {} : { bos_token_id: eos, eos_token_id: eos };
+  const files: Partial<Record<BuiltinDtype, string>> = {};
+  for (const p of precisions) files[p.dtype] = `onnx/${HF_ONNX_FILES[p.dtype]}`;
   const tjs = external ? { 'transformers.js_config': { use_external_data_format: true } } : {};
   try {
     mkdirSync(join(folder, 'onnx'), { recursive: true });
@@ -153,10 +180,14 @@ export function exportHfModel(
     json('generation_config.json', { ...special, transformers_version: '4.46.0' });
     json('tokenizer.json', tok.tokenizerJson);
     json('tokenizer_config.json', tok.tokenizerConfig);
-    const onnxBytes = buildHfDecoderGraph(config, weights).write(join(folder, 'onnx', 'model.onnx'), {
-      externalData: external,
-    });
-    return { folder, modelType, externalData: external, onnxBytes };
+    let onnxBytes = 0;
+    for (const p of precisions) {
+      const { graph } = buildHfDecoderGraph(config, weights, p);
+      onnxBytes += graph.write(join(folder, 'onnx', HF_ONNX_FILES[p.dtype]), {
+        externalData: external,
+      });
+    }
+    return { folder, modelType, externalData: external, onnxBytes, files };
   } catch (cause) {
     if (cause instanceof DantinoxError) throw cause;
     throw new DantinoxError('IO', messages.hfCannotWrite(folder, cause), { cause });

@@ -21,10 +21,12 @@ import {
 } from '../engines/ort/index.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
+import type { BuiltinDtype } from '../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
 import { float16ToFloat32 } from './float16.js';
 import { type HfModelType, readHfConfig } from './hf-config.js';
 import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
+import { hfDtypeFile } from './hf-dtype-files.js';
 import { type HfTokenizer, loadHfTokenizer } from './hf-tokenizer.js';
 import { countOnnxParameters, readOnnxInitializers } from './onnx-file-info.js';
 
@@ -36,8 +38,14 @@ export interface LoadHfModelOptions {
   readonly executionProvider?: ExecutionProvider;
   /** Name reported in {@link ModelInfo.name}. @default the folder name */
   readonly name?: string;
-  /** ONNX file inside the folder. @default 'onnx/model.onnx' */
+  /** ONNX file inside the folder. @default the file of `dtype` */
   readonly onnxFile?: string;
+  /**
+   * Which variant to load, by its transformers.js file: `fp32` → `onnx/model.onnx`, `fp16` → `model_fp16.onnx`,
+   * `q8` → `model_quantized.onnx`, `q4` → `model_q4.onnx`. A folder without that file is an error that lists the
+   * dtypes it has. @default 'fp32'
+   */
+  readonly dtype?: BuiltinDtype;
 }
 
 /** The KV cache of a loaded model: the `present.*` tensors of the previous call, fed back as `past_key_values.*`. */
@@ -254,7 +262,7 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
   }
   const configPath = requireFile(dir, 'config.json', 'the architecture');
   requireFile(dir, 'tokenizer.json', 'the tokenizer');
-  const onnxFile = options.onnxFile ?? join('onnx', 'model.onnx');
+  const onnxFile = options.onnxFile ?? hfDtypeFile(dir, options.dtype ?? 'fp32');
   const onnxPath = requireFile(dir, onnxFile, 'the ONNX decoder graph');
   const { config, modelType } = readHfConfig(configPath);
   const tokenizer = loadHfTokenizer(dir);

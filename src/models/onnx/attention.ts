@@ -18,6 +18,7 @@
 import { rotaryTables } from './embedding.js';
 import { MS_DOMAIN } from './graph-builder.js';
 import type { GraphContext } from './graph-context.js';
+import { addLinear } from './linear.js';
 import { concatColumns } from './weight-layout.js';
 
 /** Node tags read by the FLOPs counter. */
@@ -72,14 +73,22 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
   const [qCols, kvCols] = [heads * hs, kvHeads * hs];
   // The query columns carry the 1/√headSize score scale, so every product has alpha = 1 (MLAS's streaming
   // M = 1 kernels in decode need it).
-  const qkvWeight = ctx.derived(`${prefix}.qkv.fused`, [d, qCols + 2 * kvCols], () =>
-    concatColumns(d, [
-      { data: scaled(ctx.data(`${prefix}.q.weight`), 1 / Math.sqrt(hs)), cols: qCols },
-      { data: ctx.data(`${prefix}.k.weight`), cols: kvCols },
-      { data: ctx.data(`${prefix}.v.weight`), cols: kvCols },
-    ]),
+  const qkv = addLinear(
+    ctx,
+    h,
+    {
+      name: `${prefix}.qkv.fused`,
+      k: d,
+      n: qCols + 2 * kvCols,
+      data: () =>
+        concatColumns(d, [
+          { data: scaled(ctx.data(`${prefix}.q.weight`), 1 / Math.sqrt(hs)), cols: qCols },
+          { data: ctx.data(`${prefix}.k.weight`), cols: kvCols },
+          { data: ctx.data(`${prefix}.v.weight`), cols: kvCols },
+        ]),
+    },
+    'attention:proj',
   );
-  const qkv = g.op('MatMul', [h, qkvWeight], {}, { tag: 'attention:proj' });
   const [q0, k0, v] = g.node('Split', [qkv, g.int64([qCols, kvCols, kvCols])], 3, { axis: { int: -1 } });
   let q = q0 as string;
   let k = k0 as string;
@@ -147,5 +156,5 @@ export function addAttention(ctx: GraphContext, layer: number, h: string): strin
   const og = g.op('Reshape', [g.op('Add', [outPast, outNew]), g.int64([0, 0, group, -1, hs])]);
   const ot = g.op('Transpose', [og], { perm: { ints: [0, 3, 1, 2, 4] } });
   const o = g.op('Reshape', [ot, g.int64([0, 0, -1])]);
-  return g.op('MatMul', [o, ctx.weight(`${prefix}.o.weight`)], {}, { tag: 'attention:proj' });
+  return addLinear(ctx, o, ctx.matrix(`${prefix}.o.weight`), 'attention:proj');
 }

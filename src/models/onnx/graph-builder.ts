@@ -142,8 +142,17 @@ export class GraphBuilder {
    * small and the weights exist once in JS.
    */
   floatInit(name: string, dims: readonly number[], data: Float32Array): string {
+    return this.tensorInit(name, dims, 'float32', data);
+  }
+
+  /**
+   * Adds a weight initializer of element type `type` over a view of `data`'s bytes (no copy): quantized
+   * weights (int8, packed 4-bit uint8), their scales, float16 weights. Large ones become external data like
+   * {@link GraphBuilder.floatInit}'s.
+   */
+  tensorInit(name: string, dims: readonly number[], type: TensorType, data: ArrayBufferView): string {
     this.#initializers.push({
-      tensor: { name, dims: [...dims], dataType: TENSOR_TYPES.float32.onnx },
+      tensor: { name, dims: [...dims], dataType: TENSOR_TYPES[type].onnx },
       weight: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
     });
     return name;
@@ -159,6 +168,14 @@ export class GraphBuilder {
     return this.#constant('f32', values, dims, {
       dataType: TENSOR_TYPES.float32.onnx,
       floatData: [...values],
+    });
+  }
+
+  /** A float64 scalar or small constant initializer, deduplicated by value. */
+  double(values: readonly number[], dims: readonly number[] = []): string {
+    return this.#constant('f64', values, dims, {
+      dataType: TENSOR_TYPES.float64.onnx,
+      doubleData: [...values],
     });
   }
 

@@ -4,11 +4,15 @@
  *
  * @packageDocumentation
  */
+import { TENSOR_TYPES } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WeightMap } from '../weights.js';
 import type { GraphBuilder } from './graph-builder.js';
+import type { LinearWeight } from './linear.js';
+import { type BuiltinDtype, FP32_PRECISION, type WeightPrecision } from './precision.js';
+import { toFloat16Bits } from './quantize.js';
 
 /** Names of the graph inputs the blocks read. */
 export interface GraphInputNames {
@@ -33,14 +37,19 @@ export interface GraphContextOptions {
    * @default true
    */
   readonly fuseWeights?: boolean;
+  /** How the weight matrices are stored and multiplied. @default float32 everywhere */
+  readonly precision?: WeightPrecision;
 }
 
 /** The state shared by the block builders while one graph is generated. */
 export class GraphContext {
   readonly #registered = new Set<string>();
   readonly #memo = new Map<string, unknown>();
+  readonly #quantized = new Map<string, BuiltinDtype>();
   /** Whether blocks may fuse weights into derived initializers (see {@link GraphContextOptions.fuseWeights}). */
   readonly fuseWeights: boolean;
+  /** How the weight matrices are stored (see {@link GraphContextOptions.precision}). */
+  readonly precision: WeightPrecision;
 
   constructor(
     /** The graph under construction. */
@@ -54,33 +63,63 @@ export class GraphContext {
     options: GraphContextOptions = {},
   ) {
     this.fuseWeights = options.fuseWeights ?? true;
+    this.precision = options.precision ?? FP32_PRECISION;
+  }
+
+  /** Notes that the matrix initializer `name` is stored in `dtype` (not float32). */
+  recordQuantized(name: string, dtype: BuiltinDtype): void {
+    this.#quantized.set(name, dtype);
+  }
+
+  /** The matrices stored in a dtype other than float32, by initializer name, in the order they were added. */
+  get quantized(): ReadonlyMap<string, BuiltinDtype> {
+    return this.#quantized;
   }
 
   /**
-   * The initializer holding weight `name` (registered on first use as external data viewing the weight's array).
+   * The value holding weight `name`, registered on first use: a float32 initializer viewing the weight's array,
+   * or (`half`) a float16 initializer `name.fp16` behind a `Cast` to float32 named `name`, which ONNX Runtime
+   * folds into a float32 weight when the session is created.
    *
+   * @param half - store it as float16. @default the graph's precision is `fp16`
    * @throws {@link DantinoxError} `INVALID_INPUT` when the weight is missing.
    */
-  weight(name: string): string {
+  weight(name: string, half = this.precision.dtype === 'fp16'): string {
     if (!this.#registered.has(name)) {
       const t = this.weights.get(name);
       if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);
-      this.g.floatInit(name, t.dims, t.data);
-      this.#registered.add(name);
+      this.#register(name, t.dims, t.data, half);
     }
     return name;
   }
 
   /**
-   * An initializer derived from the weights (fused or transposed layouts), computed by `make` on first use and
-   * registered as external data.
+   * A value derived from the weights (fused or transposed layouts), computed by `make` on first use and stored
+   * like {@link GraphContext.weight}'s.
    */
-  derived(name: string, dims: readonly number[], make: () => Float32Array): string {
-    if (!this.#registered.has(name)) {
-      this.g.floatInit(name, dims, make());
-      this.#registered.add(name);
-    }
+  derived(
+    name: string,
+    dims: readonly number[],
+    make: () => Float32Array,
+    half = this.precision.dtype === 'fp16',
+  ): string {
+    if (!this.#registered.has(name)) this.#register(name, dims, make(), half);
     return name;
+  }
+
+  #register(name: string, dims: readonly number[], data: Float32Array, half: boolean): void {
+    if (half) {
+      const init = this.g.tensorInit(`${name}.fp16`, dims, 'float16', toFloat16Bits(data));
+      this.g.op('Cast', [init], { to: { int: TENSOR_TYPES.float32.onnx } }, { output: name });
+    } else this.g.floatInit(name, dims, data);
+    this.#registered.add(name);
+  }
+
+  /** Weight `name` (a `[K, N]` matrix) as a {@link LinearWeight} used in place. */
+  matrix(name: string): LinearWeight {
+    const t = this.weights.get(name);
+    if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);
+    return { name, k: t.dims[0] as number, n: t.dims[1] as number, data: () => t.data, canonical: true };
   }
 
   /** The data of weight `name`. @throws {@link DantinoxError} `INVALID_INPUT` when it is missing. */

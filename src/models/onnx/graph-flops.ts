@@ -102,6 +102,8 @@ function inferNode(node: onnx.INodeProto, s: State, routedRows: number): Shape[]
     case 'MatMul':
     case 'FusedMatMul':
     case 'Gemm':
+    case 'DynamicQuantizeMatMul':
+    case 'MatMulNBits':
       return [matmulShapes(node, x, shape(1)).out];
     case 'Reshape': {
       const target = value(1);
@@ -181,13 +183,19 @@ function inferNode(node: onnx.INodeProto, s: State, routedRows: number): Shape[]
   }
 }
 
-/** Shapes of a (Fused)MatMul/Gemm: batch dims, M, K, N and the output. */
+/** Matrix-product ops: float, int8 (`DynamicQuantizeMatMul`) and 4-bit (`MatMulNBits`) weights. */
+const MATRIX_PRODUCTS = ['MatMul', 'FusedMatMul', 'Gemm', 'DynamicQuantizeMatMul', 'MatMulNBits'];
+
+/**
+ * Shapes of a matrix product: batch dims, M, K, N and the output. `MatMulNBits` stores its weight packed
+ * (`[N, K / block, block / 2]`): K and N are its attributes.
+ */
 function matmulShapes(
   node: onnx.INodeProto,
   a: Shape,
   b0: Shape,
 ): { batch: number; m: number; k: number; n: number; out: Shape } {
-  let b = [...b0];
+  let b = node.opType === 'MatMulNBits' ? [attrInt(node, 'K', 0), attrInt(node, 'N', 0)] : [...b0];
   if (attrInt(node, 'transBatchB', 0) === 1 && b.length > 2)
     b = [...b.slice(1, -1), b[0] ?? 0, b.at(-1) ?? 0];
   const transA = attrInt(node, 'transA', 0) === 1;
@@ -264,7 +272,7 @@ export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): 
       const start = norm(attrInt(node, 'start', 0), x.length);
       s.values.set(node.output?.[0] ?? '', x.slice(start, norm(attrInt(node, 'end', x.length), x.length)));
     }
-    if (!['MatMul', 'FusedMatMul', 'Gemm'].includes(node.opType ?? '')) continue;
+    if (!MATRIX_PRODUCTS.includes(node.opType ?? '')) continue;
     const shapes = matmulShapes(
       node,
       s.shapes.get(node.input?.[0] ?? '') ?? [],

@@ -8,6 +8,7 @@
 import type { Activation } from '../model-config.js';
 import { MS_DOMAIN } from './graph-builder.js';
 import type { GraphContext } from './graph-context.js';
+import { addLinear } from './linear.js';
 import { concatColumns } from './weight-layout.js';
 
 /** Adds the activation `kind` over `x`. */
@@ -23,29 +24,33 @@ export function addActivation(ctx: GraphContext, kind: Activation, x: string): s
  */
 function addGateUp(ctx: GraphContext, prefix: string, x: string, f: number): [string, string] {
   const { g, config } = ctx;
-  const project = (w: string): string =>
-    g.op('MatMul', [x, ctx.weight(`${prefix}.${w}.weight`)], {}, { tag: 'ffn' });
+  const project = (w: string): string => addLinear(ctx, x, ctx.matrix(`${prefix}.${w}.weight`), 'ffn');
   if (!ctx.fuseWeights) return [project('gate'), project('up')];
-  const fused = ctx.derived(`${prefix}.gate_up.fused`, [config.dim, 2 * f], () =>
-    concatColumns(config.dim, [
-      { data: ctx.data(`${prefix}.gate.weight`), cols: f },
-      { data: ctx.data(`${prefix}.up.weight`), cols: f },
-    ]),
-  );
-  const both = g.op('MatMul', [x, fused], {}, { tag: 'ffn' });
+  const fused = {
+    name: `${prefix}.gate_up.fused`,
+    k: config.dim,
+    n: 2 * f,
+    data: () =>
+      concatColumns(config.dim, [
+        { data: ctx.data(`${prefix}.gate.weight`), cols: f },
+        { data: ctx.data(`${prefix}.up.weight`), cols: f },
+      ]),
+  };
+  const both = addLinear(ctx, x, fused, 'ffn');
   return g.node('Split', [both, g.int64([f, f])], 2, { axis: { int: -1 } }) as [string, string];
 }
 
 /** Adds the MLP whose weights are `${prefix}.{gate,up,down}.weight` over `x` (`[…, D]`); returns `[…, D]`. */
 export function addMlp(ctx: GraphContext, prefix: string, x: string): string {
   const { g, config } = ctx;
+  const project = (w: string, input: string): string =>
+    addLinear(ctx, input, ctx.matrix(`${prefix}.${w}.weight`), 'ffn');
   let hidden: string;
   if (config.useSwiglu) {
     const [gate, up] = addGateUp(ctx, prefix, x, Math.round(config.expansion * config.dim));
     hidden = g.op('Mul', [addActivation(ctx, 'silu', gate), up]);
   } else {
-    const up = g.op('MatMul', [x, ctx.weight(`${prefix}.up.weight`)], {}, { tag: 'ffn' });
-    hidden = addActivation(ctx, config.activation, up);
+    hidden = addActivation(ctx, config.activation, project('up', x));
   }
-  return g.op('MatMul', [hidden, ctx.weight(`${prefix}.down.weight`)], {}, { tag: 'ffn' });
+  return project('down', hidden);
 }

@@ -14,8 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { QuantizationInfo } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
 import { checkWeights, initWeights, type WeightMap } from '../weights.js';
+import type { WeightPrecision } from './precision.js';
 import { buildTransformerGraph } from './transformer-graph.js';
 
 /** The written graph of a built-in model. */
@@ -24,13 +26,15 @@ export interface ModelFiles {
   readonly modelPath: string;
   /** Whether the graph has a `position_ids` input. */
   readonly hasPositionIds: boolean;
+  /** Which matrices are not float32 (absent for an all-float32 graph). */
+  readonly quantization?: QuantizationInfo;
   /** Removes the folder; returns whether it is gone (a platform may refuse while the engine maps the file). */
   remove(): boolean;
 }
 
 /**
- * Builds the transformer graph of `config` over `weights` (or over weights regenerated from `seed`) and writes it
- * to a fresh temporary folder. Synchronous on purpose: once it returns, seeded weights are referenced by nothing
+ * Builds the transformer graph of `config` over `weights` (or over weights regenerated from `seed`), its matrices
+ * stored in `precision`, and writes it to a fresh temporary folder. Synchronous on purpose: once it returns, seeded weights are referenced by nothing
  * (an async frame would keep its locals alive across `await`).
  *
  * @throws {@link ValidationError} `INVALID_INPUT` when `weights` do not match `config`; a file-system error when
@@ -39,10 +43,11 @@ export interface ModelFiles {
 export function writeModelFiles(
   config: ModelConfig,
   source: { readonly weights: WeightMap } | { readonly seed: number },
+  precision?: WeightPrecision,
 ): ModelFiles {
   const weights = 'weights' in source ? source.weights : initWeights(config, source.seed);
   checkWeights(config, weights);
-  const graph = buildTransformerGraph(config, weights);
+  const graph = buildTransformerGraph(config, weights, precision);
   const dir = mkdtempSync(join(tmpdir(), 'dantinox-model-'));
   const modelPath = join(dir, 'model.onnx');
   try {
@@ -54,6 +59,7 @@ export function writeModelFiles(
   return {
     modelPath,
     hasPositionIds: graph.hasPositionIds,
+    ...(graph.quantization === undefined ? {} : { quantization: graph.quantization }),
     remove: () => {
       try {
         rmSync(dir, { recursive: true, force: true });

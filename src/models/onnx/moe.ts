@@ -13,6 +13,7 @@
  * @packageDocumentation
  */
 import type { GraphContext } from './graph-context.js';
+import { addLinear } from './linear.js';
 import { addMlp } from './mlp.js';
 
 /** Node tag of the `NonZero` that selects an expert's rows (read by the FLOPs counter). */
@@ -23,7 +24,7 @@ export function addMoe(ctx: GraphContext, layer: number, x: string): string {
   const { g, config } = ctx;
   const prefix = `blocks.${layer}.moe`;
   const rows = g.op('Reshape', [x, g.int64([-1, config.dim])]);
-  const logits = g.op('MatMul', [rows, ctx.weight(`${prefix}.router.weight`)], {}, { tag: 'router' });
+  const logits = addLinear(ctx, rows, ctx.matrix(`${prefix}.router.weight`), 'router');
   const probs = g.op('Softmax', [logits], { axis: { int: -1 } });
   const [topValues, topIndices] = g.node('TopK', [probs, g.int64([config.topK])], 2, {
     axis: { int: -1 },

@@ -30,6 +30,7 @@ import { cacheNames } from './attention.js';
 import { buildAttentionMask, maskLayout } from './attention-mask.js';
 import { KvCache, OnnxDecodeState } from './kv-cache.js';
 import { collectGarbage, writeModelFiles } from './model-files.js';
+import { type AccuracyLevel, type BuiltinDtype, resolvePrecision } from './precision.js';
 
 /** Options of {@link createModel}. */
 export interface CreateModelOptions {
@@ -50,6 +51,19 @@ export interface CreateModelOptions {
    * the model is disposed. @default undefined (no profiling)
    */
   readonly profileFilePrefix?: string;
+  /**
+   * Weight dtype of the matrices (attention, MLP, experts, router; the LM head too unless `headDtype` says
+   * otherwise): `fp32`, `fp16`, `q8` (int8 per-channel, dynamic int8 activations) or `q4` (4-bit blocks). Every
+   * dtype is quantized from the same float32 weights (seeded or given), so the dtypes of one config and seed are
+   * the same model. Embeddings, norms and position tables stay float32. @default 'fp32'
+   */
+  readonly dtype?: BuiltinDtype;
+  /** Dtype of the LM head. @default `dtype` */
+  readonly headDtype?: BuiltinDtype;
+  /** K values per 4-bit block (`q4`): a power of two ≥ 16 dividing every quantized matrix's K. @default 32 */
+  readonly blockSize?: number;
+  /** `MatMulNBits` `accuracy_level` of `q4` products (4: int8 compute). @default 4 */
+  readonly accuracyLevel?: AccuracyLevel;
 }
 
 /** Where a model's weights come from: the caller's map, or a seed that regenerates them. */
@@ -274,9 +288,10 @@ export async function createModel(
       ...(options.force === undefined ? {} : { force: options.force }),
     },
   );
+  const precision = resolvePrecision(config, options);
   const source = options.weights === undefined ? { seed: options.seed ?? 0 } : { weights: options.weights };
   // The weights reach ONNX Runtime through files, never as a second in-memory copy (see model-files.ts).
-  const files = writeModelFiles(config, source);
+  const files = writeModelFiles(config, source, precision);
   collectGarbage();
   let opened: Awaited<ReturnType<typeof createOrtSession>>;
   try {
@@ -300,8 +315,9 @@ export async function createModel(
       name,
       engine: opened.engine,
       threads,
-      dtype: 'fp32',
+      dtype: precision.dtype,
       load: { ms: Number(process.hrtime.bigint() - t0) / 1e6, peakRssBytes: readRss().peakRssBytes },
+      ...(files.quantization === undefined ? {} : { quantization: files.quantization }),
     },
     options.profileFilePrefix !== undefined,
   );

@@ -10,15 +10,18 @@
  *
  * @packageDocumentation
  */
+import type { QuantizationInfo } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WeightMap } from '../weights.js';
 import { addAttention } from './attention.js';
 import { addEmbedding } from './embedding.js';
 import { GraphBuilder } from './graph-builder.js';
 import { GraphContext, type GraphInputNames } from './graph-context.js';
+import { addLinear } from './linear.js';
 import { addMlp } from './mlp.js';
 import { addMoe } from './moe.js';
 import { addNorm, addSkipNorm } from './norm.js';
+import { FP32_PRECISION, quantizationInfo, type WeightPrecision } from './precision.js';
 import { transpose } from './weight-layout.js';
 
 /** A generated transformer graph, ready for `InferenceSession.create`. */
@@ -27,10 +30,19 @@ export interface TransformerGraph {
   readonly builder: GraphBuilder;
   /** Whether the graph has a `position_ids` input. */
   readonly hasPositionIds: boolean;
+  /** Which matrices are not float32 (absent for an all-float32 graph). */
+  readonly quantization?: QuantizationInfo;
 }
 
-/** Builds the ONNX graph of `config` over `weights` (which must match the config; see `checkWeights`). */
-export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): TransformerGraph {
+/**
+ * Builds the ONNX graph of `config` over `weights` (which must match the config; see `checkWeights`), its
+ * matrices stored in `precision` (checked by `resolvePrecision`).
+ */
+export function buildTransformerGraph(
+  config: ModelConfig,
+  weights: WeightMap,
+  precision: WeightPrecision = FP32_PRECISION,
+): TransformerGraph {
   const g = new GraphBuilder();
   const inputIds = g.input('input_ids', 'int32', ['batch', 'seq']);
   const hasPositionIds = config.posEncoding !== 'none';
@@ -39,7 +51,7 @@ export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): 
     attentionMask: g.input('attention_mask', 'float32', ['mask_rows', 'keys']),
     ...(hasPositionIds ? { positionIds: g.input('position_ids', 'int64', ['batch', 'seq']) } : {}),
   };
-  const ctx = new GraphContext(g, config, weights, inputs);
+  const ctx = new GraphContext(g, config, weights, inputs, { precision });
   // Pre-norm blocks; each residual add is fused with the norm that follows it.
   let x = addEmbedding(ctx);
   let h = addNorm(ctx, 'blocks.0.norm1', x);
@@ -54,12 +66,16 @@ export function buildTransformerGraph(config: ModelConfig, weights: WeightMap): 
   const hf = h;
   // Tied head: a plain MatMul over the transposed embedding [D, V] (prepacked by ONNX Runtime).
   const head = config.weightTying
-    ? ctx.derived('embed.weight.transposed', [config.dim, config.vocabSize], () =>
-        transpose(ctx.data('embed.weight'), config.vocabSize, config.dim),
-      )
-    : ctx.weight('lm_head.weight');
-  g.op('MatMul', [hf, head], {}, { tag: 'lm_head', output: 'logits' });
+    ? {
+        name: 'embed.weight.transposed',
+        k: config.dim,
+        n: config.vocabSize,
+        data: () => transpose(ctx.data('embed.weight'), config.vocabSize, config.dim),
+      }
+    : ctx.matrix('lm_head.weight');
+  addLinear(ctx, hf, { ...head, head: true }, 'lm_head', 'logits');
   g.output('logits');
   g.metadata('dantinox.config', JSON.stringify(config));
-  return { builder: g, hasPositionIds };
+  const quantization = quantizationInfo(precision, ctx.quantized);
+  return { builder: g, hasPositionIds, ...(quantization === undefined ? {} : { quantization }) };
 }

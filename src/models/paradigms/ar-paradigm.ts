@@ -8,9 +8,9 @@ import { messages } from '../../messages.js';
 import type { Rng } from '../../rng.js';
 import type { BatchShape, DecodeState, Model } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
+import { logitScorer } from '../onnx/logit-scorer.js';
 import type { GenerateOptions, GenerationResult, LossOptions, LossResult, Paradigm } from '../paradigm.js';
 import { checkTokenBatch } from '../token-checks.js';
-import { crossEntropy } from './log-probs.js';
 import { type SamplingOptions, sampleToken } from './sampling.js';
 
 /** Tokens {@link ARParadigm.generate} produces when `maxNewTokens` is not given (the seed's default). */
@@ -72,8 +72,8 @@ export class ARParadigm implements Paradigm {
   /**
    * Mean next-token cross-entropy, in nats per token: rows of `batch` hold T+1 tokens; the model runs on the
    * first T and target position i (0-based) is token i+1. Positions before `options.scoreFrom` are context
-   * only. Computed in float64 with a max-subtracted log-sum-exp, so a huge loss stays finite. `rng` is unused
-   * (the loss is deterministic).
+   * only. Each position's loss is computed by ONNX Runtime (`LogitScorer`: a max-subtracted log-sum-exp in
+   * float32, so a huge loss stays finite) and summed in float64. `rng` is unused (the loss is deterministic).
    *
    * @throws {@link DantinoxError} `INVALID_INPUT` for rows shorter than 2, bad ids, more than maxContext inputs
    * or a model of another paradigm; `INVALID_OPTION` for `scoreFrom` outside [0, T).
@@ -100,12 +100,15 @@ export class ARParadigm implements Paradigm {
     const inputs = new Int32Array(b * t);
     for (let r = 0; r < b; r++) inputs.set(batch.subarray(r * seq, r * seq + t), r * t);
     const logits = await model.forward(inputs, { batch: b, seq: t });
-    const v = logits.dims[2];
+    const targets = new BigInt64Array(b * t);
+    for (let r = 0; r < b; r++)
+      for (let i = 0; i < t; i++) targets[r * t + i] = BigInt(batch[r * seq + i + 1] ?? 0);
+    const { nll } = await (await logitScorer()).nll(logits.data, logits.dims[2], targets);
     let sumLoss = 0;
     let tokensScored = 0;
     for (let r = 0; r < b; r++) {
       for (let i = scoreFrom; i < t; i++) {
-        sumLoss += crossEntropy(logits.data, (r * t + i) * v, v, batch[r * seq + i + 1] ?? 0);
+        sumLoss += nll[r * t + i] as number;
         tokensScored++;
       }
     }

@@ -3,11 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
 import { untagBrownDocument, untagBrownSentence } from '../../../src/benchmarking/data/brown-corpus.js';
 import type { CellRecord } from '../../../src/benchmarking/task.js';
-import {
-  MAX_LOG_PERPLEXITY,
-  PerplexityTask,
-  slidingBatches,
-} from '../../../src/benchmarking/tasks/perplexity-task.js';
+import { slidingBatches } from '../../../src/benchmarking/tasks/eval-windows.js';
+import { MAX_LOG_PERPLEXITY, PerplexityTask } from '../../../src/benchmarking/tasks/perplexity-task.js';
 import { messages } from '../../../src/messages.js';
 import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
 import { DiffusionParadigm } from '../../../src/models/paradigms/diffusion-paradigm.js';

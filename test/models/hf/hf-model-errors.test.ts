@@ -42,13 +42,21 @@ describe('missing files name the folder, the file and what it holds', () => {
   test.each([
     ['config.json', 'the architecture'],
     ['tokenizer.json', 'the tokenizer'],
-    ['onnx/model.onnx', 'the ONNX decoder graph'],
   ])('%s', async (file, what) => {
     const f = fresh();
     rmSync(join(f.dir, file));
     await expect(loadHfModel(f.dir)).rejects.toMatchObject({
       code: 'IO',
       message: messages.hfMissingFile(f.dir, file, what),
+    });
+  });
+
+  test('onnx/model.onnx: the fp32 file, with the dtypes the folder has', async () => {
+    const f = fresh();
+    rmSync(join(f.dir, 'onnx', 'model.onnx'));
+    await expect(loadHfModel(f.dir)).rejects.toMatchObject({
+      code: 'IO',
+      message: messages.hfDtypeMissing(f.dir, 'fp32', 'model.onnx', []),
     });
   });
 

@@ -1,0 +1,202 @@
+/**
+ * `KldTask`: how far a model's next-token distributions are from a reference model's on the same token windows
+ * (llama.cpp's `--kl-divergence`): KL(reference ‖ model) per scored position, top-1 agreement and the
+ * perplexity ratio. The typical use is a quantized model against the full-precision model it came from.
+ *
+ * @packageDocumentation
+ */
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import type { Model } from '../../models/model.js';
+import { logitScorer } from '../../models/onnx/logit-scorer.js';
+import type { Paradigm } from '../../models/paradigm.js';
+import { quantileSorted } from '../../profiling/statistics.js';
+import type { Rng } from '../../rng.js';
+import type { BenchmarkConfig } from '../config.js';
+import type { BenchmarkContext, BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
+import { batchRows, EvalBudget, type EvalTextOptions, planEvalWindows } from './eval-windows.js';
+import { keepCell, standaloneContext } from './task-context.js';
+
+/** Metrics of {@link KldTask}. */
+export const KLD_METRICS: readonly MetricDescriptor[] = [
+  {
+    key: 'kld_mean',
+    unit: 'nats',
+    description: 'Mean over scored positions of KL(reference ‖ model) of the next-token distributions.',
+    higherIsBetter: false,
+  },
+  { key: 'kld_median', unit: 'nats', description: 'Median per-position KL.', higherIsBetter: false },
+  {
+    key: 'kld_p99',
+    unit: 'nats',
+    description: '99th percentile of the per-position KL (linear interpolation).',
+    higherIsBetter: false,
+  },
+  { key: 'kld_max', unit: 'nats', description: 'Largest per-position KL.', higherIsBetter: false },
+  {
+    key: 'top1_agreement',
+    unit: '1',
+    description:
+      'Fraction of scored positions where the model and the reference have the same arg-max token.',
+    higherIsBetter: true,
+  },
+  {
+    key: 'ppl_ratio',
+    unit: '1',
+    description:
+      'Model perplexity ÷ reference perplexity on the same targets: exp(mean NLL − mean reference NLL).',
+    higherIsBetter: false,
+  },
+  {
+    key: 'reference_perplexity',
+    unit: '1',
+    description: 'Perplexity of the reference on the scored targets.',
+    higherIsBetter: false,
+  },
+  { key: 'tokens_scored', unit: 'tokens', description: 'Number of positions compared.' },
+];
+
+/**
+ * The reference model: a model to compare against, or a factory the task calls once per run (the model it
+ * returns is disposed at the end of the run).
+ */
+export type KldReference = Model | ((model: Model) => Promise<Model>);
+
+/** Options of {@link KldTask}. */
+export interface KldTaskOptions extends EvalTextOptions {
+  /** The reference model (any {@link Model}: another dtype, another engine, another folder). */
+  readonly reference: KldReference;
+  /** Name of the reference for the report. @default the reference's `info.name` and `info.dtype` */
+  readonly referenceName?: string;
+  /** Row name. @default 'kld' */
+  readonly name?: string;
+}
+
+/**
+ * KL divergence of a model from a reference model on the windows of the perplexity task (random windows, or
+ * `evalStride` sliding windows scoring every position once). Both models run each window; the log-softmaxes,
+ * the per-position KL, both NLLs and both arg-maxes are computed by ONNX Runtime (`LogitScorer`), not in
+ * JavaScript. Autoregressive models only.
+ */
+export class KldTask {
+  /** Row name. */
+  readonly name: string;
+  /** Metric schema. */
+  readonly metrics = KLD_METRICS;
+  readonly #options: KldTaskOptions;
+
+  constructor(options: KldTaskOptions) {
+    this.name = options.name ?? 'kld';
+    this.#options = options;
+  }
+
+  /**
+   * Compares `model` with the reference.
+   *
+   * @throws {@link DantinoxError} `INVALID_INPUT` when the vocabularies differ, the paradigm is not `ar`, or the
+   * windows cannot be made (see the perplexity task).
+   */
+  async run(
+    paradigm: Paradigm,
+    model: Model,
+    config: BenchmarkConfig,
+    rng: Rng,
+    context: BenchmarkContext = standaloneContext(),
+  ): Promise<BenchmarkResult> {
+    if (paradigm.type !== 'ar') {
+      throw new DantinoxError('INVALID_INPUT', messages.decodeNotApplicable(paradigm.type));
+    }
+    const option = this.#options.reference;
+    const reference = typeof option === 'function' ? await option(model) : option;
+    try {
+      return await this.#compare(paradigm, model, reference, config, rng, context);
+    } finally {
+      if (typeof option === 'function') await reference.dispose();
+    }
+  }
+
+  async #compare(
+    paradigm: Paradigm,
+    model: Model,
+    reference: Model,
+    config: BenchmarkConfig,
+    rng: Rng,
+    context: BenchmarkContext,
+  ): Promise<BenchmarkResult> {
+    const vocab = model.config.vocabSize;
+    if (reference.config.vocabSize !== vocab) {
+      throw new DantinoxError('INVALID_INPUT', messages.kldVocabMismatch(vocab, reference.config.vocabSize));
+    }
+    const plan = planEvalWindows(paradigm, model, config, rng, context, this.#options);
+    context.plan(plan.planned);
+    // The whole evaluation is bounded by the cell budget `maxCellMs`, as perplexity's.
+    const budget = new EvalBudget(context.clock, config.maxCellMs);
+    const scorer = await logitScorer();
+    const kls: number[] = [];
+    let agree = 0;
+    let nll = 0;
+    let referenceNll = 0;
+    const cells: CellRecord[] = [];
+    for (const [i, batch] of budget.batches(plan.batches)) {
+      if (context.signal?.aborted) throw context.signal.reason;
+      const rows = batchRows(plan.ids, batch);
+      const b = batch.starts.length;
+      const t = batch.length - 1;
+      const inputs = new Int32Array(b * t);
+      const targets = new BigInt64Array(b * t);
+      for (let r = 0; r < b; r++) {
+        inputs.set(rows.subarray(r * batch.length, r * batch.length + t), r * t);
+        for (let j = 0; j < t; j++) targets[r * t + j] = BigInt(rows[r * batch.length + j + 1] as number);
+      }
+      const shape = { batch: b, seq: t };
+      const q = await model.forward(inputs, shape);
+      const p = await reference.forward(inputs, shape);
+      const scored = await scorer.kl(p.data, q.data, vocab, targets);
+      let batchKl = 0;
+      for (let r = 0; r < b; r++) {
+        for (let j = batch.scoreFrom; j < t; j++) {
+          const at = r * t + j;
+          const kl = scored.kl[at] as number;
+          kls.push(kl);
+          batchKl += kl;
+          nll += scored.modelNll[at] as number;
+          referenceNll += scored.referenceNll[at] as number;
+          if (scored.modelArgmax[at] === scored.referenceArgmax[at]) agree++;
+        }
+      }
+      const n = b * (t - batch.scoreFrom);
+      await keepCell(context, cells, {
+        task: this.name,
+        cell: `batch=${i}`,
+        phase: 'eval',
+        batch: b,
+        seqLen: batch.length,
+        status: 'completed',
+        metrics: { sum_kl: batchKl, tokens: n },
+      });
+    }
+    const n = kls.length;
+    const sorted = Float64Array.from(kls).sort();
+    const metrics: Record<string, number> = {
+      kld_mean: sorted.reduce((s, x) => s + x, 0) / n,
+      kld_median: quantileSorted(sorted, 0.5),
+      kld_p99: quantileSorted(sorted, 0.99),
+      kld_max: sorted[n - 1] as number,
+      top1_agreement: agree / n,
+      ppl_ratio: Math.exp((nll - referenceNll) / n),
+      reference_perplexity: Math.exp(referenceNll / n),
+      tokens_scored: n,
+    };
+    const meta: Record<string, MetaValue> = {
+      reference: this.#options.referenceName ?? `${reference.info.name} (${reference.info.dtype})`,
+      reference_engine: reference.info.engine,
+      data_source: plan.source,
+      tokenizer: plan.tokenizer.name,
+      eval_mode: plan.strided ? `sliding (stride ${config.evalStride})` : 'random windows',
+      eval_seq_len: plan.seqLen,
+    };
+    const truncation = budget.truncation(plan.planned);
+    if (truncation !== undefined) meta['eval_truncated'] = truncation;
+    return { task: this.name, metrics, meta };
+  }
+}

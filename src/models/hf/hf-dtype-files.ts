@@ -1,0 +1,30 @@
+/**
+ * Which weight dtypes a Hugging Face ONNX folder holds, by the transformers.js file names in its `onnx/`
+ * (`model.onnx`, `model_fp16.onnx`, `model_quantized.onnx`, `model_q4.onnx`).
+ *
+ * @packageDocumentation
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import { BUILTIN_DTYPES, type BuiltinDtype, HF_ONNX_FILES } from '../onnx/precision.js';
+
+/** The dtypes whose transformers.js file exists in `folder/onnx/`, in table order. */
+export function hfFolderDtypes(folder: string): BuiltinDtype[] {
+  return BUILTIN_DTYPES.filter((d) => existsSync(join(folder, 'onnx', HF_ONNX_FILES[d])));
+}
+
+/**
+ * The path, relative to `folder`, of the ONNX file of `dtype` (e.g. `onnx/model_q4.onnx`).
+ *
+ * @throws {@link DantinoxError} `IO` when the folder has no such file, listing the dtypes it has.
+ */
+export function hfDtypeFile(folder: string, dtype: BuiltinDtype): string {
+  const file = join('onnx', HF_ONNX_FILES[dtype]);
+  if (existsSync(join(folder, file))) return file;
+  throw new DantinoxError(
+    'IO',
+    messages.hfDtypeMissing(folder, dtype, HF_ONNX_FILES[dtype], hfFolderDtypes(folder)),
+  );
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
+import type { CellRecord } from '../../../src/benchmarking/task.js';
+import { KldTask } from '../../../src/benchmarking/tasks/kld-task.js';
+import { messages } from '../../../src/messages.js';
+import { createModel } from '../../../src/models/onnx/onnx-model.js';
+import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
+import { Rng } from '../../../src/rng.js';
+import { charTokenizer, contextFor, FakeModel } from '../fake-model.js';
+
+const small = BenchmarkConfig.parse({ evalSeqLen: 16, evalBatchSize: 2, evalBatches: 5 });
+const cycle = { text: 'abcd'.repeat(500), name: 'cycle' };
+
+/** A bigram row over 4 tokens: `next` has probability p, the others share the rest. */
+const rowOf = (next: number, p: number): number[] => [0, 1, 2, 3].map((j) => (j === next ? p : (1 - p) / 3));
+const P = [rowOf(1, 0.5), rowOf(2, 0.8), rowOf(3, 0.4), rowOf(0, 0.97)];
+// Q disagrees with P on the arg-max of row c: 0.1 < (1 − 0.1)/3, so its arg-max is the first other token, a.
+const Q = [rowOf(1, 0.6), rowOf(2, 0.5), rowOf(3, 0.1), rowOf(0, 0.9)];
+const kl = (p: readonly number[], q: readonly number[]): number =>
+  p.reduce((s, pi, i) => s + pi * Math.log(pi / (q[i] as number)), 0);
+const argmax = (r: readonly number[]): number => r.indexOf(Math.max(...r));
+
+describe('KldTask known answers', () => {
+  it('a model against itself: KL exactly 0, agreement 1, ppl ratio 1', async () => {
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
+    const task = new KldTask({ reference: model, dataSource: cycle });
+    const r = await task.run(new ARParadigm(model.config), model, small, new Rng(0), contextFor(model));
+    for (const key of ['kld_mean', 'kld_median', 'kld_p99', 'kld_max']) expect(r.metrics[key]).toBe(0);
+    expect(r.metrics['top1_agreement']).toBe(1);
+    expect(r.metrics['ppl_ratio']).toBe(1);
+    expect(r.metrics['tokens_scored']).toBe(5 * 2 * 16);
+  });
+
+  it('two bigram models: the analytic KL, percentiles, agreement and perplexity ratio (1e-6)', async () => {
+    const reference = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: Q });
+    const cells: CellRecord[] = [];
+    const r = await new KldTask({ reference, dataSource: cycle }).run(
+      new ARParadigm(model.config),
+      model,
+      small,
+      new Rng(0),
+      contextFor(model, cells),
+    );
+    // Windows of 16 targets over the cycle hold each of the 4 rows exactly 4 times: 40 positions per row.
+    const rows = [0, 1, 2, 3].map((a) => kl(P[a] as number[], Q[a] as number[]));
+    const sorted = [...rows].sort((x, y) => x - y);
+    expect(r.metrics['kld_mean']).toBeCloseTo(rows.reduce((s, x) => s + x, 0) / 4, 6);
+    // 160 sorted values, 40 of each: the median interpolates between the 2nd and 3rd row values.
+    expect(r.metrics['kld_median']).toBeCloseTo(((sorted[1] as number) + (sorted[2] as number)) / 2, 6);
+    expect(r.metrics['kld_p99']).toBeCloseTo(sorted[3] as number, 6);
+    expect(r.metrics['kld_max']).toBeCloseTo(sorted[3] as number, 6);
+    const agree = [0, 1, 2, 3].filter((a) => argmax(P[a] as number[]) === argmax(Q[a] as number[])).length;
+    expect(agree).toBe(3);
+    expect(r.metrics['top1_agreement']).toBe(agree / 4);
+    // Targets follow the cycle a→b→c→d→a: NLL of each row's "next" token.
+    const nll = (t: number[][]): number =>
+      -[0, 1, 2, 3].reduce((s, a) => s + Math.log(t[a]?.[(a + 1) % 4] as number), 0) / 4;
+    expect(r.metrics['ppl_ratio']).toBeCloseTo(Math.exp(nll(Q) - nll(P)), 6);
+    expect(r.metrics['reference_perplexity']).toBeCloseTo(Math.exp(nll(P)), 6);
+    expect(cells.map((c) => c.metrics['tokens'])).toEqual([32, 32, 32, 32, 32]);
+  });
+
+  it('sliding windows score every position once', async () => {
+    const reference = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: Q });
+    const cfg = BenchmarkConfig.parse({ evalSeqLen: 16, evalStride: 5, evalBatchSize: 3, evalBatches: 50 });
+    const r = await new KldTask({ reference, dataSource: { text: 'abcd'.repeat(50), name: 'c' } }).run(
+      new ARParadigm(model.config),
+      model,
+      cfg,
+      new Rng(0),
+      contextFor(model),
+    );
+    expect(r.metrics['tokens_scored']).toBe(199);
+    expect(r.meta?.['eval_mode']).toBe('sliding (stride 5)');
+  });
+
+  it('calls a reference factory once and disposes what it made', async () => {
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
+    let made = 0;
+    let disposed = 0;
+    const task = new KldTask({
+      dataSource: cycle,
+      reference: async () => {
+        made++;
+        const m = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
+        m.dispose = async () => {
+          disposed++;
+        };
+        return m;
+      },
+    });
+    const r = await task.run(new ARParadigm(model.config), model, small, new Rng(0), contextFor(model));
+    expect([made, disposed, r.metrics['kld_max']]).toEqual([1, 1, 0]);
+  });
+
+  it('rejects a reference with another vocabulary', async () => {
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd') });
+    const reference = new FakeModel({ config: { vocabSize: 8 } });
+    await expect(
+      new KldTask({ reference, dataSource: cycle }).run(
+        new ARParadigm(model.config),
+        model,
+        small,
+        new Rng(0),
+        contextFor(model),
+      ),
+    ).rejects.toThrow(messages.kldVocabMismatch(4, 8));
+  });
+
+  it('q8 and q4 built-in models against fp32 of the same seed: small KL, fp32 against itself exactly 0', async () => {
+    const cfg = BenchmarkConfig.parse({ evalSeqLen: 32, evalBatchSize: 1, evalBatches: 2 });
+    const reference = await createModel('tiny', { seed: 3, threads: 1 });
+    const text = { text: 'the quick brown fox jumps over the lazy dog. '.repeat(40), name: 'fox' };
+    try {
+      const self = await new KldTask({ reference, dataSource: text }).run(
+        new ARParadigm(reference.config),
+        reference,
+        cfg,
+        new Rng(0),
+      );
+      expect(self.metrics['kld_max']).toBe(0);
+      for (const dtype of ['q8', 'q4'] as const) {
+        const model = await createModel('tiny', { seed: 3, threads: 1, dtype });
+        const r = await new KldTask({ reference, dataSource: text }).run(
+          new ARParadigm(model.config),
+          model,
+          cfg,
+          new Rng(0),
+        );
+        await model.dispose();
+        expect(r.metrics['kld_mean']).toBeGreaterThan(0);
+        expect(r.metrics['kld_mean']).toBeLessThan(0.05);
+        expect(r.metrics['top1_agreement']).toBeGreaterThan(0.5);
+      }
+    } finally {
+      await reference.dispose();
+    }
+  });
+});
