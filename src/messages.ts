@@ -91,6 +91,22 @@ const suggestion = (name: string, candidates: readonly string[]): string => {
 
 /** Message builders, by layer. */
 export const messages = {
+  // ── GGUF export and engines ───────────────────────────────────────────────
+  /** A model llama.cpp cannot represent. */
+  ggufUnsupported: (what: string): string =>
+    `Cannot export to GGUF: llama.cpp cannot represent ${what}. Export a causal decoder with rotary positions, RMSNorm and SwiGLU ("llama") or learned positions, LayerNorm and GELU ("gpt2"), or benchmark this model with the ONNX Runtime engine.`,
+  /** A tokenizer the GGUF writer cannot express. */
+  ggufTokenizer: (problem: string): string =>
+    `Cannot write the tokenizer into GGUF: ${problem}. Pass tokenizer "gpt2" or "bytes", or a byte-level BPE tokenizer.json that fits the model's vocabulary.`,
+  /** A block-quantized tensor whose rows do not fill whole blocks. */
+  ggufRowNotBlocked: (tensor: string, rowLength: number, type: string, blockSize: number): string =>
+    `Cannot write "${tensor}" as ${type}: its rows have ${rowLength} values, not a multiple of the ${blockSize}-value block. Use dtype fp32 or fp16, or a model whose dim and FFN width are multiples of ${blockSize}.`,
+  /** Encoded tensor bytes that do not match the declared shape (a bug in the caller). */
+  ggufTensorBytes: (tensor: string, bytes: number, ne: readonly number[], type: string): string =>
+    `GGUF tensor "${tensor}" has ${bytes} bytes, which does not match ${type} data of shape [${ne.join(', ')}]. Encode it with encodeGgml(type, values).`,
+  /** A GGUF file that llama.cpp does not load. */
+  ggufRefused: (path: string, cause: unknown): string =>
+    `llama.cpp refused the GGUF file "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Write it with exportGguf (or "dantinox export --format gguf") from a model llama.cpp supports, and check that the file is complete.`,
   // ── shared ────────────────────────────────────────────────────────────────
   /** An unknown name looked up in a fixed set (preset, task, chart, format…), with an optional how-to-add hint. */
   unknownName: (kind: string, name: string, available: readonly string[], hint?: string): string =>
