@@ -24,6 +24,7 @@ Examples:
   $ dantinox bench                         # default suite on the built-in "small" model
   $ dantinox bench --config tiny --tasks throughput --seq-lens 32,64
   $ dantinox flops --config gpt2-small --seq-len 1024 --batch-size 1
+  $ dantinox export --config small --dtype q8 --out small-q8.gguf
   $ dantinox plot results/run-a/results.csv results/run-b/results.csv --out plots
   $ dantinox report results/run-a results/run-b --out comparison
 
@@ -41,6 +42,7 @@ type RegisterCommand = (program: Command, ctx: CommandContext) => Command;
 const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   bench: async () => (await import('./commands/bench.js')).registerBenchCommand,
   calibrate: async () => (await import('./commands/calibrate.js')).registerCalibrateCommand,
+  export: async () => (await import('./commands/export.js')).registerExportCommand,
   flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
