@@ -107,6 +107,9 @@ export const messages = {
   /** A GGUF file that llama.cpp does not load. */
   ggufRefused: (path: string, cause: unknown): string =>
     `llama.cpp refused the GGUF file "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Write it with exportGguf (or "dantinox export --format gguf") from a model llama.cpp supports, and check that the file is complete.`,
+  /** An engine that cannot load a model folder or file. */
+  engineLoadFailed: (engine: string, path: string, cause: unknown): string =>
+    `${engine} cannot load "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Check that the folder holds config.json, tokenizer.json and the ONNX file of the dtype asked for (onnx/model.onnx for fp32), or use another --engine.`,
   // ── shared ────────────────────────────────────────────────────────────────
   /** An unknown name looked up in a fixed set (preset, task, chart, format…), with an optional how-to-add hint. */
   unknownName: (kind: string, name: string, available: readonly string[], hint?: string): string =>
