@@ -110,6 +110,12 @@ export const messages = {
   /** An engine that cannot load a model folder or file. */
   engineLoadFailed: (engine: string, path: string, cause: unknown): string =>
     `${engine} cannot load "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Check that the folder holds config.json, tokenizer.json and the ONNX file of the dtype asked for (onnx/model.onnx for fp32), or use another --engine.`,
+  /** An engine asked to run a model source it cannot take. */
+  engineNeedsBuiltin: (engine: string, source: string): string =>
+    `The ${engine} engine cannot run "${source}": it runs built-in models (--config), which dantinox exports to GGUF on the fly. Use --config, or --engine ort or transformers.js for a Hugging Face folder.`,
+  /** An execution provider given to an engine that runs on the CPU only. */
+  engineCpuOnly: (engine: string, provider: string): string =>
+    `The ${engine} engine runs on the CPU only; --ep ${provider} applies to --engine ort. Drop --ep or use --engine ort.`,
   // ── shared ────────────────────────────────────────────────────────────────
   /** An unknown name looked up in a fixed set (preset, task, chart, format…), with an optional how-to-add hint. */
   unknownName: (kind: string, name: string, available: readonly string[], hint?: string): string =>

@@ -5,7 +5,8 @@
  * @packageDocumentation
  */
 import { basename, resolve } from 'node:path';
-import { createModel, loadHfModel, type Model, Paradigm } from '../models/index.js';
+import { createEngineModel, loadEngineModel } from '../models/engines/engine-model.js';
+import { type Model, Paradigm } from '../models/index.js';
 import { describeModel } from './describe-model.js';
 import { checkModelSelection, type ModelSelection } from './model-selection.js';
 
@@ -34,7 +35,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
   };
   if (checked.config === undefined) {
     const folder = resolve(cwd, selection.model as string);
-    const model = await loadHfModel(folder, engine);
+    const model = await loadEngineModel(selection.engine ?? 'ort', folder, engine);
     return {
       model,
       paradigm: Paradigm.for(model.config),
@@ -43,7 +44,11 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     };
   }
   const name = checked.isPreset ? checked.name : basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
-  const model = await createModel(checked.config, { seed: selection.seed, name, ...engine });
+  const model = await createEngineModel(selection.engine ?? 'ort', checked.config, {
+    seed: selection.seed,
+    name,
+    ...engine,
+  });
   const origin = checked.isPreset ? 'built-in preset' : `config ${checked.name}`;
   return {
     model,

@@ -34,6 +34,11 @@ export {
   loadLlamaCppModel,
 } from './engines/llama-cpp/llama-cpp-model.js';
 export { NODE_LLAMA_CPP_VERSION } from './engines/llama-cpp/node-llama-cpp-loader.js';
+export {
+  DEFAULT_EXECUTION_PROVIDER,
+  type ExecutionProvider,
+  supportedExecutionProviders,
+} from './engines/ort/index.js';
 export { encodeGgml, GGML_TYPES, type GgmlTypeInfo, type GgmlTypeName } from './gguf/ggml-types.js';
 export { type GgufArchitecture, ggufBlocker } from './gguf/gguf-architecture.js';
 export {

@@ -14,7 +14,9 @@ describe('dantinox export', () => {
     const out = join(dir, 'tiny-q8.gguf');
     const run = await runCli(['export', '--config', 'tiny', '--dtype', 'q8', '--out', out]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Wrote .*tiny-q8\.gguf: GGUF v3, architecture llama, Q8_0 matrices, 20 tensors, /);
+    expect(run.stdout).toMatch(
+      /^Wrote .*tiny-q8\.gguf: GGUF v3, architecture llama, Q8_0 matrices, 20 tensors, /,
+    );
     expect(readFileSync(out).subarray(0, 4).toString('latin1')).toBe('GGUF');
     // node-llama-cpp's own GGUF parser (JavaScript, no llama.cpp involved).
     const info = await readGgufFileInfo(out, { readTensorInfo: true });
@@ -43,10 +45,15 @@ describe('dantinox export', () => {
   it('what llama.cpp cannot represent is one clear line and exit code 1', async () => {
     const config = join(dir, 'diffusion.json');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(config, JSON.stringify({ dim: 32, nHeads: 4, numBlocks: 1, vocabSize: 256, paradigm: 'diffusion' }));
+    writeFileSync(
+      config,
+      JSON.stringify({ dim: 32, nHeads: 4, numBlocks: 1, vocabSize: 256, paradigm: 'diffusion' }),
+    );
     const run = await runCli(['export', '--config', config, '--out', join(dir, 'd.gguf')]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/^error: Cannot export to GGUF: llama\.cpp cannot represent the "diffusion" paradigm/);
+    expect(run.stderr).toMatch(
+      /^error: Cannot export to GGUF: llama\.cpp cannot represent the "diffusion" paradigm/,
+    );
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -12,6 +12,7 @@ import type { Calibration, Logger, LogLevel, SuiteReport } from '../../benchmark
 import { DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { ENGINE_NAMES, type EngineName } from '../../models/engines/engine-name.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
 import type { ParadigmKind } from '../../models/model-config.js';
 import { DEFAULT_CALIBRATION_MS, runCalibration } from '../calibration-step.js';
@@ -155,6 +156,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly model?: string;
   readonly paradigm?: ParadigmKind;
   readonly ep?: string;
+  readonly engine?: EngineName;
   readonly tasks?: string[];
   readonly plugin?: string[];
   readonly data?: string;
@@ -176,6 +178,7 @@ Examples:
   $ dantinox bench --config my-model.yaml --bench-config bench.yaml --data valid.txt
   $ dantinox bench --model models/gpt2-onnx --tasks latency,perplexity
   $ dantinox bench --config small --paradigm diffusion
+  $ dantinox bench --config small --engine llama.cpp --threads 2 # same weights, GGUF on llama.cpp
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
 --eval-batches ${EFFECTIVE_DEFAULTS.evalBatches}; flags override the file or these defaults field by field. Progress goes
@@ -236,6 +239,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
         'diffusion',
       ]),
     )
+    .addOption(new Option('--engine <name>', 'inference engine (default: ort)').choices([...ENGINE_NAMES]))
     .option(
       '--ep <name>',
       'ONNX Runtime execution provider (default: cpu); an unavailable one is refused, naming those available',
@@ -290,6 +294,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     ...(options.paradigm === undefined ? {} : { paradigm: options.paradigm }),
     // Any name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
     ...(options.ep === undefined ? {} : { executionProvider: options.ep as ExecutionProvider }),
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
     ...(config.threads === null ? {} : { threads: config.threads }),
     seed: config.seed,
   };

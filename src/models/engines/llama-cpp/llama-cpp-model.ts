@@ -20,6 +20,7 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
+import type { GgufDtype } from '../../gguf/gguf-export.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
@@ -41,8 +42,8 @@ export interface LoadLlamaCppModelOptions {
   readonly threads?: number;
   /** Name reported in {@link ModelInfo.name}. @default 'gguf' */
   readonly name?: string;
-  /** Weight dtype reported in {@link ModelInfo.dtype} (e.g. `q8`). @default 'fp32' */
-  readonly dtype?: string;
+  /** Weight dtype of the file, reported in {@link ModelInfo.dtype} (e.g. `q8`). @default 'fp32' */
+  readonly dtype?: GgufDtype;
   /** Delete the GGUF file when the model is disposed (for files written just for this model). @default false */
   readonly deleteFileOnDispose?: boolean;
 }

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { DantinoxError } from '../../../errors.js';
@@ -38,6 +39,8 @@ export interface LoadTransformersJsModelOptions {
   readonly dtype?: TransformersJsDtype;
   /** Name reported in {@link ModelInfo.name}. @default the folder name */
   readonly name?: string;
+  /** Delete the folder when the model is disposed (for temporary exports). @default false */
+  readonly deleteFolderOnDispose?: boolean;
 }
 
 let loading: Promise<TjsModule> | undefined;
@@ -48,11 +51,16 @@ function loadTransformersJs(): Promise<TjsModule> {
     if (isModuleNotFound(cause)) {
       throw new DantinoxError(
         'DEPENDENCY_MISSING',
-        messages.dependencyMissing(`@huggingface/transformers@${TRANSFORMERS_JS_VERSION}`, 'The transformers.js engine'),
+        messages.dependencyMissing(
+          `@huggingface/transformers@${TRANSFORMERS_JS_VERSION}`,
+          'The transformers.js engine',
+        ),
         { cause },
       );
     }
-    throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed('@huggingface/transformers', cause), { cause });
+    throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed('@huggingface/transformers', cause), {
+      cause,
+    });
   });
   return loading;
 }
@@ -98,10 +106,19 @@ export class TransformersJsModel implements Model {
   readonly #tjs: TjsModule;
   readonly #model: TjsCausalLm;
   readonly #token = {};
+  readonly #deleteOnDispose: string | undefined;
   #disposed = false;
 
   /** Use {@link loadTransformersJsModel}. */
-  constructor(config: ModelConfig, tokenizer: Tokenizer, tjs: TjsModule, model: TjsCausalLm, info: ModelInfo) {
+  constructor(
+    config: ModelConfig,
+    tokenizer: Tokenizer,
+    tjs: TjsModule,
+    model: TjsCausalLm,
+    info: ModelInfo,
+    deleteOnDispose?: string,
+  ) {
+    this.#deleteOnDispose = deleteOnDispose;
     this.config = config;
     this.tokenizer = tokenizer;
     this.#tjs = tjs;
@@ -110,7 +127,11 @@ export class TransformersJsModel implements Model {
   }
 
   #int64(values: ArrayLike<number>, dims: number[]): TjsTensor {
-    return new this.#tjs.Tensor('int64', BigInt64Array.from(Array.from(values), (v) => BigInt(v)), dims);
+    return new this.#tjs.Tensor(
+      'int64',
+      BigInt64Array.from(Array.from(values), (v) => BigInt(v)),
+      dims,
+    );
   }
 
   /** Runs `seq` new tokens per row after `past` (`pastLength` positions); returns logits and the new cache. */
@@ -136,7 +157,9 @@ export class TransformersJsModel implements Model {
     }
     const raw = out['logits'] as TjsTensor;
     const data =
-      raw.type === 'float16' ? float16ToFloat32(raw.data as Uint16Array) : Float32Array.from(raw.data as Float32Array);
+      raw.type === 'float16'
+        ? float16ToFloat32(raw.data as Uint16Array)
+        : Float32Array.from(raw.data as Float32Array);
     const present: Record<string, TjsTensor> = {};
     for (const [name, t] of Object.entries(out)) {
       if (name.startsWith('present')) present[name.replace('present', 'past_key_values')] = t;
@@ -203,6 +226,7 @@ export class TransformersJsModel implements Model {
     if (this.#disposed) return;
     this.#disposed = true;
     await this.#model.dispose();
+    if (this.#deleteOnDispose !== undefined) rmSync(this.#deleteOnDispose, { recursive: true, force: true });
   }
 
   #checkOpen(): void {
@@ -249,8 +273,16 @@ export async function loadTransformersJsModel(
       session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 },
     });
   } catch (cause) {
-    throw new DantinoxError('RUNTIME_ERROR', messages.engineLoadFailed('transformers.js', dir, cause), { cause });
+    throw new DantinoxError('RUNTIME_ERROR', messages.engineLoadFailed('transformers.js', dir, cause), {
+      cause,
+    });
   }
-  const info: ModelInfo = { name: options.name ?? basename(dir), engine: TRANSFORMERS_JS_ENGINE, threads, dtype };
-  return new TransformersJsModel(config, tokenizer, tjs, model, info);
+  const info: ModelInfo = {
+    name: options.name ?? basename(dir),
+    engine: TRANSFORMERS_JS_ENGINE,
+    threads,
+    dtype,
+  };
+  const owned = options.deleteFolderOnDispose === true ? dir : undefined;
+  return new TransformersJsModel(config, tokenizer, tjs, model, info, owned);
 }

@@ -45,10 +45,16 @@ function textIds(model: Model, length: number): Int32Array {
 }
 
 async function greedy(model: Model, prompt: Int32Array, n: number): Promise<number[]> {
-  const out = await new ARParadigm(model.config).generate(model, prompt, { batch: 1, seq: prompt.length }, new Rng(1), {
-    maxNewTokens: n,
-    greedy: true,
-  });
+  const out = await new ARParadigm(model.config).generate(
+    model,
+    prompt,
+    { batch: 1, seq: prompt.length },
+    new Rng(1),
+    {
+      maxNewTokens: n,
+      greedy: true,
+    },
+  );
   return Array.from(out.tokens.subarray(prompt.length));
 }
 

@@ -42,15 +42,23 @@ async function pair(preset: string): Promise<[Model, Model]> {
 }
 
 async function greedy(model: Model, prompt: Int32Array, n: number): Promise<number[]> {
-  const out = await new ARParadigm(model.config).generate(model, prompt, { batch: 1, seq: prompt.length }, new Rng(1), {
-    maxNewTokens: n,
-    greedy: true,
-  });
+  const out = await new ARParadigm(model.config).generate(
+    model,
+    prompt,
+    { batch: 1, seq: prompt.length },
+    new Rng(1),
+    {
+      maxNewTokens: n,
+      greedy: true,
+    },
+  );
   return Array.from(out.tokens.subarray(prompt.length));
 }
 
 describe.each(['tiny', 'small'])('%s preset, Hugging Face export', (preset) => {
-  test('log-probs within 1e-3 of ONNX Runtime and identical greedy tokens', { timeout: 300_000 }, async () => {
+  test('log-probs within 1e-3 of ONNX Runtime and identical greedy tokens', {
+    timeout: 300_000,
+  }, async () => {
     const [ort, tjs] = await pair(preset);
     const ids = Int32Array.from((ort.tokenizer?.encode(TEXT) ?? []).slice(0, 24));
     const shape = { batch: 1, seq: ids.length };
