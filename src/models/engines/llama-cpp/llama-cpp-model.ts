@@ -2,8 +2,9 @@
  * `LlamaCppModel`: a GGUF file run by llama.cpp through `node-llama-cpp`, behind the {@link Model} contract.
  *
  * Each sequence of a batch is one llama.cpp context sequence; the sequences of a call are queued together, so
- * node-llama-cpp evaluates them in the same llama.cpp batch. The KV cache is float32 (as the ONNX Runtime
- * models') and the thread count is exact.
+ * node-llama-cpp evaluates them in the same llama.cpp batch. The KV cache and attention are float32 (as the ONNX
+ * Runtime models': flash attention, which rounds through float16 on the CPU, is off unless asked for) and the
+ * thread count is exact.
  *
  * Logits: node-llama-cpp 3.21 hands a next-token distribution to JavaScript only as probabilities (a softmax in
  * float32 over the raw logits, sorted). The model returns their logarithms, the log-softmax of the engine's
@@ -46,6 +47,12 @@ export interface LoadLlamaCppModelOptions {
   readonly dtype?: GgufDtype;
   /** Delete the GGUF file when the model is disposed (for files written just for this model). @default false */
   readonly deleteFileOnDispose?: boolean;
+  /**
+   * Use llama.cpp's flash-attention kernel. Its CPU version rounds attention through float16 (log-probabilities
+   * then move by ≈ 3e-4 per block on a 512-wide model), so it is off by default: attention stays float32 like the
+   * ONNX Runtime graphs'. @default false
+   */
+  readonly flashAttention?: boolean;
 }
 
 /** The KV cache of a llama.cpp generation: one context sequence per row. */
@@ -110,6 +117,7 @@ export class LlamaCppModel implements Model {
   readonly #threads: number;
   readonly #path: string;
   readonly #deleteFile: boolean;
+  readonly #flashAttention: boolean;
   readonly #token = {};
   #disposed = false;
 
@@ -119,14 +127,15 @@ export class LlamaCppModel implements Model {
     model: LlamaModelHandle,
     info: ModelInfo,
     path: string,
-    deleteFile: boolean,
+    options: Pick<LoadLlamaCppModelOptions, 'deleteFileOnDispose' | 'flashAttention'>,
   ) {
     this.config = config;
+    this.#flashAttention = options.flashAttention === true;
     this.#model = model;
     this.info = info;
     this.#threads = info.threads;
     this.#path = path;
-    this.#deleteFile = deleteFile;
+    this.#deleteFile = options.deleteFileOnDispose === true;
     const tokenizer = builtinTokenizer(config);
     if (tokenizer !== undefined) this.tokenizer = tokenizer;
   }
@@ -150,6 +159,7 @@ export class LlamaCppModel implements Model {
           threads: this.#threads,
           experimentalKvCacheKeyType: 'F32',
           experimentalKvCacheValueType: 'F32',
+          flashAttention: this.#flashAttention,
         });
       } catch (cause) {
         throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed('llama.cpp', cause), { cause });
@@ -302,5 +312,5 @@ export async function loadLlamaCppModel(
     threads,
     dtype: options.dtype ?? 'fp32',
   };
-  return new LlamaCppModel(config, model, info, path, options.deleteFileOnDispose === true);
+  return new LlamaCppModel(config, model, info, path, options);
 }
