@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { DantinoxError } from '../../../errors.js';
+import { lazyImport } from '../../../lazy-import.js';
 import { messages } from '../../../messages.js';
 
 /** The `node-llama-cpp` version dantinox is tested with; install exactly this one. */
@@ -17,11 +18,11 @@ export type NodeLlama = Awaited<ReturnType<NodeLlamaCppModule['getLlama']>>;
 
 let loading: Promise<{ module: NodeLlamaCppModule; llama: NodeLlama }> | undefined;
 
-/** Whether `cause` says that a package could not be found (rather than failing while it loaded). */
-export function isModuleNotFound(cause: unknown): boolean {
-  const code = (cause as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
-}
+const importNodeLlamaCpp = lazyImport(
+  `node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`,
+  'The llama.cpp engine',
+  () => import('node-llama-cpp'),
+);
 
 /**
  * The `node-llama-cpp` module and its llama.cpp binding on the CPU (loaded once per process; ≈ 1–3 s).
@@ -32,19 +33,7 @@ export function isModuleNotFound(cause: unknown): boolean {
  */
 export function loadNodeLlamaCpp(): Promise<{ module: NodeLlamaCppModule; llama: NodeLlama }> {
   loading ??= (async () => {
-    let module: NodeLlamaCppModule;
-    try {
-      module = await import('node-llama-cpp');
-    } catch (cause) {
-      if (isModuleNotFound(cause)) {
-        throw new DantinoxError(
-          'DEPENDENCY_MISSING',
-          messages.dependencyMissing(`node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`, 'The llama.cpp engine'),
-          { cause },
-        );
-      }
-      throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed('node-llama-cpp', cause), { cause });
-    }
+    const module = await importNodeLlamaCpp();
     try {
       const llama = await module.getLlama({
         gpu: false,

@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { DantinoxError } from '../../../errors.js';
+import { lazyImport } from '../../../lazy-import.js';
 import { messages } from '../../../messages.js';
 import { float16ToFloat32 } from '../../hf/float16.js';
 import { readHfConfig } from '../../hf/hf-config.js';
@@ -19,7 +20,6 @@ import type { ModelConfig } from '../../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { countParameters } from '../../weights.js';
-import { isModuleNotFound } from '../llama-cpp/node-llama-cpp-loader.js';
 
 /** The `@huggingface/transformers` version dantinox is tested with. */
 export const TRANSFORMERS_JS_VERSION = '4.3.2';
@@ -43,27 +43,11 @@ export interface LoadTransformersJsModelOptions {
   readonly deleteFolderOnDispose?: boolean;
 }
 
-let loading: Promise<TjsModule> | undefined;
-
-function loadTransformersJs(): Promise<TjsModule> {
-  loading ??= import('@huggingface/transformers').catch((cause: unknown) => {
-    loading = undefined;
-    if (isModuleNotFound(cause)) {
-      throw new DantinoxError(
-        'DEPENDENCY_MISSING',
-        messages.dependencyMissing(
-          `@huggingface/transformers@${TRANSFORMERS_JS_VERSION}`,
-          'The transformers.js engine',
-        ),
-        { cause },
-      );
-    }
-    throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed('@huggingface/transformers', cause), {
-      cause,
-    });
-  });
-  return loading;
-}
+const loadTransformersJs = lazyImport(
+  `@huggingface/transformers@${TRANSFORMERS_JS_VERSION}`,
+  'The transformers.js engine',
+  () => import('@huggingface/transformers'),
+);
 
 /** transformers.js's cache after a call: `past_key_values.{i}.key/value` tensors. */
 export class TransformersJsDecodeState implements DecodeState {
