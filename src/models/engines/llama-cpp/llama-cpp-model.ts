@@ -28,6 +28,7 @@ import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
 import { countParameters } from '../../weights.js';
+import { EngineDecodeState } from '../engine-decode-state.js';
 import { loadNodeLlamaCpp, NODE_LLAMA_CPP_VERSION, type NodeLlama } from './node-llama-cpp-loader.js';
 
 /** The logit given to a token whose probability underflows float32 (below log of the smallest subnormal). */
@@ -56,34 +57,12 @@ export interface LoadLlamaCppModelOptions {
 }
 
 /** The KV cache of a llama.cpp generation: one context sequence per row. */
-export class LlamaCppDecodeState implements DecodeState {
-  /** Set when a decode step has consumed this state. */
-  consumed = false;
-  #disposed = false;
+export class LlamaCppDecodeState extends EngineDecodeState<readonly LlamaSequence[]> {}
 
-  constructor(
-    /** The model that made this state (an opaque token). */
-    readonly owner: object,
-    /** Rows. */
-    readonly batch: number,
-    /** Cached positions. */
-    readonly length: number,
-    /** One context sequence per row (shared with the states derived from this one). */
-    readonly sequences: readonly LlamaSequence[],
-  ) {}
-
-  /** Whether {@link LlamaCppDecodeState.dispose} was called. */
-  get disposed(): boolean {
-    return this.#disposed;
-  }
-
-  /** Frees the sequences (unless a decode step took them over); idempotent. */
-  dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    if (!this.consumed) for (const s of this.sequences) s.dispose();
-  }
-}
+/** Frees the context sequences of a generation. */
+const releaseSequences = (sequences: readonly LlamaSequence[]): void => {
+  for (const s of sequences) s.dispose();
+};
 
 /** Log-probabilities `[vocab]` of one next-token distribution from node-llama-cpp's probability map. */
 function logProbRow(
@@ -225,7 +204,10 @@ export class LlamaCppModel implements Model {
     const sequences = await this.#acquire(shape.batch);
     try {
       const logits = await this.#evaluate(sequences, tokens, shape.seq);
-      return { logits, state: new LlamaCppDecodeState(this.#token, shape.batch, shape.seq, sequences) };
+      return {
+        logits,
+        state: new LlamaCppDecodeState(this.#token, shape.batch, shape.seq, sequences, releaseSequences),
+      };
     } catch (cause) {
       for (const s of sequences) s.dispose();
       throw cause;
@@ -242,13 +224,19 @@ export class LlamaCppModel implements Model {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, LlamaCppDecodeState, this.#token);
     try {
-      const logits = await this.#evaluate(taken.sequences, tokens, 1);
+      const logits = await this.#evaluate(taken.cache, tokens, 1);
       return {
         logits,
-        state: new LlamaCppDecodeState(this.#token, taken.batch, taken.length + 1, taken.sequences),
+        state: new LlamaCppDecodeState(
+          this.#token,
+          taken.batch,
+          taken.length + 1,
+          taken.cache,
+          releaseSequences,
+        ),
       };
     } catch (cause) {
-      for (const s of taken.sequences) s.dispose();
+      for (const s of taken.cache) s.dispose();
       throw cause;
     }
   }

@@ -20,6 +20,7 @@ import type { ModelConfig } from '../../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { countParameters } from '../../weights.js';
+import { EngineDecodeState } from '../engine-decode-state.js';
 
 /** The `@huggingface/transformers` version dantinox is tested with. */
 export const TRANSFORMERS_JS_VERSION = '4.3.2';
@@ -49,35 +50,13 @@ const loadTransformersJs = lazyImport(
   () => import('@huggingface/transformers'),
 );
 
-/** transformers.js's cache after a call: `past_key_values.{i}.key/value` tensors. */
-export class TransformersJsDecodeState implements DecodeState {
-  /** Set when a decode step has consumed this state. */
-  consumed = false;
-  #disposed = false;
+/** transformers.js's cache after a call: `past_key_values.{i}.key/value` tensors by input name. */
+export class TransformersJsDecodeState extends EngineDecodeState<Readonly<Record<string, TjsTensor>>> {}
 
-  constructor(
-    /** The model that made this state (an opaque token). */
-    readonly owner: object,
-    /** Rows. */
-    readonly batch: number,
-    /** Cached positions. */
-    readonly length: number,
-    /** The cache tensors by input name. */
-    readonly past: Readonly<Record<string, TjsTensor>>,
-  ) {}
-
-  /** Whether {@link TransformersJsDecodeState.dispose} was called. */
-  get disposed(): boolean {
-    return this.#disposed;
-  }
-
-  /** Releases the cache tensors (unless a decode step took them); idempotent. */
-  dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    if (!this.consumed) for (const t of Object.values(this.past)) t.dispose();
-  }
-}
+/** Releases cache tensors. */
+const releaseTensors = (past: Readonly<Record<string, TjsTensor>>): void => {
+  for (const t of Object.values(past)) t.dispose();
+};
 
 /** A Hugging Face ONNX folder run by transformers.js, implementing {@link Model}. Use {@link loadTransformersJsModel}. */
 export class TransformersJsModel implements Model {
@@ -174,7 +153,10 @@ export class TransformersJsModel implements Model {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'prefill');
     const { logits, present } = await this.#run(tokens, shape.batch, shape.seq, 0, undefined);
-    return { logits, state: new TransformersJsDecodeState(this.#token, shape.batch, shape.seq, present) };
+    return {
+      logits,
+      state: new TransformersJsDecodeState(this.#token, shape.batch, shape.seq, present, releaseTensors),
+    };
   }
 
   /**
@@ -187,13 +169,19 @@ export class TransformersJsModel implements Model {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, TransformersJsDecodeState, this.#token);
     try {
-      const { logits, present } = await this.#run(tokens, taken.batch, 1, taken.length, taken.past);
+      const { logits, present } = await this.#run(tokens, taken.batch, 1, taken.length, taken.cache);
       return {
         logits,
-        state: new TransformersJsDecodeState(this.#token, taken.batch, taken.length + 1, present),
+        state: new TransformersJsDecodeState(
+          this.#token,
+          taken.batch,
+          taken.length + 1,
+          present,
+          releaseTensors,
+        ),
       };
     } finally {
-      for (const t of Object.values(taken.past)) t.dispose();
+      for (const t of Object.values(taken.cache)) t.dispose();
     }
   }
 
