@@ -114,7 +114,7 @@ async function nativeLlamaVariant(path: string, dtype: GgufDtype, contextSize: n
       const t0 = now();
       await seq.controlledEvaluate(withNext(prompt));
       const ms = now() - t0;
-      seq.dispose();
+      await seq.dispose();
       return (promptLen * 1000) / ms;
     },
     async decodeTps(prompt) {
@@ -127,7 +127,7 @@ async function nativeLlamaVariant(path: string, dtype: GgufDtype, contextSize: n
         next = out[0]?.next?.token ?? 0;
       }
       const ms = now() - t0;
-      seq.dispose();
+      await seq.dispose();
       return (steps * 1000) / ms;
     },
     async dispose() {

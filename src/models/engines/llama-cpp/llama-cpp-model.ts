@@ -59,11 +59,6 @@ export interface LoadLlamaCppModelOptions {
 /** The KV cache of a llama.cpp generation: one context sequence per row. */
 export class LlamaCppDecodeState extends EngineDecodeState<readonly LlamaSequence[]> {}
 
-/** Frees the context sequences of a generation. */
-const releaseSequences = (sequences: readonly LlamaSequence[]): void => {
-  for (const s of sequences) s.dispose();
-};
-
 /** Log-probabilities `[vocab]` of one next-token distribution from node-llama-cpp's probability map. */
 function logProbRow(
   probabilities: ReadonlyMap<number, number> | undefined,
@@ -98,6 +93,12 @@ export class LlamaCppModel implements Model {
   readonly #deleteFile: boolean;
   readonly #flashAttention: boolean;
   readonly #token = {};
+  /** Sequence disposals in flight: node-llama-cpp returns a sequence to its context asynchronously. */
+  #releasing: Promise<unknown>[] = [];
+  /** Frees sequences; the next {@link LlamaCppModel.#acquire} waits for them to be back in their context. */
+  readonly #release = (sequences: readonly LlamaSequence[]): void => {
+    this.#releasing.push(Promise.all(sequences.map((s) => s.dispose())));
+  };
   #disposed = false;
 
   /** Use {@link loadLlamaCppModel}. */
@@ -126,6 +127,8 @@ export class LlamaCppModel implements Model {
 
   /** `batch` free sequences, from a context made for `batch` rows. */
   async #acquire(batch: number): Promise<LlamaSequence[]> {
+    await Promise.all(this.#releasing);
+    this.#releasing = [];
     const pool = this.#contexts.get(batch) ?? [];
     this.#contexts.set(batch, pool);
     let context = pool.find((c) => c.sequencesLeft >= batch);
@@ -189,7 +192,7 @@ export class LlamaCppModel implements Model {
     try {
       return await this.#evaluate(sequences, tokens, shape.seq);
     } finally {
-      for (const s of sequences) s.dispose();
+      this.#release(sequences);
     }
   }
 
@@ -206,10 +209,10 @@ export class LlamaCppModel implements Model {
       const logits = await this.#evaluate(sequences, tokens, shape.seq);
       return {
         logits,
-        state: new LlamaCppDecodeState(this.#token, shape.batch, shape.seq, sequences, releaseSequences),
+        state: new LlamaCppDecodeState(this.#token, shape.batch, shape.seq, sequences, this.#release),
       };
     } catch (cause) {
-      for (const s of sequences) s.dispose();
+      this.#release(sequences);
       throw cause;
     }
   }
@@ -232,11 +235,11 @@ export class LlamaCppModel implements Model {
           taken.batch,
           taken.length + 1,
           taken.cache,
-          releaseSequences,
+          this.#release,
         ),
       };
     } catch (cause) {
-      for (const s of taken.cache) s.dispose();
+      this.#release(taken.cache);
       throw cause;
     }
   }
@@ -253,6 +256,7 @@ export class LlamaCppModel implements Model {
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
+    await Promise.all(this.#releasing);
     for (const pool of this.#contexts.values()) for (const c of pool) await c.dispose();
     this.#contexts.clear();
     await this.#model.dispose();
