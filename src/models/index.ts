@@ -16,11 +16,6 @@ export {
   type OrtCalibration,
   type ProbeResult,
 } from './calibration/calibrate-ort.js';
-export {
-  DEFAULT_EXECUTION_PROVIDER,
-  type ExecutionProvider,
-  supportedExecutionProviders,
-} from './engines/ort/index.js';
 // ── GGUF (llama.cpp) ────────────────────────────────────────────────────────
 export {
   type CreateLlamaCppModelOptions,
