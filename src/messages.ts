@@ -97,6 +97,34 @@ const suggestion = (name: string, candidates: readonly string[]): string => {
 
 /** Message builders, by layer. */
 export const messages = {
+  // ── GGUF export and engines ───────────────────────────────────────────────
+  /** A model llama.cpp cannot represent. */
+  ggufUnsupported: (what: string): string =>
+    `Cannot export to GGUF: llama.cpp cannot represent ${what}. Export a causal decoder with rotary positions, RMSNorm and SwiGLU ("llama") or learned positions, LayerNorm and GELU ("gpt2"), or benchmark this model with the ONNX Runtime engine.`,
+  /** A tokenizer the GGUF writer cannot express. */
+  ggufTokenizer: (problem: string): string =>
+    `Cannot write the tokenizer into GGUF: ${problem}. Pass tokenizer "gpt2" or "bytes", or a byte-level BPE tokenizer.json that fits the model's vocabulary.`,
+  /** A block-quantized tensor whose rows do not fill whole blocks. */
+  ggufRowNotBlocked: (tensor: string, rowLength: number, type: string, blockSize: number): string =>
+    `Cannot write "${tensor}" as ${type}: its rows have ${rowLength} values, not a multiple of the ${blockSize}-value block. Use dtype fp32 or fp16, or a model whose dim and FFN width are multiples of ${blockSize}.`,
+  /** Encoded tensor bytes that do not match the declared shape (a bug in the caller). */
+  ggufTensorBytes: (tensor: string, bytes: number, ne: readonly number[], type: string): string =>
+    `GGUF tensor "${tensor}" has ${bytes} bytes, which does not match ${type} data of shape [${ne.join(', ')}]. Encode it with encodeGgml(type, values).`,
+  /** A GGUF file that llama.cpp does not load. */
+  ggufRefused: (path: string, cause: unknown): string =>
+    `llama.cpp refused the GGUF file "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Write it with exportGguf (or "dantinox export --format gguf") from a model llama.cpp supports, and check that the file is complete.`,
+  /** An engine that cannot load a model folder or file. */
+  engineLoadFailed: (engine: string, path: string, cause: unknown): string =>
+    `${engine} cannot load "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Check that the folder holds config.json, tokenizer.json and the ONNX file of the dtype asked for (onnx/model.onnx for fp32), or use another --engine.`,
+  /** An engine asked to run a model source it cannot take. */
+  engineNeedsBuiltin: (engine: string, source: string): string =>
+    `The ${engine} engine cannot run "${source}": it runs built-in models (--config), which dantinox exports to GGUF on the fly. Use --config, or --engine ort or transformers.js for a Hugging Face folder.`,
+  /** A GGUF export asked for a head dtype other than the matrices'. */
+  ggufOneDtype: (dtype: string, headDtype: string): string =>
+    `The llama.cpp engine stores every matrix of its GGUF file in one dtype (${dtype}); --head-dtype ${headDtype} applies to --engine ort and transformers.js. Drop --head-dtype, or use another engine.`,
+  /** An execution provider given to an engine that runs on the CPU only. */
+  engineCpuOnly: (engine: string, provider: string): string =>
+    `The ${engine} engine runs on the CPU only; --ep ${provider} applies to --engine ort. Drop --ep or use --engine ort.`,
   // ── shared ────────────────────────────────────────────────────────────────
   /** An unknown name looked up in a fixed set (preset, task, chart, format…), with an optional how-to-add hint. */
   unknownName: (kind: string, name: string, available: readonly string[], hint?: string): string =>

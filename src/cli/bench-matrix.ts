@@ -19,6 +19,7 @@ import { MATRIX_AXES, MATRIX_AXIS_NAMES, type MatrixAxisName } from '../benchmar
 import type { MatrixDefinition } from '../benchmarking/matrix/matrix-manifest.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import type { EngineName } from '../models/engines/engine-name.js';
 import { checkFitsInMemory, modelBuildBytes } from '../models/memory-check.js';
 import type { ParadigmKind } from '../models/model-config.js';
 import {
@@ -195,13 +196,14 @@ export function variantSelection(
   config: BenchmarkConfig,
   shared: SharedSelection = {},
 ): ModelSelection {
-  const { config: source, model, paradigm, threads, dtype } = variant.axes;
+  const { config: source, model, engine, paradigm, threads, dtype } = variant.axes;
   const n = threads === undefined ? config.threads : Number(threads);
   return {
     ...shared,
     ...(source === undefined ? {} : { config: source }),
     ...(model === undefined ? {} : { model }),
     ...(paradigm === undefined ? {} : { paradigm: paradigm as ParadigmKind }),
+    ...(engine === undefined ? {} : { engine: engine as EngineName }),
     ...(dtype === undefined ? {} : { dtype }),
     ...(n === null ? {} : { threads: n }),
     seed: config.seed,

@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import type { EngineName } from '../models/engines/engine-name.js';
 import type { ExecutionProvider } from '../models/engines/ort/index.js';
 import { hfDtypeFile } from '../models/hf/hf-dtype-files.js';
 import { ModelConfig, type ParadigmKind } from '../models/model-config.js';
@@ -27,6 +28,8 @@ export interface ModelSelection {
   readonly model?: string;
   /** `--paradigm`: overrides the config's paradigm (built-in models only). */
   readonly paradigm?: ParadigmKind;
+  /** Engine that runs the model. @default 'ort' */
+  readonly engine?: EngineName;
   /** Intra-op threads; engine default when undefined. */
   readonly threads?: number;
   /** `--ep`: ONNX Runtime execution provider, checked against the binding before any weights are built. */
@@ -77,6 +80,12 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     selection.reference === undefined ? {} : { reference: folderOf(selection.reference, cwd) };
   if (selection.model !== undefined) {
     if (selection.config !== undefined) throw new DantinoxError('INVALID_OPTION', messages.configAndModel());
+    if (selection.engine === 'llama.cpp') {
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.engineNeedsBuiltin(selection.engine, selection.model),
+      );
+    }
     if (selection.paradigm !== undefined && selection.paradigm !== 'ar') {
       throw new DantinoxError('INVALID_OPTION', messages.paradigmOnLoadedModel(selection.paradigm));
     }

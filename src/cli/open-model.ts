@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { basename, resolve } from 'node:path';
+import { createEngineModel, loadEngineModel } from '../models/engines/engine-model.js';
 import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
 import { describeModel } from './describe-model.js';
 import { checkModelSelection, type ModelSelection } from './model-selection.js';
@@ -39,7 +40,10 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
   const engine = engineOptions(selection);
   if (checked.config === undefined) {
     const folder = resolve(cwd, selection.model as string);
-    const model = await loadHfModel(folder, { ...engine, dtype: checked.dtype ?? 'fp32' });
+    const model = await loadEngineModel(selection.engine ?? 'ort', folder, {
+      ...engine,
+      dtype: checked.dtype ?? 'fp32',
+    });
     return {
       model,
       paradigm: Paradigm.for(model.config),
@@ -48,7 +52,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     };
   }
   const name = checked.isPreset ? checked.name : basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
-  const model = await createModel(checked.config, {
+  const model = await createEngineModel(selection.engine ?? 'ort', checked.config, {
     seed: selection.seed,
     name,
     ...engine,

@@ -24,6 +24,7 @@ Examples:
   $ dantinox bench                         # default suite on the built-in "small" model
   $ dantinox bench --config tiny --tasks throughput --seq-lens 32,64
   $ dantinox flops --config gpt2-small --seq-len 1024 --batch-size 1
+  $ dantinox export --config small --dtype q8 --out small-q8.gguf
   $ dantinox plot results/run-a/results.csv results/run-b/results.csv --out plots
   $ dantinox report results/run-a results/run-b --out comparison
   $ dantinox bench --config tiny,small --threads 1,2 --out results/study     # a matrix: 4 variants
@@ -59,6 +60,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   bench: async () => (await import('./commands/bench.js')).registerBenchCommand,
   calibrate: async () => (await import('./commands/calibrate.js')).registerCalibrateCommand,
   compare: async () => (await import('./commands/compare.js')).registerCompareCommand,
+  export: async () => (await import('./commands/export.js')).registerExportCommand,
   flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
   history: async () => (await import('./commands/history.js')).registerHistoryCommand,
   merge: async () => (await import('./commands/merge.js')).registerMergeCommand,

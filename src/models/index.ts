@@ -16,11 +16,35 @@ export {
   type OrtCalibration,
   type ProbeResult,
 } from './calibration/calibrate-ort.js';
+// ── GGUF (llama.cpp) ────────────────────────────────────────────────────────
+export {
+  type CreateLlamaCppModelOptions,
+  createLlamaCppModel,
+} from './engines/llama-cpp/create-llama-cpp-model.js';
+export {
+  LLAMA_CPP_ENGINE,
+  LlamaCppModel,
+  LOG_PROB_FLOOR,
+  type LoadLlamaCppModelOptions,
+  loadLlamaCppModel,
+} from './engines/llama-cpp/llama-cpp-model.js';
+export { NODE_LLAMA_CPP_VERSION } from './engines/llama-cpp/node-llama-cpp-loader.js';
 export {
   DEFAULT_EXECUTION_PROVIDER,
   type ExecutionProvider,
   supportedExecutionProviders,
 } from './engines/ort/index.js';
+export { encodeGgml, GGML_TYPES, type GgmlTypeInfo, type GgmlTypeName } from './gguf/ggml-types.js';
+export { type GgufArchitecture, ggufBlocker } from './gguf/gguf-architecture.js';
+export {
+  exportGguf,
+  GGUF_DTYPES,
+  GGUF_TYPE_OF,
+  type GgufDtype,
+  type GgufExportOptions,
+  type GgufExportResult,
+  type GgufSource,
+} from './gguf/gguf-export.js';
 // ── Hugging Face ────────────────────────────────────────────────────────────
 export {
   HF_MODEL_TYPES,

@@ -105,9 +105,12 @@ describe('dantinox bench --dtype', () => {
     const config = ModelConfig.preset('tiny');
     exportHfModel(config, initWeights(config, 3), join(cwd, 'tiny-hf'), { dtypes: ['fp32', 'q4'] });
     const cases: [string[], string][] = [
+      // Not a dtype at all: the dtype table's message, with the nearest name.
+      [['--config', 'tiny', '--dtype', 'int3'], 'Unknown --dtype "int3". Did you mean "int8"?'],
+      // A dtype of the table that the built-in graphs do not run.
       [
-        ['--config', 'tiny', '--dtype', 'int3'],
-        messages.dtypeNotAvailable('int3', 'the built-in ONNX models', ['fp32', 'fp16', 'q8', 'q4']),
+        ['--config', 'tiny', '--dtype', 'int8'],
+        messages.dtypeNotAvailable('int8', 'the built-in ONNX models', ['fp32', 'fp16', 'q8', 'q4']),
       ],
       [['--config', 'tiny', '--dtype', 'q4', '--block-size', '48'], messages.invalidBlockSize(48)],
       [

@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { parseDtype } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { ENGINE_NAMES } from '../../models/engines/engine-name.js';
 
 /** One axis of a benchmark matrix: where its values come from and how a value shows in a variant id. */
 export interface MatrixAxisDefinition {
@@ -78,6 +79,15 @@ export const MATRIX_AXES = [
     description: 'a Hugging Face ONNX folder (config.json, tokenizer.json, onnx/model.onnx) instead',
     check: anyValue,
     idPart: sourceName,
+  },
+  {
+    name: 'engine',
+    example: 'ort,llama.cpp',
+    flag: '--engine',
+    description:
+      'inference engine: ort, llama.cpp (a GGUF export of the same weights) or transformers.js (default: ort)',
+    check: oneOf('--engine', ENGINE_NAMES),
+    idPart: idSafe,
   },
   {
     name: 'dtype',

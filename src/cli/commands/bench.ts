@@ -189,6 +189,7 @@ Examples:
   $ dantinox bench --bench-config study.yaml --out results/study --resume     # continue an interrupted matrix
   $ dantinox bench --bench-config study.yaml --out /shared/study --shard 0/4  # shard 0 of 4 (also: JOB_COMPLETION_INDEX
                                                                               #   with --shards, SLURM_ARRAY_TASK_ID)
+  $ dantinox bench --config small --engine ort,llama.cpp --dtype q8 --threads 2  # same weights, two engines
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
 --eval-batches ${EFFECTIVE_DEFAULTS.evalBatches}; flags override the file or these defaults field by field. Progress goes
@@ -230,7 +231,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     .command('bench')
     .summary('run the benchmark suite (throughput, latency, perplexity) on a model and write results')
     .description(
-      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out. Lists on the model axes (--config, --model, --dtype, --threads, --paradigm, or a matrix: section in --bench-config) run every combination as a variant, one model at a time, each in its own sub-folder of --out, with the combined results, charts and report at the top.',
+      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out. Lists on the model axes (--config, --model, --engine, --dtype, --threads, --paradigm, or a matrix: section in --bench-config) run every combination as a variant, one model at a time, each in its own sub-folder of --out, with the combined results, charts and report at the top.',
     );
   addMatrixAxisOptions(command)
     .option(

@@ -21,3 +21,27 @@ export function float16ToFloat32(half: Uint16Array): Float32Array {
   for (let i = 0; i < half.length; i++) out[i] = halfToFloat(half[i] ?? 0);
   return out;
 }
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** The binary16 bit pattern nearest to float32(`x`): round to nearest even, overflow to ±∞, NaN kept NaN. */
+export function floatToHalf(x: number): number {
+  f32[0] = x;
+  const bits = u32[0] as number;
+  const sign = (bits >>> 16) & 0x8000;
+  const exponent = (bits >>> 23) & 0xff;
+  const mantissa = bits & 0x7fffff;
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa === 0 ? 0 : 0x200);
+  const e = exponent - 112; // rebias 127 → 15
+  if (e >= 31) return sign | 0x7c00;
+  // Normal results keep 10 of 23 mantissa bits; subnormal ones shift the implicit 1 in as well.
+  const shift = e <= 0 ? 14 - e : 13;
+  if (shift > 24) return sign;
+  const full = e <= 0 ? mantissa | 0x800000 : mantissa;
+  let v = (e <= 0 ? 0 : e << 10) | (full >>> shift);
+  const rest = full & ((1 << shift) - 1);
+  const halfway = 1 << (shift - 1);
+  if (rest > halfway || (rest === halfway && (v & 1) === 1)) v += 1; // may carry into the exponent: correct
+  return sign | v;
+}

@@ -73,7 +73,13 @@ export function hfModelTypeOf(config: ModelConfig): HfModelType | undefined {
   return config.slidingWindow ? 'mistral' : 'llama';
 }
 
-function tokenizerFiles(choice: HfExportTokenizer, vocabSize: number): HfTokenizerFiles {
+/**
+ * The tokenizer files an export writes for `choice` and a model of `vocabSize` ids (`auto`: GPT-2's BPE from
+ * 50,257 ids, else the byte-level vocabulary).
+ *
+ * @throws {@link DantinoxError} `INVALID_OPTION` when the chosen vocabulary does not fit in `vocabSize`.
+ */
+export function exportTokenizerFiles(choice: HfExportTokenizer, vocabSize: number): HfTokenizerFiles {
   const pick = choice === 'auto' ? (vocabSize >= 50257 ? 'gpt2' : 'bytes') : choice;
   if (pick === 'gpt2') {
     if (vocabSize < 50257)
@@ -164,7 +170,7 @@ export function exportHfModel(
     }),
   );
   checkWeights(config, weights);
-  const tok = tokenizerFiles(options.tokenizer ?? 'auto', config.vocabSize);
+  const tok = exportTokenizerFiles(options.tokenizer ?? 'auto', config.vocabSize);
   const choice = options.externalData ?? 'auto';
   const external = choice === 'auto' ? countParameters(config) * 4 > EXTERNAL_AUTO_BYTES : choice;
   const eos = endOfText(tok);

@@ -1,0 +1,254 @@
+/**
+ * The same weights on three engines, side by side in one process: dantinox's ONNX graph on onnxruntime-node
+ * (`ort`), llama.cpp through node-llama-cpp on GGUF exports (F32, Q8_0, Q4_0), and transformers.js on the
+ * Hugging Face export. Model: a GPT-2-small-sized llama shape (dim 768, 12 heads, 12 blocks, SwiGLU width 2048,
+ * vocab 50,257, tied head; 124 M parameters, seeded random weights).
+ *
+ * Measures, per engine and dtype, at the same thread count:
+ * - prefill: one 512-token prompt, tokens/s (ort and transformers.js return logits for all 512 positions — their
+ *   graphs have no other output; llama.cpp computes the last position's logits only, as its own prefill does);
+ * - decode: 16 KV-cache steps at context 512..527 after an untimed 512-token prefill, tokens/s (greedy).
+ * llama.cpp is timed through node-llama-cpp directly (its own prefill and greedy step, no distribution copied to
+ * JavaScript); the `llama.cpp/Model` row times dantinox's `LlamaCppModel`, whose steps also copy the full
+ * next-token distribution into JavaScript.
+ *
+ * Rounds interleave the variants (rotating the order); ratios are medians of per-round ratios.
+ *
+ * Usage: `npm run bench:engines -- [--threads 2] [--rounds 5] [--steps 16] [--prompt 512]`
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { MALLOC_TUNING, respawnWithMallocTuning } from '../src/cli/malloc-tuning.js';
+import { createLlamaCppModel } from '../src/models/engines/llama-cpp/create-llama-cpp-model.js';
+import { loadNodeLlamaCpp } from '../src/models/engines/llama-cpp/node-llama-cpp-loader.js';
+import { createTransformersJsModel } from '../src/models/engines/transformers-js/create-transformers-js-model.js';
+import { exportGguf, type GgufDtype } from '../src/models/gguf/gguf-export.js';
+import { countParameters, createModel, initWeights, type Model, ModelConfig } from '../src/models/index.js';
+import { argmax } from '../src/models/paradigms/sampling.js';
+import { Rng } from '../src/rng.js';
+
+const { values: args } = parseArgs({
+  options: {
+    threads: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '5' },
+    steps: { type: 'string', default: '16' },
+    prompt: { type: 'string', default: '512' },
+  },
+});
+const threads = Number(args.threads);
+const rounds = Number(args.rounds);
+const steps = Number(args.steps);
+const promptLen = Number(args.prompt);
+
+const now = (): number => Number(process.hrtime.bigint()) / 1e6;
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** One engine × dtype under test: a prefill and a decode measurement, in tokens/s. */
+interface Variant {
+  readonly engine: string;
+  readonly dtype: GgufDtype;
+  prefillTps(prompt: Int32Array): Promise<number>;
+  decodeTps(prompt: Int32Array): Promise<number>;
+  dispose(): Promise<void>;
+}
+
+/** Prefill and decode through dantinox's Model contract (ort, transformers.js, llama.cpp/Model). */
+function modelVariant(engine: string, dtype: GgufDtype, model: Model): Variant {
+  const shape = { batch: 1, seq: promptLen };
+  const v = model.config.vocabSize;
+  return {
+    engine,
+    dtype,
+    async prefillTps(prompt) {
+      const t0 = now();
+      const { state } = await model.prefill(prompt, shape);
+      const ms = now() - t0;
+      state.dispose();
+      return (promptLen * 1000) / ms;
+    },
+    async decodeTps(prompt) {
+      let { logits, state } = await model.prefill(prompt, shape);
+      let next = argmax(logits.data, (promptLen - 1) * v, v);
+      const t0 = now();
+      for (let i = 0; i < steps; i++) {
+        ({ logits, state } = await model.decodeStep(Int32Array.of(next), state));
+        next = argmax(logits.data, 0, v);
+      }
+      const ms = now() - t0;
+      state.dispose();
+      return (steps * 1000) / ms;
+    },
+    dispose: () => model.dispose(),
+  };
+}
+
+/** llama.cpp through node-llama-cpp itself: last-token prefill and greedy steps, F32 KV cache, exact threads. */
+async function nativeLlamaVariant(path: string, dtype: GgufDtype, contextSize: number): Promise<Variant> {
+  const { llama } = await loadNodeLlamaCpp();
+  const model = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
+  const context = await model.createContext({
+    contextSize,
+    sequences: 1,
+    batchSize: promptLen,
+    threads,
+    experimentalKvCacheKeyType: 'F32',
+    experimentalKvCacheValueType: 'F32',
+  });
+  type Input = Parameters<ReturnType<typeof context.getSequence>['controlledEvaluate']>[0];
+  const withNext = (ids: Int32Array): Input =>
+    Array.from(ids, (id, i) =>
+      i === ids.length - 1 ? [id, { generateNext: { token: true } }] : id,
+    ) as Input;
+  return {
+    engine: 'llama.cpp',
+    dtype,
+    async prefillTps(prompt) {
+      const seq = context.getSequence();
+      const t0 = now();
+      await seq.controlledEvaluate(withNext(prompt));
+      const ms = now() - t0;
+      await seq.dispose();
+      return (promptLen * 1000) / ms;
+    },
+    async decodeTps(prompt) {
+      const seq = context.getSequence();
+      let out = await seq.controlledEvaluate(withNext(prompt));
+      let next = out[promptLen - 1]?.next?.token ?? 0;
+      const t0 = now();
+      for (let i = 0; i < steps; i++) {
+        out = await seq.controlledEvaluate(withNext(Int32Array.of(next)));
+        next = out[0]?.next?.token ?? 0;
+      }
+      const ms = now() - t0;
+      await seq.dispose();
+      return (steps * 1000) / ms;
+    },
+    async dispose() {
+      await context.dispose();
+      await model.dispose();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const config = ModelConfig.parse({
+    dim: 768,
+    nHeads: 12,
+    numBlocks: 12,
+    vocabSize: 50257,
+    maxContext: 1024,
+    expansion: 8 / 3,
+    useSwiglu: true,
+    norm: 'rmsnorm',
+    posEncoding: 'rotary',
+    weightTying: true,
+  });
+  const weights = initWeights(config, 0);
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log(`bench:engines — ${cpu}, ${cpus().length} logical CPUs, ${threads} threads on every engine`);
+  console.log(
+    `load average at start: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `model: llama shape dim 768, 12 heads, 12 blocks, SwiGLU 2048, vocab 50257 (${(countParameters(config) / 1e6).toFixed(0)} M params), prompt ${promptLen}, ${steps} decode steps, ${rounds} rounds`,
+  );
+  const variants: Variant[] = [];
+  const skipped: string[] = [];
+  const ort = await createModel(config, { weights, threads, name: 'engines' });
+  variants.push(modelVariant('ort', 'fp32', ort));
+  skipped.push('ort q8, ort q4: built-in quantized ONNX models are not available in this build');
+  const dir = mkdtempSync(join(tmpdir(), 'dantinox-engines-'));
+  for (const dtype of ['fp32', 'q8', 'q4'] as const) {
+    const path = join(dir, `model-${dtype}.gguf`);
+    exportGguf({ config, weights }, path, { dtype });
+    variants.push(await nativeLlamaVariant(path, dtype, config.maxContext));
+  }
+  variants.push(
+    modelVariant('llama.cpp/Model', 'fp32', await createLlamaCppModel({ config, weights }, { threads })),
+  );
+  variants.push(
+    modelVariant(
+      'transformers.js',
+      'fp32',
+      await createTransformersJsModel({ config, weights }, { threads }),
+    ),
+  );
+  skipped.push(
+    'transformers.js q8, q4: the Hugging Face export writes fp32 ONNX only in this build (model_quantized.onnx / model_q4.onnx come with quantized exports)',
+  );
+
+  const prompt = Int32Array.from(new Rng(1n).integers(config.vocabSize, promptLen));
+  // Warm-up: one prefill and one decode per variant.
+  for (const v of variants) {
+    await v.prefillTps(prompt);
+    await v.decodeTps(prompt);
+  }
+  const results = new Map<string, { prefill: number[]; decode: number[] }>();
+  const key = (v: Pick<Variant, 'engine' | 'dtype'>): string => `${v.engine} ${v.dtype}`;
+  for (const v of variants) results.set(key(v), { prefill: [], decode: [] });
+  for (let r = 0; r < rounds; r++) {
+    const order = variants.map((_, i) => variants[(i + r) % variants.length] as Variant);
+    for (const v of order) {
+      const slot = results.get(key(v)) as { prefill: number[]; decode: number[] };
+      slot.prefill.push(await v.prefillTps(prompt));
+      slot.decode.push(await v.decodeTps(prompt));
+    }
+    console.log(`round ${r + 1}/${rounds} done, load ${loadavg()[0]?.toFixed(2)}`);
+  }
+
+  console.log(
+    '\n| engine | dtype | prefill tok/s (T=512), median [min–max] | decode tok/s (ctx 512), median [min–max] |',
+  );
+  console.log('|---|---|---|---|');
+  for (const [name, s] of results) {
+    const [engine, dtype] = name.split(' ');
+    const fmt = (xs: number[]): string =>
+      `${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`;
+    console.log(`| ${engine} | ${dtype} | ${fmt(s.prefill)} | ${fmt(s.decode)} |`);
+  }
+  const ratio = (a: string, b: string, what: 'prefill' | 'decode'): string => {
+    const x = results.get(a)?.[what];
+    const y = results.get(b)?.[what];
+    if (x === undefined || y === undefined) return 'skipped (no such variant)';
+    const per = x.map((v, i) => v / (y[i] as number));
+    return `${median(per).toFixed(2)}× (per round ${Math.min(...per).toFixed(2)}–${Math.max(...per).toFixed(2)})`;
+  };
+  console.log('\nratios (medians of per-round ratios; > 1 means the first engine is faster):');
+  for (const dtype of ['fp32', 'q8', 'q4']) {
+    console.log(
+      `  ort ${dtype} ÷ llama.cpp ${dtype} decode : ${ratio(`ort ${dtype}`, `llama.cpp ${dtype}`, 'decode')}`,
+    );
+    console.log(
+      `  ort ${dtype} ÷ llama.cpp ${dtype} prefill: ${ratio(`ort ${dtype}`, `llama.cpp ${dtype}`, 'prefill')}`,
+    );
+    console.log(
+      `  ort ${dtype} ÷ transformers.js ${dtype} decode: ${ratio(`ort ${dtype}`, `transformers.js ${dtype}`, 'decode')}`,
+    );
+  }
+  console.log(
+    `  llama.cpp/Model fp32 ÷ llama.cpp fp32 decode: ${ratio('llama.cpp/Model fp32', 'llama.cpp fp32', 'decode')}`,
+  );
+  for (const s of skipped) console.log(`skipped: ${s}`);
+  console.log(
+    `load average at end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  for (const v of variants) await v.dispose();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (Object.keys(MALLOC_TUNING).some((k) => process.env[k] === undefined)) {
+  process.exitCode = await respawnWithMallocTuning(fileURLToPath(import.meta.url), process.argv.slice(2));
+} else {
+  await main();
+}

@@ -1,0 +1,308 @@
+/**
+ * `LlamaCppModel`: a GGUF file run by llama.cpp through `node-llama-cpp`, behind the {@link Model} contract.
+ *
+ * Each sequence of a batch is one llama.cpp context sequence; the sequences of a call are queued together, so
+ * node-llama-cpp evaluates them in the same llama.cpp batch. The KV cache and attention are float32 (as the ONNX
+ * Runtime models': flash attention, which rounds through float16 on the CPU, is off unless asked for) and the
+ * thread count is exact.
+ *
+ * Logits: node-llama-cpp 3.21 hands a next-token distribution to JavaScript only as probabilities (a softmax in
+ * float32 over the raw logits, sorted). The model returns their logarithms, the log-softmax of the engine's
+ * logits — the same next-token distribution, so losses, perplexity, KL divergence and arg-max agree with the
+ * raw logits. A probability that underflows float32 becomes {@link LOG_PROB_FLOOR}. Getting every position's
+ * distribution out of the engine costs time (sorting and copying the vocabulary per position), which the
+ * timings of `forward`, `prefill` and `decodeStep` include; `npm run bench:engines` also times llama.cpp's own
+ * prefill and greedy decode without it.
+ *
+ * @packageDocumentation
+ */
+
+import { rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { DantinoxError } from '../../../errors.js';
+import { messages } from '../../../messages.js';
+import type { GgufDtype } from '../../gguf/gguf-export.js';
+import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
+import type { ModelConfig } from '../../model-config.js';
+import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
+import type { Tokenizer } from '../../tokenizer.js';
+import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
+import { countParameters } from '../../weights.js';
+import { EngineDecodeState } from '../engine-decode-state.js';
+import { loadNodeLlamaCpp, NODE_LLAMA_CPP_VERSION, type NodeLlama } from './node-llama-cpp-loader.js';
+
+/** The logit given to a token whose probability underflows float32 (below log of the smallest subnormal). */
+export const LOG_PROB_FLOOR = -104;
+
+type LlamaModelHandle = Awaited<ReturnType<NodeLlama['loadModel']>>;
+type LlamaContextHandle = Awaited<ReturnType<LlamaModelHandle['createContext']>>;
+type LlamaSequence = ReturnType<LlamaContextHandle['getSequence']>;
+
+/** Options of {@link loadLlamaCppModel}. */
+export interface LoadLlamaCppModelOptions {
+  /** Threads llama.cpp uses for every evaluation. @default os.availableParallelism() */
+  readonly threads?: number;
+  /** Name reported in {@link ModelInfo.name}. @default 'gguf' */
+  readonly name?: string;
+  /** Weight dtype of the file, reported in {@link ModelInfo.dtype} (e.g. `q8`). @default 'fp32' */
+  readonly dtype?: GgufDtype;
+  /** Delete the GGUF file when the model is disposed (for files written just for this model). @default false */
+  readonly deleteFileOnDispose?: boolean;
+  /**
+   * Use llama.cpp's flash-attention kernel. Its CPU version rounds attention through float16 (log-probabilities
+   * then move by ≈ 3e-4 per block on a 512-wide model), so it is off by default: attention stays float32 like the
+   * ONNX Runtime graphs'. @default false
+   */
+  readonly flashAttention?: boolean;
+}
+
+/** The KV cache of a llama.cpp generation: one context sequence per row. */
+export class LlamaCppDecodeState extends EngineDecodeState<readonly LlamaSequence[]> {}
+
+/** Log-probabilities `[vocab]` of one next-token distribution from node-llama-cpp's probability map. */
+function logProbRow(
+  probabilities: ReadonlyMap<number, number> | undefined,
+  out: Float32Array,
+  offset: number,
+  vocab: number,
+): void {
+  out.fill(LOG_PROB_FLOOR, offset, offset + vocab);
+  if (probabilities === undefined) return;
+  for (const [token, p] of probabilities) {
+    if (token < vocab && p > 0) out[offset + token] = Math.log(p);
+  }
+}
+
+/**
+ * A GGUF model run by llama.cpp (`node-llama-cpp` 3.21.1), implementing {@link Model}. Create one with
+ * {@link loadLlamaCppModel} (an existing GGUF file) or `createLlamaCppModel` (a built-in model exported on the
+ * fly).
+ */
+export class LlamaCppModel implements Model {
+  /** The architecture (as exported to the GGUF file). */
+  readonly config: ModelConfig;
+  /** Identity, engine, threads and dtype. */
+  readonly info: ModelInfo;
+  /** GPT-2 BPE or byte tokenizer chosen from the vocabulary size, when one fits. */
+  readonly tokenizer?: Tokenizer;
+  readonly #model: LlamaModelHandle;
+  /** Contexts by rows per call: each has that many sequences; more are made when all are taken. */
+  readonly #contexts = new Map<number, LlamaContextHandle[]>();
+  readonly #threads: number;
+  readonly #path: string;
+  readonly #deleteFile: boolean;
+  readonly #flashAttention: boolean;
+  readonly #token = {};
+  /** Sequence disposals in flight: node-llama-cpp returns a sequence to its context asynchronously. */
+  #releasing: Promise<unknown>[] = [];
+  /** Frees sequences; the next {@link LlamaCppModel.#acquire} waits for them to be back in their context. */
+  readonly #release = (sequences: readonly LlamaSequence[]): void => {
+    this.#releasing.push(Promise.all(sequences.map((s) => s.dispose())));
+  };
+  #disposed = false;
+
+  /** Use {@link loadLlamaCppModel}. */
+  constructor(
+    config: ModelConfig,
+    model: LlamaModelHandle,
+    info: ModelInfo,
+    path: string,
+    options: Pick<LoadLlamaCppModelOptions, 'deleteFileOnDispose' | 'flashAttention'>,
+  ) {
+    this.config = config;
+    this.#flashAttention = options.flashAttention === true;
+    this.#model = model;
+    this.info = info;
+    this.#threads = info.threads;
+    this.#path = path;
+    this.#deleteFile = options.deleteFileOnDispose === true;
+    const tokenizer = builtinTokenizer(config);
+    if (tokenizer !== undefined) this.tokenizer = tokenizer;
+  }
+
+  /** The GGUF file this model runs. */
+  get path(): string {
+    return this.#path;
+  }
+
+  /** `batch` free sequences, from a context made for `batch` rows. */
+  async #acquire(batch: number): Promise<LlamaSequence[]> {
+    await Promise.all(this.#releasing);
+    this.#releasing = [];
+    const pool = this.#contexts.get(batch) ?? [];
+    this.#contexts.set(batch, pool);
+    let context = pool.find((c) => c.sequencesLeft >= batch);
+    if (context === undefined) {
+      try {
+        context = await this.#model.createContext({
+          contextSize: this.config.maxContext,
+          sequences: batch,
+          batchSize: this.config.maxContext,
+          threads: this.#threads,
+          experimentalKvCacheKeyType: 'F32',
+          experimentalKvCacheValueType: 'F32',
+          flashAttention: this.#flashAttention,
+        });
+      } catch (cause) {
+        throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed('llama.cpp', cause), { cause });
+      }
+      pool.push(context);
+    }
+    const ctx = context;
+    return Array.from({ length: batch }, () => ctx.getSequence());
+  }
+
+  /** Evaluates `seq` tokens per sequence (rows of `tokens`) and returns the log-probabilities after each. */
+  async #evaluate(sequences: readonly LlamaSequence[], tokens: Int32Array, seq: number): Promise<Logits> {
+    const v = this.config.vocabSize;
+    const data = new Float32Array(sequences.length * seq * v);
+    try {
+      await Promise.all(
+        sequences.map(async (s, r) => {
+          const input = Array.from(tokens.subarray(r * seq, (r + 1) * seq), (id) => [
+            id,
+            { generateNext: { probabilities: true } },
+          ]) as Parameters<LlamaSequence['controlledEvaluate']>[0];
+          const out = await s.controlledEvaluate(input);
+          for (let i = 0; i < seq; i++) {
+            logProbRow(
+              out[i]?.next?.probabilities as ReadonlyMap<number, number> | undefined,
+              data,
+              (r * seq + i) * v,
+              v,
+            );
+          }
+        }),
+      );
+    } catch (cause) {
+      throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed('llama.cpp', cause), { cause });
+    }
+    return { data, dims: [sequences.length, seq, v] };
+  }
+
+  /**
+   * Full forward pass: log-probabilities `[batch, seq, vocab]` for every position.
+   *
+   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   */
+  async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
+    this.#checkOpen();
+    checkTokenBatch(this.config, tokens, shape, 0, 'forward');
+    const sequences = await this.#acquire(shape.batch);
+    try {
+      return await this.#evaluate(sequences, tokens, shape.seq);
+    } finally {
+      this.#release(sequences);
+    }
+  }
+
+  /**
+   * Forward pass over a prompt that keeps its KV cache for {@link LlamaCppModel.decodeStep}.
+   *
+   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   */
+  async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
+    this.#checkOpen();
+    checkTokenBatch(this.config, tokens, shape, 0, 'prefill');
+    const sequences = await this.#acquire(shape.batch);
+    try {
+      const logits = await this.#evaluate(sequences, tokens, shape.seq);
+      return {
+        logits,
+        state: new LlamaCppDecodeState(this.#token, shape.batch, shape.seq, sequences, this.#release),
+      };
+    } catch (cause) {
+      this.#release(sequences);
+      throw cause;
+    }
+  }
+
+  /**
+   * One KV-cache decode step: one token per sequence at context `state.length`. Consumes `state`.
+   *
+   * @throws {@link DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * different from the batch, bad ids, or a context that would exceed `maxContext`.
+   */
+  async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
+    this.#checkOpen();
+    const taken = claimDecodeState(this.config, tokens, state, LlamaCppDecodeState, this.#token);
+    try {
+      const logits = await this.#evaluate(taken.cache, tokens, 1);
+      return {
+        logits,
+        state: new LlamaCppDecodeState(
+          this.#token,
+          taken.batch,
+          taken.length + 1,
+          taken.cache,
+          this.#release,
+        ),
+      };
+    } catch (cause) {
+      this.#release(taken.cache);
+      throw cause;
+    }
+  }
+
+  /** Resolves at once: every evaluation has finished when its promise resolves. */
+  async barrier(): Promise<void> {}
+
+  /** Parameters of the architecture (tied matrices once). */
+  numParameters(): number {
+    return countParameters(this.config);
+  }
+
+  /** Frees the contexts and the model (and the GGUF file when it was written for this model); idempotent. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    await Promise.all(this.#releasing);
+    for (const pool of this.#contexts.values()) for (const c of pool) await c.dispose();
+    this.#contexts.clear();
+    await this.#model.dispose();
+    if (this.#deleteFile) rmSync(this.#path, { force: true });
+  }
+
+  #checkOpen(): void {
+    if (this.#disposed) throw new DantinoxError('INVALID_INPUT', messages.modelDisposed(this.info.name));
+  }
+}
+
+/** Engine string of {@link ModelInfo.engine}: `node-llama-cpp 3.21.1 (llama.cpp, cpu)`. */
+export const LLAMA_CPP_ENGINE = `node-llama-cpp ${NODE_LLAMA_CPP_VERSION} (llama.cpp, cpu)`;
+
+/**
+ * Loads the GGUF file at `path` (written by `exportGguf` for `config`) into llama.cpp on the CPU.
+ *
+ * @example
+ * ```ts
+ * exportGguf(onnxModel, 'small-q8.gguf', { dtype: 'q8' });
+ * const model = await loadLlamaCppModel('small-q8.gguf', onnxModel.config, { threads: 2, dtype: 'q8' });
+ * ```
+ * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `node-llama-cpp`; `INVALID_OPTION` for a bad thread
+ * count; `RUNTIME_ERROR` when llama.cpp refuses the file.
+ */
+export async function loadLlamaCppModel(
+  path: string,
+  config: ModelConfig,
+  options: LoadLlamaCppModelOptions = {},
+): Promise<LlamaCppModel> {
+  const threads = options.threads ?? availableParallelism();
+  if (!Number.isSafeInteger(threads) || threads < 1) {
+    throw new DantinoxError('INVALID_OPTION', messages.invalidThreads(threads));
+  }
+  const { llama } = await loadNodeLlamaCpp();
+  let model: LlamaModelHandle;
+  try {
+    model = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
+  } catch (cause) {
+    throw new DantinoxError('RUNTIME_ERROR', messages.ggufRefused(path, cause), { cause });
+  }
+  const info: ModelInfo = {
+    name: options.name ?? 'gguf',
+    engine: LLAMA_CPP_ENGINE,
+    threads,
+    dtype: options.dtype ?? 'fp32',
+  };
+  return new LlamaCppModel(config, model, info, path, options);
+}
