@@ -258,6 +258,12 @@ export const messages = {
   /** A thread count that is not a positive integer. */
   invalidThreads: (threads: unknown): string =>
     `threads must be a positive integer (intra-op threads of ONNX Runtime), received ${String(threads)}. Omit it to use every available core.`,
+  /** A graph builder that streamed its weights to disk asked for in-memory bytes. */
+  streamedGraphInMemory: (dataPath: string): string =>
+    `This graph streamed its weights to ${dataPath}, so it cannot be encoded for an in-memory session. Load it from its model file: write it with write(modelPath, { externalData: true }), where modelPath + "_data" is that file.`,
+  /** A streaming graph builder written to another path than the one its weights went to. */
+  streamedGraphPath: (dataPath: string, path: string): string =>
+    `This graph streamed its weights to ${dataPath}, so it can only be written as ${JSON.stringify(dataPath.replace(/_data$/, ''))} with { externalData: true }, not as ${JSON.stringify(path)}. Write it to that path with externalData on.`,
   /** A model used after dispose(). */
   modelDisposed: (name: string): string =>
     `model "${name}" was disposed; create a new one with createModel().`,

@@ -178,19 +178,81 @@ function tensorRng(seed: number, name: string): Rng {
  * @throws {@link DantinoxError} `INVALID_OPTION` when `seed` is not a safe integer.
  */
 export function initWeights(config: ModelConfig, seed = 0): WeightMap {
+  return new Map(seededWeights(config, seed));
+}
+
+/**
+ * The weights of {@link initWeights} generated on demand: each `get` (and each step of an iteration) computes one
+ * tensor afresh, bit-identical to `initWeights(config, seed)`'s, and keeps no reference to it. Memory is one
+ * tensor at a time as long as the caller drops each before asking for the next (e.g. while streaming them into a
+ * file); a tensor asked for twice is computed twice.
+ *
+ * @param seed - integer seed. @default 0
+ * @throws {@link DantinoxError} `INVALID_OPTION` when `seed` is not a safe integer.
+ */
+export function seededWeights(config: ModelConfig, seed = 0): WeightMap {
   if (!Number.isSafeInteger(seed)) {
     throw new DantinoxError('INVALID_OPTION', messages.invalidSeed(seed));
   }
-  const scaledStd = INIT_STD / Math.sqrt(2 * config.numBlocks);
-  const weights = new Map<string, WeightTensor>();
-  for (const spec of weightSpecs(config)) {
-    const data = new Float32Array(numElements(spec.dims));
-    if (spec.init === 'ones') data.fill(1);
-    else if (spec.init === 'normal') fillNormalFast(data, INIT_STD, tensorRng(seed, spec.name));
-    else if (spec.init === 'scaled-normal') fillNormalFast(data, scaledStd, tensorRng(seed, spec.name));
-    weights.set(spec.name, { dims: [...spec.dims], data });
+  return new SeededWeights(config, seed);
+}
+
+/** Values of one tensor of `spec` under `seed` (`scaledStd` for `scaled-normal`). */
+function initTensor(spec: WeightSpec, seed: number, scaledStd: number): WeightTensor {
+  const data = new Float32Array(numElements(spec.dims));
+  if (spec.init === 'ones') data.fill(1);
+  else if (spec.init === 'normal') fillNormalFast(data, INIT_STD, tensorRng(seed, spec.name));
+  else if (spec.init === 'scaled-normal') fillNormalFast(data, scaledStd, tensorRng(seed, spec.name));
+  return { dims: [...spec.dims], data };
+}
+
+/** The lazy map of {@link seededWeights}: holds the specs only. */
+class SeededWeights implements ReadonlyMap<string, WeightTensor> {
+  readonly #specs: ReadonlyMap<string, WeightSpec>;
+  readonly #seed: number;
+  readonly #scaledStd: number;
+
+  constructor(config: ModelConfig, seed: number) {
+    this.#specs = new Map(weightSpecs(config).map((s) => [s.name, s]));
+    this.#seed = seed;
+    this.#scaledStd = INIT_STD / Math.sqrt(2 * config.numBlocks);
   }
-  return weights;
+
+  get size(): number {
+    return this.#specs.size;
+  }
+
+  get(name: string): WeightTensor | undefined {
+    const spec = this.#specs.get(name);
+    return spec === undefined ? undefined : initTensor(spec, this.#seed, this.#scaledStd);
+  }
+
+  has(name: string): boolean {
+    return this.#specs.has(name);
+  }
+
+  forEach(
+    callback: (value: WeightTensor, key: string, map: ReadonlyMap<string, WeightTensor>) => void,
+    thisArg?: unknown,
+  ): void {
+    for (const [name, tensor] of this) callback.call(thisArg, tensor, name, this);
+  }
+
+  *entries(): MapIterator<[string, WeightTensor]> {
+    for (const spec of this.#specs.values()) yield [spec.name, initTensor(spec, this.#seed, this.#scaledStd)];
+  }
+
+  keys(): MapIterator<string> {
+    return this.#specs.keys();
+  }
+
+  *values(): MapIterator<WeightTensor> {
+    for (const [, tensor] of this) yield tensor;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, WeightTensor]> {
+    return this.entries();
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   checkWeights,
   countParameters,
   initWeights,
+  seededWeights,
   type WeightTensor,
   weightSpecs,
 } from '../../src/models/weights.js';
@@ -173,5 +174,44 @@ describe('checkWeights', () => {
     ]);
     expect(v.message).toContain('missing tensor, expected shape [32, 32]');
     expect(v.message).toContain('shape [8, 32] does not match');
+  });
+});
+
+describe('seededWeights', () => {
+  const config = ModelConfig.preset('tiny', { numBlocks: 2 });
+
+  it('generates on demand the bit-identical tensors of initWeights, in the same order', () => {
+    const eager = initWeights(config, 5);
+    const lazy = seededWeights(config, 5);
+    expect(lazy.size).toBe(eager.size);
+    expect([...lazy.keys()]).toEqual([...eager.keys()]);
+    for (const [name, tensor] of lazy) {
+      expect(tensor.dims).toEqual(eager.get(name)?.dims);
+      expect(Buffer.from(tensor.data.buffer).equals(Buffer.from(eager.get(name)!.data.buffer)), name).toBe(
+        true,
+      );
+    }
+    expect(lazy.get('blocks.1.mlp.down.weight')?.data).toEqual(eager.get('blocks.1.mlp.down.weight')?.data);
+  });
+
+  it('keeps nothing: each get is a fresh array; unknown names are absent', () => {
+    const lazy = seededWeights(config, 0);
+    const a = lazy.get('embed.weight');
+    const b = lazy.get('embed.weight');
+    expect(a?.data).not.toBe(b?.data);
+    expect(a?.data).toEqual(b?.data);
+    expect(lazy.get('nope')).toBeUndefined();
+    expect(lazy.has('norm_f.weight')).toBe(true);
+    expect(lazy.has('nope')).toBe(false);
+    const seen: string[] = [];
+    lazy.forEach((_, name) => {
+      seen.push(name);
+    });
+    expect(seen).toEqual([...lazy.keys()]);
+    expect([...lazy.values()].length).toBe(lazy.size);
+  });
+
+  it('refuses a seed that is not a safe integer, like initWeights', () => {
+    expect(() => seededWeights(config, 0.5)).toThrow(/seed/);
   });
 });

@@ -10,6 +10,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { basename } from 'node:path';
 import onnxProto from 'onnx-proto';
 import { TENSOR_TYPES, type TensorType } from '../../dtype.js';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
 
 /** The `onnx` protobuf namespace (messages and enums of `onnx.proto`); dantinox obtains it here only. */
 export import onnx = onnxProto.onnx;
@@ -43,6 +45,14 @@ export interface WriteGraphOptions {
    * @default false
    */
   readonly externalData?: boolean;
+  /**
+   * Outputs whose producing nodes are written first, ahead of the topological order (ONNX Runtime sorts the graph
+   * itself and accepts such a file; `onnx.checker` does not, so use it only for files ONNX Runtime alone reads).
+   * ONNX Runtime prepacks weights in the file's node order, so listing the node of the largest matrix first packs
+   * it while few other weights are resident (see `model-files.ts`).
+   * @default [] (topological order)
+   */
+  readonly firstNodes?: readonly string[];
 }
 
 /** Weights of at least this many bytes are stored as external data instead of inside the protobuf. */
@@ -54,10 +64,56 @@ export const GRAPH_OPSET = 21;
 /** Alignment of tensors in an external-data file (4 KiB), so ONNX Runtime can memory-map them. */
 const EXTERNAL_DATA_ALIGN = 4096;
 
-/** An initializer: its protobuf fields without data placement, and the weight bytes when it is a weight. */
+/**
+ * An initializer: its protobuf fields without data placement, and the weight bytes when it is a weight kept in
+ * memory, or where a streamed weight was written (`externalData` entries).
+ */
 interface Initializer {
   readonly tensor: onnx.ITensorProto;
   readonly weight?: Uint8Array;
+  readonly placed?: onnx.IStringStringEntryProto[];
+}
+
+/** Options of the {@link GraphBuilder} constructor. */
+export interface GraphBuilderOptions {
+  /**
+   * Stream the weights to disk as they are added: each weight of at least {@link EXTERNAL_DATA_MIN_BYTES} is
+   * written to `${streamTo}_data` (4 KiB-aligned) when {@link GraphBuilder.tensorInit} receives it, and the builder
+   * keeps no reference to its bytes, so a caller that drops each array after adding it holds one weight at a
+   * time. Finish with `write(streamTo, { externalData: true })`; such a builder cannot {@link GraphBuilder.encode}.
+   */
+  readonly streamTo?: string;
+}
+
+/** The `<model>_data` file a streaming builder appends weights to. */
+class ExternalDataFile {
+  readonly #fd: number;
+  #end = 0;
+
+  constructor(
+    readonly path: string,
+    readonly location: string,
+  ) {
+    this.#fd = openSync(path, 'w');
+  }
+
+  /** Appends `bytes` at the next 4 KiB boundary; returns the tensor's `externalData` entries. */
+  append(bytes: Uint8Array): onnx.IStringStringEntryProto[] {
+    const offset = Math.ceil(this.#end / EXTERNAL_DATA_ALIGN) * EXTERNAL_DATA_ALIGN;
+    if (offset > this.#end) writeSync(this.#fd, new Uint8Array(offset - this.#end));
+    writeSync(this.#fd, bytes);
+    this.#end = offset + bytes.byteLength;
+    return externalEntries(this.location, offset, bytes.byteLength);
+  }
+
+  /** Bytes written so far. */
+  get size(): number {
+    return this.#end;
+  }
+
+  close(): void {
+    closeSync(this.#fd);
+  }
 }
 
 /** Where a weight's bytes go: the `externalData` entries of the tensor, or `undefined` to keep it inline. */
@@ -91,7 +147,18 @@ export class GraphBuilder {
   readonly #outputs: onnx.IValueInfoProto[] = [];
   readonly #metadata: Record<string, string> = {};
   readonly #constCache = new Map<string, string>();
+  readonly #stream: ExternalDataFile | undefined;
   #counter = 0;
+
+  /**
+   * @throws a file-system error when `options.streamTo`'s data file cannot be created.
+   */
+  constructor(options: GraphBuilderOptions = {}) {
+    this.#stream =
+      options.streamTo === undefined
+        ? undefined
+        : new ExternalDataFile(`${options.streamTo}_data`, `${basename(options.streamTo)}_data`);
+  }
 
   /** A fresh value name with an optional readable prefix. */
   fresh(prefix = 'v'): string {
@@ -151,11 +218,30 @@ export class GraphBuilder {
    * {@link GraphBuilder.floatInit}'s.
    */
   tensorInit(name: string, dims: readonly number[], type: TensorType, data: ArrayBufferView): string {
-    this.#initializers.push({
-      tensor: { name, dims: [...dims], dataType: TENSOR_TYPES[type].onnx },
-      weight: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
-    });
+    const tensor = { name, dims: [...dims], dataType: TENSOR_TYPES[type].onnx };
+    const weight = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    if (this.#stream !== undefined && weight.byteLength >= EXTERNAL_DATA_MIN_BYTES)
+      this.#initializers.push({ tensor, placed: this.#stream.append(weight) });
+    else this.#initializers.push({ tensor, weight });
     return name;
+  }
+
+  /** Bytes of weights streamed to disk so far (0 unless the builder streams; see {@link GraphBuilderOptions}). */
+  get streamedBytes(): number {
+    return this.#stream?.size ?? 0;
+  }
+
+  /** Closes a streaming builder's data file without writing the model (after a failed build); idempotent. */
+  discard(): void {
+    this.#closeStream();
+  }
+
+  #closed = false;
+
+  #closeStream(): void {
+    if (this.#stream === undefined || this.#closed) return;
+    this.#closed = true;
+    this.#stream.close();
   }
 
   /** An int64 constant initializer (shapes, axes), deduplicated by value. */
@@ -213,6 +299,8 @@ export class GraphBuilder {
 
   /** The weights stored outside the protobuf by {@link GraphBuilder.encode}, for the session's `externalData`. */
   get externalData(): readonly ExternalDataEntry[] {
+    if (this.#stream !== undefined)
+      throw new DantinoxError('INVALID_INPUT', messages.streamedGraphInMemory(this.#stream.path));
     const out: ExternalDataEntry[] = [];
     for (const { tensor, weight } of this.#initializers) {
       if (weight !== undefined && weight.byteLength >= EXTERNAL_DATA_MIN_BYTES)
@@ -226,7 +314,9 @@ export class GraphBuilder {
    * external tensor whose `location` is its own name (see {@link GraphBuilder.externalData}).
    */
   encode(): Uint8Array {
-    return this.#encode((name, bytes) => externalEntries(name, 0, bytes.byteLength));
+    if (this.#stream !== undefined)
+      throw new DantinoxError('INVALID_INPUT', messages.streamedGraphInMemory(this.#stream.path));
+    return this.#encode([], (name, bytes) => externalEntries(name, 0, bytes.byteLength));
   }
 
   /**
@@ -234,11 +324,12 @@ export class GraphBuilder {
    * offsets (files are overwritten); returns the bytes written.
    */
   write(path: string, options: WriteGraphOptions = {}): number {
+    if (this.#stream !== undefined) return this.#writeStreamed(path, options);
     let fd: number | undefined;
     let end = 0;
     let model: Uint8Array;
     try {
-      model = this.#encode((_, bytes) => {
+      model = this.#encode(options.firstNodes ?? [], (_, bytes) => {
         if (!options.externalData) return undefined;
         fd ??= openSync(`${path}_data`, 'w');
         const offset = Math.ceil(end / EXTERNAL_DATA_ALIGN) * EXTERNAL_DATA_ALIGN;
@@ -259,9 +350,27 @@ export class GraphBuilder {
     return model.byteLength + end;
   }
 
-  /** The `ModelProto` bytes, with each large weight placed by `place`, smaller ones inline. */
-  #encode(place: PlaceWeight): Uint8Array {
-    const initializer = this.#initializers.map(({ tensor, weight }): onnx.ITensorProto => {
+  /** {@link GraphBuilder.write} of a streaming builder: its weights are already in the data file. */
+  #writeStreamed(path: string, options: WriteGraphOptions): number {
+    const stream = this.#stream as ExternalDataFile;
+    this.#closeStream();
+    if (options.externalData !== true || `${path}_data` !== stream.path)
+      throw new DantinoxError('INVALID_INPUT', messages.streamedGraphPath(stream.path, path));
+    const model = this.#encode(options.firstNodes ?? [], () => undefined);
+    const out = openSync(path, 'w');
+    try {
+      writeSync(out, model);
+    } finally {
+      closeSync(out);
+    }
+    return model.byteLength + stream.size;
+  }
+
+  /** The `ModelProto` bytes, with each large weight placed by `place` (or where it was streamed), smaller ones inline. */
+  #encode(firstNodes: readonly string[], place: PlaceWeight): Uint8Array {
+    const initializer = this.#initializers.map(({ tensor, weight, placed }): onnx.ITensorProto => {
+      if (placed !== undefined)
+        return { ...tensor, dataLocation: onnx.TensorProto.DataLocation.EXTERNAL, externalData: placed };
       if (weight === undefined) return tensor;
       const external =
         weight.byteLength >= EXTERNAL_DATA_MIN_BYTES ? place(tensor.name as string, weight) : undefined;
@@ -280,7 +389,7 @@ export class GraphBuilder {
       metadataProps: Object.entries(this.#metadata).map(([key, value]) => ({ key, value })),
       graph: {
         name: 'dantinox',
-        node: this.#nodes,
+        node: leading(this.#nodes, firstNodes),
         initializer,
         input: this.#inputs,
         output: this.#outputs,
@@ -288,6 +397,12 @@ export class GraphBuilder {
     });
     return onnx.ModelProto.encode(model).finish();
   }
+}
+
+/** `nodes` with those producing one of `outputs` moved to the front (in their order), the others after. */
+function leading(nodes: readonly onnx.INodeProto[], outputs: readonly string[]): onnx.INodeProto[] {
+  const first = (n: onnx.INodeProto): boolean => (n.output ?? []).some((o) => outputs.includes(o));
+  return [...nodes.filter(first), ...nodes.filter((n) => !first(n))];
 }
 
 function valueInfo(name: string, type: TensorType, dims: readonly Dim[] | undefined): onnx.IValueInfoProto {

@@ -26,7 +26,10 @@ import { transpose } from './weight-layout.js';
 
 /** A generated transformer graph, ready for `InferenceSession.create`. */
 export interface TransformerGraph {
-  /** The graph over views of the weight arrays: encode it, or write it to `model.onnx` + `model.onnx_data`. */
+  /**
+   * The graph over views of the weight arrays: encode it, or write it to `model.onnx` + `model.onnx_data` (a
+   * streaming builder's weights are already in the data file).
+   */
   readonly builder: GraphBuilder;
   /** Whether the graph has a `position_ids` input. */
   readonly hasPositionIds: boolean;
@@ -36,14 +39,17 @@ export interface TransformerGraph {
 
 /**
  * Builds the ONNX graph of `config` over `weights` (which must match the config; see `checkWeights`), its
- * matrices stored in `precision` (checked by `resolvePrecision`).
+ * matrices stored in `precision` (checked by `resolvePrecision`), into `g` (a fresh builder by default). Each
+ * weight is read from `weights` when its initializer is added, so with a lazy map (`seededWeights`) and a builder
+ * that streams to disk (`new GraphBuilder({ streamTo })`) only one weight (or one fused matrix and its parts) is
+ * in memory at a time.
  */
 export function buildTransformerGraph(
   config: ModelConfig,
   weights: WeightMap,
   precision: WeightPrecision = FP32_PRECISION,
+  g: GraphBuilder = new GraphBuilder(),
 ): TransformerGraph {
-  const g = new GraphBuilder();
   const inputIds = g.input('input_ids', 'int32', ['batch', 'seq']);
   const hasPositionIds = config.posEncoding !== 'none';
   const inputs: GraphInputNames = {
