@@ -46,6 +46,11 @@ export interface LoadHfModelOptions {
    * dtypes it has. @default 'fp32'
    */
   readonly dtype?: BuiltinDtype;
+  /**
+   * Write an ONNX Runtime profile (Chrome trace) to `${profileFilePrefix}_<date>.json`; the file is written when
+   * the model is disposed. @default undefined (no profiling)
+   */
+  readonly profileFilePrefix?: string;
 }
 
 /** The KV cache of a loaded model: the `present.*` tensors of the previous call, fed back as `past_key_values.*`. */
@@ -86,6 +91,7 @@ export class HfModel implements Model {
   #emptyPast = new Map<number, Tensor[]>();
   #ones = new BigInt64Array(0);
   #disposed = false;
+  readonly #profiling: boolean;
 
   /** @internal Use {@link loadHfModel}. */
   constructor(parts: {
@@ -98,7 +104,9 @@ export class HfModel implements Model {
     io: DecoderIo;
     parameters: number;
     info: ModelInfo;
+    profiling?: boolean;
   }) {
+    this.#profiling = parts.profiling === true;
     this.folder = parts.folder;
     this.config = parts.config;
     this.modelType = parts.modelType;
@@ -146,6 +154,7 @@ export class HfModel implements Model {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#emptyPast.clear();
+    if (this.#profiling) this.#session.endProfiling();
     await this.#session.release();
   }
 
@@ -295,6 +304,7 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
   const { ort, session, threads, engine } = await createOrtSession(onnxPath, {
     threads: resolveThreads(options.threads),
     executionProvider: options.executionProvider,
+    profileFilePrefix: options.profileFilePrefix,
     source: JSON.stringify(onnxPath),
   });
   let io: DecoderIo;
@@ -320,5 +330,6 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
       dtype: weightDtype(onnxPath, io),
       load: { ms: Number(process.hrtime.bigint() - t0) / 1e6, peakRssBytes: readRss().peakRssBytes },
     },
+    profiling: options.profileFilePrefix !== undefined,
   });
 }

@@ -83,6 +83,11 @@ export interface GraphBuilderOptions {
    * time. Finish with `write(streamTo, { externalData: true })`; such a builder cannot {@link GraphBuilder.encode}.
    */
   readonly streamTo?: string;
+  /**
+   * Called after each weight streamed to disk with the bytes streamed so far, e.g. to collect the arrays already
+   * written before the engine allocates its own copy.
+   */
+  readonly onStreamed?: (streamedBytes: number) => void;
 }
 
 /** The `<model>_data` file a streaming builder appends weights to. */
@@ -148,6 +153,7 @@ export class GraphBuilder {
   readonly #metadata: Record<string, string> = {};
   readonly #constCache = new Map<string, string>();
   readonly #stream: ExternalDataFile | undefined;
+  readonly #onStreamed: ((streamedBytes: number) => void) | undefined;
   #counter = 0;
 
   /**
@@ -158,6 +164,7 @@ export class GraphBuilder {
       options.streamTo === undefined
         ? undefined
         : new ExternalDataFile(`${options.streamTo}_data`, `${basename(options.streamTo)}_data`);
+    this.#onStreamed = options.onStreamed;
   }
 
   /** A fresh value name with an optional readable prefix. */
@@ -220,9 +227,10 @@ export class GraphBuilder {
   tensorInit(name: string, dims: readonly number[], type: TensorType, data: ArrayBufferView): string {
     const tensor = { name, dims: [...dims], dataType: TENSOR_TYPES[type].onnx };
     const weight = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    if (this.#stream !== undefined && weight.byteLength >= EXTERNAL_DATA_MIN_BYTES)
+    if (this.#stream !== undefined && weight.byteLength >= EXTERNAL_DATA_MIN_BYTES) {
       this.#initializers.push({ tensor, placed: this.#stream.append(weight) });
-    else this.#initializers.push({ tensor, weight });
+      this.#onStreamed?.(this.#stream.size);
+    } else this.#initializers.push({ tensor, weight });
     return name;
   }
 

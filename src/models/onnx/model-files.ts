@@ -61,7 +61,16 @@ export function writeModelFiles(
   let graph: ReturnType<typeof buildTransformerGraph>;
   let builder: GraphBuilder | undefined;
   try {
-    builder = new GraphBuilder({ streamTo: modelPath });
+    // V8 frees large arrays when it sees fit, possibly after several more were made: collect every 64 MiB.
+    let collectedAt = 0;
+    builder = new GraphBuilder({
+      streamTo: modelPath,
+      onStreamed: (bytes) => {
+        if (bytes - collectedAt < COLLECT_EVERY_BYTES) return;
+        collectedAt = bytes;
+        collectGarbage();
+      },
+    });
     graph = buildTransformerGraph(config, weights, precision, builder);
     builder.write(modelPath, { externalData: true, firstNodes: ['logits'] });
   } catch (error) {
@@ -83,6 +92,9 @@ export function writeModelFiles(
     },
   };
 }
+
+/** Bytes of weights streamed between two garbage collections while the model files are written. */
+const COLLECT_EVERY_BYTES = 64 * 1024 * 1024;
 
 let gc: (() => void) | undefined;
 
