@@ -264,6 +264,15 @@ export const messages = {
   /** A streaming graph builder written to another path than the one its weights went to. */
   streamedGraphPath: (dataPath: string, path: string): string =>
     `This graph streamed its weights to ${dataPath}, so it can only be written as ${JSON.stringify(dataPath.replace(/_data$/, ''))} with { externalData: true }, not as ${JSON.stringify(path)}. Write it to that path with externalData on.`,
+  /** An ONNX Runtime profile that cannot be parsed. */
+  badOrtTrace: (why: string): string =>
+    `The ONNX Runtime profile cannot be read: ${why}. Expected the Chrome-trace JSON that a session opened with enableProfiling writes, after at least one session.run.`,
+  /** --profile on an engine without an operator profiler. */
+  profileUnavailable: (engine: string): string =>
+    `profile unavailable: the ${engine} engine has no operator profiler that dantinox can read (only ONNX Runtime writes one); run the variant with --engine ort to see where its time goes.`,
+  /** ONNX Runtime wrote no readable profile. */
+  ortTraceMissing: (where: string): string =>
+    `ONNX Runtime wrote no readable profile in ${where}. The model must be opened with profileFilePrefix and disposed after its calls; check that the temporary folder is writable.`,
   /** A model used after dispose(). */
   modelDisposed: (name: string): string =>
     `model "${name}" was disposed; create a new one with createModel().`,

@@ -5,7 +5,10 @@
  * @packageDocumentation
  */
 import { basename, resolve } from 'node:path';
+import type { OpProfiler } from '../benchmarking/tasks/profile-task.js';
+import { messages } from '../messages.js';
 import { createEngineModel, loadEngineModel } from '../models/engines/engine-model.js';
+import { profileModelCalls } from '../models/engines/ort/index.js';
 import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
 import { describeModel } from './describe-model.js';
 import { checkModelSelection, type ModelSelection } from './model-selection.js';
@@ -87,4 +90,34 @@ export async function openReference(selection: ModelSelection, cwd: string): Pro
     ...engine,
     name: `${checked.name} (reference)`,
   });
+}
+
+/**
+ * The operator profiler of `selection` for `--profile`: ONNX Runtime's, on a second instance of the same model
+ * (same config, seed, dtype, threads and execution provider, or the same folder and dtype) opened with profiling
+ * on; for another engine, why there is none.
+ */
+export function opProfiler(
+  selection: ModelSelection,
+  cwd: string,
+): OpProfiler | { readonly unavailable: string } {
+  const engine = selection.engine ?? 'ort';
+  if (engine !== 'ort') return { unavailable: messages.profileUnavailable(engine) };
+  const open = async (profileFilePrefix: string): Promise<Model> => {
+    const checked = checkModelSelection(selection, cwd);
+    const options = { ...engineOptions(selection), profileFilePrefix };
+    if (checked.config === undefined)
+      return loadHfModel(resolve(cwd, selection.model as string), {
+        ...options,
+        dtype: checked.dtype ?? 'fp32',
+      });
+    return createModel(checked.config, {
+      ...options,
+      seed: selection.seed,
+      name: `${checked.name} (profiled)`,
+      ...(selection.force === true ? { force: true } : {}),
+      ...(checked.precision ?? {}),
+    });
+  };
+  return (calls) => profileModelCalls(open, calls);
 }

@@ -21,9 +21,11 @@ import {
 import { MatrixReport, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
+import { ProfileTask, profileBreakdowns } from '../benchmarking/tasks/profile-task.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { PluginRegistries } from '../plugin.js';
+import { formatTimeBreakdown } from '../profiling/op-time-breakdown.js';
 import { type BenchMatrix, type SharedSelection, variantConfig, variantSelection } from './bench-matrix.js';
 import { runCalibration } from './calibration-step.js';
 import type { CliIo } from './cli-io.js';
@@ -74,6 +76,8 @@ export interface BenchRunPlan {
   readonly calibration: { readonly budgetMs: number; readonly recalibrate: boolean } | undefined;
   /** `--history` / `--compare-last`: where finished runs are recorded. */
   readonly history: HistoryCliOptions;
+  /** `--profile`: add the profile task (ONNX Runtime's time per operator category) after the other tasks. */
+  readonly profile?: boolean;
 }
 
 /** Whether this command writes the classic single-run layout (results.* directly in the folder). */
@@ -92,11 +96,11 @@ function formatEta(ms: number): string {
 
 /** Heavy modules, loaded only once the arguments are known to be valid. */
 async function loadRuntime() {
-  const [{ BenchmarkSuite, RunDirectory }, { openModel, openReference }] = await Promise.all([
+  const [{ BenchmarkSuite, RunDirectory }, { openModel, openReference, opProfiler }] = await Promise.all([
     import('../benchmarking/index.js'),
     import('./open-model.js'),
   ]);
-  return { BenchmarkSuite, RunDirectory, openModel, openReference };
+  return { BenchmarkSuite, RunDirectory, openModel, openReference, opProfiler };
 }
 
 /** One variant's outcome. */
@@ -263,6 +267,8 @@ async function runVariant(
     ...(plan.dataPath === undefined ? {} : { data: plan.dataPath }),
     reference: () => runtime.openReference(selection, plan.cwd),
   });
+  if (plan.profile === true)
+    tasks.push(new ProfileTask({ profiler: runtime.opProfiler(selection, plan.cwd) }));
   if (!plan.quiet) io.stderr.write('Building the model…\n');
   let opened: OpenedModel;
   try {
@@ -339,9 +345,27 @@ function printVariant(outcome: VariantOutcome, plan: BenchRunPlan, io: CliIo): v
   }
   out.write(`Config: ${describeConfig(outcome.config)}\n\n`);
   out.write(`${report.summary()}\n\n`);
+  const profile = profileText(report);
+  if (profile !== undefined) out.write(`${profile}\n\n`);
   if (opened?.randomWeights === true) {
     out.write(`${messages.randomWeightsNote()}\n`);
   }
+}
+
+/** The `profile` row of a report as a table (or why it is unavailable); `undefined` without a profile row. */
+export function profileText(report: SuiteReport): string | undefined {
+  const row = report.results.find((r) => r.task === 'profile');
+  if (row === undefined || row.status !== 'completed') return undefined;
+  const unavailable = row.meta?.['profile_unavailable'];
+  if (typeof unavailable === 'string') return unavailable;
+  const label = report.runId ?? String(report.modelMeta['model'] ?? 'model');
+  const prompt = row.meta?.['profile_prompt'];
+  return `Where the time goes (ONNX Runtime profiler, kernel time per operator category, prompt ${String(prompt)}):\n${formatTimeBreakdown(
+    profileBreakdowns(row.metrics).map(({ phase, breakdown }) => ({
+      label: `${label} · ${phase}`,
+      breakdown,
+    })),
+  )}`;
 }
 
 /** Prints where the results are and decides the exit code (130/143 when a signal stopped the run). */

@@ -63,6 +63,17 @@ export {
   type MemoryFootprintOptions,
   memoryFootprint,
 } from './memory.js';
+export {
+  formatTimeBreakdown,
+  OP_CATEGORIES,
+  OP_CATEGORY_TABLE,
+  type OpCategory,
+  type OrtRunProfile,
+  opCategory,
+  parseOrtProfile,
+  type TimeBreakdown,
+  timeBreakdown,
+} from './op-time-breakdown.js';
 export { countParameters, type ParameterCount } from './parameters.js';
 export {
   measureResources,

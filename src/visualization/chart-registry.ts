@@ -14,6 +14,7 @@ import { RadarChart } from './charts/radar-chart.js';
 import { RooflineChart } from './charts/roofline-chart.js';
 import { ThroughputBatchChart } from './charts/throughput-batch-chart.js';
 import { ThroughputChart } from './charts/throughput-chart.js';
+import { TimeBreakdownChart } from './charts/time-breakdown-chart.js';
 import { TrainingCurveChart } from './charts/training-curve-chart.js';
 import { TrendChart } from './charts/trend-chart.js';
 
@@ -26,6 +27,7 @@ export const builtinCharts = {
   pareto: ParetoChart,
   radar: RadarChart,
   roofline: RooflineChart,
+  time_breakdown: TimeBreakdownChart,
   compare: CompareChart,
   trend: TrendChart,
 } as const satisfies Record<string, ChartClass>;
@@ -49,6 +51,8 @@ export interface BuiltinChartOptionsMap {
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
   /** {@link RooflineChart} options. */
   roofline: NonNullable<ConstructorParameters<typeof RooflineChart>[0]>;
+  /** {@link TimeBreakdownChart} options. */
+  time_breakdown: NonNullable<ConstructorParameters<typeof TimeBreakdownChart>[0]>;
   /** {@link CompareChart} options. */
   compare: NonNullable<ConstructorParameters<typeof CompareChart>[0]>;
   /** {@link TrendChart} options. */

@@ -11,6 +11,7 @@ import { RadarChart } from '../../src/visualization/charts/radar-chart.js';
 import { RooflineChart } from '../../src/visualization/charts/roofline-chart.js';
 import { ThroughputBatchChart } from '../../src/visualization/charts/throughput-batch-chart.js';
 import { ThroughputChart } from '../../src/visualization/charts/throughput-chart.js';
+import { TimeBreakdownChart } from '../../src/visualization/charts/time-breakdown-chart.js';
 import { TrainingCurveChart } from '../../src/visualization/charts/training-curve-chart.js';
 import { renderSvg } from '../../src/visualization/render.js';
 import { expectGoldenJson, fixture } from './golden.js';
@@ -22,6 +23,7 @@ beforeAll(async () => {
     'bench-multi',
     'bench-runs',
     'bench-roofline',
+    'bench-profile',
     'training-log-epochs',
     'training-log-runs',
   ]) {
@@ -113,6 +115,13 @@ const cases: {
     fixture: 'bench-roofline',
     title: 'Roofline',
     texts: ['Arithmetic intensity (FLOPs / byte moved)', 'Achieved GFLOP/s', 'small-q8', 'seq 512', 'decode'],
+  },
+  {
+    golden: 'time-breakdown-variants',
+    chart: () => new TimeBreakdownChart(),
+    fixture: 'bench-profile',
+    title: 'Where the time goes',
+    texts: ['Share of kernel time', 'small · prefill', 'small-q8 · decode', 'matmul', 'softmax', '100%'],
   },
 ];
 
@@ -255,5 +264,28 @@ describe('chart input checks', () => {
       'Custom',
       '#1A1A2E',
     ]);
+  });
+});
+
+describe('time_breakdown chart', () => {
+  it('one bar per row and phase, segments are shares of the kernel time in category order', () => {
+    const spec = new TimeBreakdownChart().spec(data['bench-profile']!) as {
+      data: { values: { bar: string; category: string; ms: number; share: number }[] };
+    };
+    const bars = [...new Set(spec.data.values.map((v) => v.bar))];
+    expect(bars).toEqual(['small · prefill', 'small · decode', 'small-q8 · prefill', 'small-q8 · decode']);
+    for (const bar of bars) {
+      const segs = spec.data.values.filter((v) => v.bar === bar);
+      expect(segs.map((s) => s.category)).toEqual(['matmul', 'attention', 'norm', 'softmax', 'other']);
+      expect(segs.reduce((a, s) => a + s.share, 0)).toBeCloseTo(1, 9);
+    }
+    const matmul = spec.data.values.find((v) => v.bar === 'small · prefill' && v.category === 'matmul');
+    expect(matmul).toMatchObject({ ms: 61.2, share: 61.2 / 81 });
+  });
+
+  it('says why when no row was profiled', () => {
+    expect(() => new TimeBreakdownChart().spec(data['bench-profile']!.slice(3))).toThrow(
+      /Chart "time_breakdown" cannot be drawn/,
+    );
   });
 });

@@ -21,6 +21,7 @@ const BUILTINS = [
   'pareto',
   'radar',
   'roofline',
+  'time_breakdown',
   'compare',
   'trend',
 ];
@@ -150,12 +151,17 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('ceiling_gflops_{dtype} | ceiling_bandwidth_gbs'),
     });
+    // Nor a profile without --profile.
+    expect(results['time_breakdown']).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('profile_{phase}_kernels_ms'),
+    });
     expect(results['compare']).toMatchObject({
       status: 'skipped',
       reason: expect.stringContaining('change'),
     });
     expect(results['trend']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('time') });
-    for (const name of BUILTINS.slice(1, -3)) {
+    for (const name of BUILTINS.slice(1, -4)) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

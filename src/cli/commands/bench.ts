@@ -175,6 +175,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly calibrate: boolean;
   readonly recalibrate?: boolean;
   readonly calibrationMs: number;
+  readonly profile?: boolean;
 } & HistoryCliOptions;
 
 const EXAMPLES = `
@@ -272,6 +273,10 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       '--shards <n>',
       'number of shards when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)',
       parsePositiveInt,
+    )
+    .option(
+      '--profile',
+      'add a "profile" row per variant: ONNX Runtime\'s kernel time per operator category (matmul, attention, norm, softmax, other) of one prefill and one decode step',
     )
     .option('--no-charts', 'skip charts/ and report.html')
     .option('--no-calibrate', 'skip the ceilings calibration (MFU/MBU then say unavailable)')
@@ -375,6 +380,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
         ? { budgetMs: options.calibrationMs, recalibrate: options.recalibrate === true }
         : undefined,
       history: options,
+      profile: options.profile === true,
     },
     ctx,
   );

@@ -19,3 +19,4 @@ export {
   resolveThreads,
 } from './ort-session.js';
 export { positionIds } from './position-ids.js';
+export { type ProfiledCalls, profileModelCalls } from './profile-calls.js';
