@@ -358,13 +358,9 @@ export function profileText(report: SuiteReport): string | undefined {
   if (row === undefined || row.status !== 'completed') return undefined;
   const unavailable = row.meta?.['profile_unavailable'];
   if (typeof unavailable === 'string') return unavailable;
-  const label = report.runId ?? String(report.modelMeta['model'] ?? 'model');
   const prompt = row.meta?.['profile_prompt'];
   return `Where the time goes (ONNX Runtime profiler, kernel time per operator category, prompt ${String(prompt)}):\n${formatTimeBreakdown(
-    profileBreakdowns(row.metrics).map(({ phase, breakdown }) => ({
-      label: `${label} · ${phase}`,
-      breakdown,
-    })),
+    profileBreakdowns(row.metrics).map(({ phase, breakdown }) => ({ label: phase, breakdown })),
   )}`;
 }
 
