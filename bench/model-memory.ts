@@ -4,7 +4,8 @@
  * model exists, each in a fresh child process (so every peak is that case's own), with the glibc malloc settings
  * the CLI uses (which keep freed memory in the process) and with glibc's defaults. Prints peak ÷ settled (the goal is ≤ 1.15) and both against the model's weight bytes.
  *
- * Run with `npm run bench:memory [-- --config gpt2-small --threads 2]`.
+ * Run with `npm run bench:memory [-- --config gpt2-small --threads 2 --dtype fp32]` (`--dtype` is the built-in
+ * model's; the Hugging Face folder is always the fp32 export).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MALLOC_TUNING } from '../src/cli/malloc-tuning.js';
 import { ModelConfig } from '../src/models/model-config.js';
+import type { BuiltinDtype } from '../src/models/onnx/precision.js';
 import { memoryFootprint } from '../src/profiling/memory.js';
 
 const MB = 1024 * 1024;
@@ -29,7 +31,13 @@ const arg = (name: string, fallback: string): string => {
   return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 };
 
-async function child(kind: string, preset: string, threads: number, folder: string): Promise<void> {
+async function child(
+  kind: string,
+  preset: string,
+  threads: number,
+  folder: string,
+  dtype: BuiltinDtype,
+): Promise<void> {
   const { createModel, exportHfModel, initWeights, loadHfModel } = await import('../src/models/index.js');
   const { loadOrt } = await import('../src/models/engines/ort/index.js');
   if (kind === 'export') {
@@ -42,7 +50,7 @@ async function child(kind: string, preset: string, threads: number, folder: stri
   const t0 = performance.now();
   const model =
     kind === 'builtin'
-      ? await createModel(preset, { threads, seed: 0 })
+      ? await createModel(preset, { threads, seed: 0, dtype })
       : await loadHfModel(folder, { threads });
   const loadMs = performance.now() - t0;
   // Let the process settle (freed JS buffers are collected, allocator trims) before reading the settled RSS.
@@ -62,11 +70,13 @@ async function main(): Promise<void> {
       process.argv[4] as string,
       Number(process.argv[5]),
       process.argv[6] as string,
+      process.argv[7] as BuiltinDtype,
     );
     return;
   }
   const preset = arg('config', 'gpt2-small');
   const threads = Number(arg('threads', '2'));
+  const dtype = arg('dtype', 'fp32');
   const script = fileURLToPath(import.meta.url);
   const folder = mkdtempSync(join(tmpdir(), 'dantinox-memory-'));
   const untuned = Object.fromEntries(
@@ -74,7 +84,7 @@ async function main(): Promise<void> {
   );
   const run = (kind: string, tuned = true): Record<string, number> =>
     JSON.parse(
-      execFileSync(process.execPath, [script, '--child', kind, preset, String(threads), folder], {
+      execFileSync(process.execPath, [script, '--child', kind, preset, String(threads), folder, dtype], {
         encoding: 'utf8',
         env: tuned ? { ...process.env, ...MALLOC_TUNING } : untuned,
         maxBuffer: 1 << 20,
@@ -83,7 +93,9 @@ async function main(): Promise<void> {
   try {
     run('export');
     const weights = memoryFootprint(ModelConfig.resolve(preset)).weightBytes;
-    console.log(`${preset}: ${(weights / MB).toFixed(0)} MiB of fp32 weights, ${threads} threads`);
+    console.log(
+      `${preset}: ${(weights / MB).toFixed(0)} MiB of fp32 weights, ${threads} threads, built-in model in ${dtype}`,
+    );
     for (const [kind, tuned] of [
       ['builtin', true],
       ['builtin', false],

@@ -32,6 +32,8 @@ export { NODE_LLAMA_CPP_VERSION } from './engines/llama-cpp/node-llama-cpp-loade
 export {
   DEFAULT_EXECUTION_PROVIDER,
   type ExecutionProvider,
+  type ProfiledCalls,
+  profileModelCalls,
   supportedExecutionProviders,
 } from './engines/ort/index.js';
 export { encodeGgml, GGML_TYPES, type GgmlTypeInfo, type GgmlTypeName } from './gguf/ggml-types.js';
@@ -117,6 +119,7 @@ export {
   INIT_STD,
   initWeights,
   numElements,
+  seededWeights,
   type WeightInit,
   type WeightMap,
   type WeightSpec,
