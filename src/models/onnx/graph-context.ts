@@ -8,7 +8,7 @@ import { TENSOR_TYPES } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
-import type { WeightMap } from '../weights.js';
+import type { WeightMap, WeightTensor } from '../weights.js';
 import type { GraphBuilder } from './graph-builder.js';
 import type { LinearWeight } from './linear.js';
 import { type BuiltinDtype, FP32_PRECISION, type WeightPrecision } from './precision.js';
@@ -46,6 +46,8 @@ export class GraphContext {
   readonly #registered = new Set<string>();
   readonly #memo = new Map<string, unknown>();
   readonly #quantized = new Map<string, BuiltinDtype>();
+  /** The weight read last: a lazy map computes each read afresh, so two reads in a row share one tensor. */
+  #last: { readonly name: string; readonly tensor: WeightTensor | undefined } | undefined;
   /** Whether blocks may fuse weights into derived initializers (see {@link GraphContextOptions.fuseWeights}). */
   readonly fuseWeights: boolean;
   /** How the weight matrices are stored (see {@link GraphContextOptions.precision}). */
@@ -86,7 +88,7 @@ export class GraphContext {
    */
   weight(name: string, half = this.precision.dtype === 'fp16'): string {
     if (!this.#registered.has(name)) {
-      const t = this.weights.get(name);
+      const t = this.#read(name);
       if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);
       this.#register(name, t.dims, t.data, half);
     }
@@ -117,16 +119,21 @@ export class GraphContext {
 
   /** Weight `name` (a `[K, N]` matrix) as a {@link LinearWeight} used in place. */
   matrix(name: string): LinearWeight {
-    const t = this.weights.get(name);
+    const t = this.#read(name);
     if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);
     return { name, k: t.dims[0] as number, n: t.dims[1] as number, data: () => t.data, canonical: true };
   }
 
   /** The data of weight `name`. @throws {@link DantinoxError} `INVALID_INPUT` when it is missing. */
   data(name: string): Float32Array {
-    const t = this.weights.get(name);
+    const t = this.#read(name);
     if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);
     return t.data;
+  }
+
+  #read(name: string): WeightTensor | undefined {
+    if (this.#last?.name !== name) this.#last = { name, tensor: this.weights.get(name) };
+    return this.#last.tensor;
   }
 
   /** The value `make()` returned the first time `key` was asked for (shared constants, e.g. rotary tables). */

@@ -45,6 +45,42 @@ export interface LinearWeight {
   readonly head?: boolean;
 }
 
+/**
+ * Registers the initializers of `w` in the context's precision (once: later calls return the same names) and
+ * returns the product's weight inputs: `[W]` (fp32, fp16), `[values, scales]` (q8), `[packed, scales, zeroPoints]`
+ * (q4). {@link addLinear} calls it; calling it early registers a derived matrix while its source is at hand.
+ */
+export function linearWeightInputs(ctx: GraphContext, w: LinearWeight): string[] {
+  const { g } = ctx;
+  const dtype = w.head ? ctx.precision.headDtype : ctx.precision.dtype;
+  if (dtype === 'fp32' || dtype === 'fp16') {
+    const half = dtype === 'fp16';
+    if (half) ctx.recordQuantized(w.name, dtype);
+    return [w.canonical ? ctx.weight(w.name, half) : ctx.derived(w.name, [w.k, w.n], w.data, half)];
+  }
+  ctx.recordQuantized(w.name, dtype);
+  if (dtype === 'q8') {
+    return ctx.memo(`${w.name}.q8`, () => {
+      const name = `${w.name}.q8`;
+      const q = quantizeInt8(w.data(), w.k, w.n, true, Q8_MAX_LEVEL);
+      return [
+        g.tensorInit(name, [w.k, w.n], 'int8', q.values),
+        g.tensorInit(`${name}.scale`, [w.n], 'float32', q.scales),
+      ];
+    });
+  }
+  return ctx.memo(`${w.name}.q4`, () => {
+    const name = `${w.name}.q4`;
+    const q = quantizeBlock4(w.data(), w.k, w.n, ctx.precision.blockSize);
+    const blocks = w.k / ctx.precision.blockSize;
+    return [
+      g.tensorInit(name, [w.n, blocks, ctx.precision.blockSize / 2], 'uint8', q.packed),
+      g.tensorInit(`${name}.scale`, [w.n * blocks], 'float32', q.scales),
+      g.tensorInit(`${name}.zero_point`, [q.zeroPoints.length], 'uint8', q.zeroPoints),
+    ];
+  });
+}
+
 /** Adds `x @ W` for `w` in the context's precision; returns the product's output name (`output` names it). */
 export function addLinear(
   ctx: GraphContext,
@@ -56,38 +92,14 @@ export function addLinear(
   const { g } = ctx;
   const dtype = w.head ? ctx.precision.headDtype : ctx.precision.dtype;
   const opts = { tag, ...(output === undefined ? {} : { output }) };
-  if (dtype === 'fp32' || dtype === 'fp16') {
-    const half = dtype === 'fp16';
-    if (half) ctx.recordQuantized(w.name, dtype);
-    const name = w.canonical ? ctx.weight(w.name, half) : ctx.derived(w.name, [w.k, w.n], w.data, half);
-    return g.op('MatMul', [x, name], {}, opts);
-  }
-  ctx.recordQuantized(w.name, dtype);
-  if (dtype === 'q8') {
-    const [values, scales] = ctx.memo(`${w.name}.q8`, () => {
-      const name = `${w.name}.q8`;
-      const q = quantizeInt8(w.data(), w.k, w.n, true, Q8_MAX_LEVEL);
-      return [
-        g.tensorInit(name, [w.k, w.n], 'int8', q.values),
-        g.tensorInit(`${name}.scale`, [w.n], 'float32', q.scales),
-      ];
-    });
-    return g.op('DynamicQuantizeMatMul', [x, values, scales], {}, { ...opts, domain: MS_DOMAIN });
-  }
+  const weights = linearWeightInputs(ctx, w);
+  if (dtype === 'fp32' || dtype === 'fp16') return g.op('MatMul', [x, ...weights], {}, opts);
+  if (dtype === 'q8')
+    return g.op('DynamicQuantizeMatMul', [x, ...weights], {}, { ...opts, domain: MS_DOMAIN });
   const { blockSize, accuracyLevel } = ctx.precision;
-  const [packed, scales, zeroPoints] = ctx.memo(`${w.name}.q4`, () => {
-    const name = `${w.name}.q4`;
-    const q = quantizeBlock4(w.data(), w.k, w.n, blockSize);
-    const blocks = w.k / blockSize;
-    return [
-      g.tensorInit(name, [w.n, blocks, blockSize / 2], 'uint8', q.packed),
-      g.tensorInit(`${name}.scale`, [w.n * blocks], 'float32', q.scales),
-      g.tensorInit(`${name}.zero_point`, [q.zeroPoints.length], 'uint8', q.zeroPoints),
-    ];
-  });
   return g.op(
     'MatMulNBits',
-    [x, packed, scales, zeroPoints],
+    [x, ...weights],
     {
       K: { int: w.k },
       N: { int: w.n },

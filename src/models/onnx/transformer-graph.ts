@@ -17,7 +17,7 @@ import { addAttention } from './attention.js';
 import { addEmbedding } from './embedding.js';
 import { GraphBuilder } from './graph-builder.js';
 import { GraphContext, type GraphInputNames } from './graph-context.js';
-import { addLinear } from './linear.js';
+import { addLinear, linearWeightInputs } from './linear.js';
 import { addMlp } from './mlp.js';
 import { addMoe } from './moe.js';
 import { addNorm, addSkipNorm } from './norm.js';
@@ -58,6 +58,16 @@ export function buildTransformerGraph(
     ...(hasPositionIds ? { positionIds: g.input('position_ids', 'int64', ['batch', 'seq']) } : {}),
   };
   const ctx = new GraphContext(g, config, weights, inputs, { precision });
+  // Tied head: a plain MatMul over the transposed embedding [D, V] (prepacked by ONNX Runtime), registered first,
+  // while the embedding it is made from is the weight at hand (a lazy weight map would compute it twice).
+  const tiedHead = {
+    name: 'embed.weight.transposed',
+    k: config.dim,
+    n: config.vocabSize,
+    data: () => transpose(ctx.data('embed.weight'), config.vocabSize, config.dim),
+    head: true,
+  };
+  if (config.weightTying) linearWeightInputs(ctx, tiedHead);
   // Pre-norm blocks; each residual add is fused with the norm that follows it.
   let x = addEmbedding(ctx);
   let h = addNorm(ctx, 'blocks.0.norm1', x);
@@ -69,17 +79,9 @@ export function buildTransformerGraph(
     const next = i + 1 < config.numBlocks ? `blocks.${i + 1}.norm1` : 'norm_f';
     [h, x] = addSkipNorm(ctx, next, ffn, x1);
   }
-  const hf = h;
-  // Tied head: a plain MatMul over the transposed embedding [D, V] (prepacked by ONNX Runtime).
-  const head = config.weightTying
-    ? {
-        name: 'embed.weight.transposed',
-        k: config.dim,
-        n: config.vocabSize,
-        data: () => transpose(ctx.data('embed.weight'), config.vocabSize, config.dim),
-      }
-    : ctx.matrix('lm_head.weight');
-  addLinear(ctx, hf, { ...head, head: true }, 'lm_head', 'logits');
+  // A separate head is read only now: its tensor is not held while the blocks are built.
+  const head = config.weightTying ? tiedHead : { ...ctx.matrix('lm_head.weight'), head: true };
+  addLinear(ctx, h, head, 'lm_head', 'logits');
   g.output('logits');
   g.metadata('dantinox.config', JSON.stringify(config));
   const quantization = quantizationInfo(precision, ctx.quantized);
