@@ -133,7 +133,9 @@ export function withEfficiency(result: BenchmarkResult, inputs: EfficiencyInputs
   const headDtype = model.info.quantization?.headDtype;
   const footprint: MemoryFootprint = memoryFootprint(model.config, {
     dtype: runtimeDtype,
-    ...(headDtype === undefined || runtimeDtype !== model.info.dtype ? {} : { headDtype: headDtype as Dtype }),
+    ...(headDtype === undefined || runtimeDtype !== model.info.dtype
+      ? {}
+      : { headDtype: headDtype as Dtype }),
   });
   const metrics: Record<string, number> = { ...result.metrics };
   const meta: Record<string, MetaValue> = { ...(result.meta ?? {}) };
