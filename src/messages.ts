@@ -96,6 +96,16 @@ const suggestion = (name: string, candidates: readonly string[]): string => {
 };
 
 /** Message builders, by layer. */
+/** One field of a Hugging Face config.json that disagrees with its ONNX graph. */
+export interface HfGraphMismatch {
+  /** The config.json key, e.g. `intermediate_size`. */
+  readonly key: string;
+  /** Its value in config.json. */
+  readonly config: string;
+  /** What the graph holds instead, e.g. `MLP matrices 32 × 88`. */
+  readonly graph: string;
+}
+
 export const messages = {
   // ── GGUF export and engines ───────────────────────────────────────────────
   /** A model llama.cpp cannot represent. */
@@ -290,6 +300,13 @@ export const messages = {
   /** An ONNX graph whose inputs/outputs do not follow the HF decoder-with-past convention. */
   hfBadDecoderIo: (path: string, problem: string): string =>
     `"${path}" does not follow the Hugging Face decoder-with-past convention: ${problem}. Expected inputs input_ids, attention_mask, optional position_ids and past_key_values.{i}.key/.value for every layer i, and outputs logits and present.{i}.key/.value (export with \`--task text-generation-with-past\`).`,
+  /** A config.json that disagrees with the shapes of its ONNX graph. */
+  hfConfigGraphMismatch: (
+    configPath: string,
+    onnxPath: string,
+    mismatches: readonly HfGraphMismatch[],
+  ): string =>
+    `"${configPath}" disagrees with its ONNX graph "${onnxPath}": ${mismatches.map((m) => `${m.key} is ${m.config} but the graph has ${m.graph}`).join('; ')}. Fix config.json to match the graph (or use the config.json the model was exported with); FLOPs and memory figures would otherwise be wrong.`,
   /** An ONNX file that cannot be parsed. */
   hfBadOnnx: (path: string, problem: string): string =>
     `"${path}" is not a readable ONNX model: ${problem}. Re-export the model.`,
