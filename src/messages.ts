@@ -145,6 +145,9 @@ export const messages = {
   /** A file whose contents could not be parsed. */
   malformedFile: (path: string, format: string, cause: unknown): string =>
     `"${path}" is not valid ${format}: ${clip(errorText(cause))}. Fix the file or pass another one.`,
+  /** A results or chart-data file that is empty (or only whitespace). */
+  emptyDataFile: (path: string): string =>
+    `"${path}" is empty: it holds no results. Pass a results file written by "dantinox bench" (results.csv, results.json or results.jsonl) or its run folder.`,
   /** A text file (config, validation text, results) that holds a NUL byte. */
   binaryTextFile: (path: string, what: string, offset: number): string =>
     `"${path}" is a binary file, not ${what} text (NUL byte at offset ${offset}). Pass a UTF-8 (or UTF-16 with a byte-order mark) text file.`,

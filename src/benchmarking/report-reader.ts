@@ -238,13 +238,14 @@ function fromCsv(path: string, text: string): SuiteReportData {
  * Reads a report file into {@link SuiteReportData}, choosing the format by extension.
  *
  * @throws {@link DantinoxError} with code `IO` when the file cannot be read, has an unknown extension or is
- * not a report.
+ * not a report; `INVALID_INPUT` when it is empty, binary or not UTF-8/UTF-16 text.
  */
 export function readReportFile(path: string): SuiteReportData {
   const ext = extname(path).toLowerCase();
   if (!['.csv', '.json', '.jsonl'].includes(ext))
     throw new DantinoxError('IO', messages.unknownReportFormat(path));
   const text = readTextFile(path, 'report');
+  if (text.trim() === '') throw new DantinoxError('INVALID_INPUT', messages.emptyDataFile(path));
   if (ext === '.json') return fromJson(path, text);
   if (ext === '.jsonl') return fromJsonl(path, text);
   return fromCsv(path, text);

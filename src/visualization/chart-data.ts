@@ -9,6 +9,7 @@ import { extname } from 'node:path';
 import { fromCSV } from 'arquero';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { decodeText } from '../text-file.js';
 
 /** One data row: column name → cell value. Empty cells are `null`, `undefined` or `''`. */
 export type ChartRow = Readonly<Record<string, unknown>>;
@@ -53,20 +54,23 @@ export function toRows(data: ChartData): readonly ChartRow[] {
  * Reads chart rows from a file: `.csv` (header row; cells stay text, empty cells are empty; charts parse numbers),
  * `.json` (an array of row objects, or `{ rows: [...] }`) or `.jsonl` (one row object per line).
  *
- * @throws {DantinoxError} `IO` when the file cannot be read; `INVALID_INPUT` when it cannot be parsed or has an
- * unsupported extension.
+ * @throws {DantinoxError} `IO` when the file cannot be read; `INVALID_INPUT` when it is empty, binary or not
+ * UTF-8/UTF-16 text, cannot be parsed or has an unsupported extension.
  */
 export async function readChartData(path: string): Promise<readonly ChartRow[]> {
   const ext = extname(path).toLowerCase();
   if (!['.csv', '.json', '.jsonl', '.ndjson'].includes(ext)) {
     throw new DantinoxError('INVALID_INPUT', messages.unsupportedDataFile(path));
   }
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (cause) {
     throw new DantinoxError('IO', messages.cannotRead(path, 'chart data'), { cause });
   }
+  // Strict decoding: a binary file is refused, never parsed into rows of garbage.
+  const text = decodeText(bytes, path, 'chart data');
+  if (text.trim() === '') throw new DantinoxError('INVALID_INPUT', messages.emptyDataFile(path));
   try {
     // No auto-typing: a run named 2025-01-10 stays text (arquero would make it a Date); charts parse numbers.
     if (ext === '.csv') return fromCSV(text, { autoType: false }).objects() as ChartRow[];
