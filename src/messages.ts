@@ -476,7 +476,7 @@ export const messages = {
     'This report has no run id, so it cannot be added to a history. Add runs written by "dantinox bench" (results.json or results.jsonl), which carry their run id.',
   /** A run id not in the history. */
   historyUnknownRun: (path: string, runId: string): string =>
-    `Run "${runId}" is not in history file "${path}". List the runs with "dantinox history list ${path}".`,
+    `Run "${runId}" is not in history file "${path}". List the runs with "dantinox history list --history ${path}".`,
   /** `history trend` of a metric no run has. */
   historyNoTrend: (path: string, metric: string): string =>
     `No run in "${path}" has a value of "${metric}" (with these filters). Check the key with "dantinox history show <run>"; cell metrics such as p99_ms need --cell <id>.`,
@@ -584,6 +584,9 @@ export const messages = {
 
   // ── visualization ─────────────────────────────────────────────────────────
   /** A chart data row that is not an object. */
+  badChartFileRow: (path: string, where: string, row: unknown): string =>
+    `"${path}": ${where} is ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}, not a row object. Each row must be an object of column values, such as {"model": "tiny", "peak_tps": 1200}.`,
+  /** A row of chart data given in code that is not an object. */
   badChartRow: (index: number, row: unknown): string =>
     `Chart data row ${index} is ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}, not an object. Pass row objects such as { model: 'tiny', peak_tps: 1200 }.`,
   /** Chart data that is neither rows nor a table. */

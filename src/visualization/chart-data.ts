@@ -78,14 +78,17 @@ export async function readChartData(path: string): Promise<readonly ChartRow[]> 
       const parsed: unknown = JSON.parse(text);
       const rows = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown } | null)?.rows;
       if (!Array.isArray(rows)) throw new Error('expected an array of row objects or { "rows": [...] }');
-      return toRows(rows as ChartRow[]);
+      return fileRows(path, rows, (i) => `row ${i + 1}`);
     }
-    return toRows(
-      text
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as ChartRow),
-    );
+    const lines = text.split('\n');
+    const rows: unknown[] = [];
+    const lineOf: number[] = [];
+    for (const [i, line] of lines.entries()) {
+      if (line.trim() === '') continue;
+      rows.push(JSON.parse(line));
+      lineOf.push(i + 1);
+    }
+    return fileRows(path, rows, (i) => `line ${lineOf[i]}`);
   } catch (cause) {
     if (cause instanceof DantinoxError) throw cause;
     throw new DantinoxError(
@@ -96,6 +99,16 @@ export async function readChartData(path: string): Promise<readonly ChartRow[]> 
       },
     );
   }
+}
+
+/** `rows` read from `path`, each checked to be an object; `where` names a row's place in the file for errors. */
+function fileRows(path: string, rows: readonly unknown[], where: (index: number) => string): ChartRow[] {
+  for (const [i, row] of rows.entries()) {
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) {
+      throw new DantinoxError('INVALID_INPUT', messages.badChartFileRow(path, where(i), row));
+    }
+  }
+  return rows as ChartRow[];
 }
 
 /** Rows of any {@link ChartInput}: reads a file path, materialises a table, passes arrays through. */

@@ -54,6 +54,20 @@ describe.each(COMMANDS)('dantinox %s on a bad results file', (command) => {
     expect(readdirSync(cwd)).toEqual([file]);
   });
 
+  it.each([
+    ['rows.json', '[{"task": "throughput", "peak_tps": 12}, 3]', 'row 2', 3],
+    ['rows.jsonl', '{"task": "throughput"}\n\nnull\n', 'line 3', null],
+  ])(
+    'a table file %s with a row that is not an object: file and row named, exit 2',
+    async (file, text, where, row) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'dx-bad-'));
+      writeFileSync(join(cwd, file), text);
+      const io = captureIo(cwd);
+      expect(await runCli([command, file], io)).toBe(ExitCode.usage);
+      expect(io.err.join('')).toBe(`error: ${messages.badChartFileRow(join(cwd, file), where, row)}\n`);
+    },
+  );
+
   it('a CSV header without rows: no results, exit 2', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dx-bad-'));
     writeFileSync(join(cwd, 'results.csv'), 'task,status,duration_ms,model\n');
