@@ -10,7 +10,8 @@
  *   rotary tables (`cos`, `sin`, `rope`) → the largest position a table holds;
  * - the KV-cache inputs `past_key_values.{i}.key` → layers, key/value heads (dimension 1), head size (dimension 3);
  * - the weight matrices: every 2-D weight-typed initializer, and the `K × N` attributes of each `MatMulNBits`
- *   node (whose packed 4-bit initializers are 3-D) → the MLP width (`intermediate_size`).
+ *   node (whose packed 4-bit initializers are 3-D) → the MLP width (`intermediate_size`), and whether an untied
+ *   config (`tie_word_embeddings: false`) has an LM head matrix besides the embedding.
  *
  * A check whose evidence the graph does not carry (no embedding `Gather` in the top-level graph, symbolic cache
  * dimensions, no position table, no block matrix of the hidden size) is skipped, never guessed.
@@ -38,6 +39,7 @@ const KEYS = {
     kvHeads: ['n_head', 'num_attention_heads'],
     positions: ['n_positions', 'n_ctx', 'max_position_embeddings'],
     inner: ['n_inner'],
+    tying: ['tie_word_embeddings'],
   },
   llama: {
     hidden: ['hidden_size'],
@@ -47,6 +49,7 @@ const KEYS = {
     kvHeads: ['num_key_value_heads', 'num_attention_heads'],
     positions: ['max_position_embeddings'],
     inner: ['intermediate_size'],
+    tying: ['tie_word_embeddings'],
   },
 } as const;
 
@@ -203,6 +206,13 @@ export function hfGraphMismatches(hf: HfConfig, graph: OnnxGraphInfo): HfGraphMi
   }
   if (facts.positionRows !== undefined && facts.positionRows < c.maxContext) {
     add('positions', c.maxContext, `a position table of ${facts.positionRows} rows`);
+  }
+  // An untied head is a vocabulary × hidden matrix of its own; without one the graph reuses the embedding, and the
+  // parameter and memory counts of an untied config would count a head that does not exist.
+  if (!c.weightTying && rows === c.vocabSize && cols === c.dim) {
+    if (countMatrices(facts.matrices, c.dim, c.vocabSize) < 2) {
+      add('tying', 'false', 'no LM head matrix of its own (it reuses the token embedding)');
+    }
   }
   // The MLP check needs the hidden size the matrices are measured against to be right.
   const mlp = cols === undefined || cols === c.dim ? mlpWidthMismatch(hf, facts) : undefined;
