@@ -1,6 +1,6 @@
 /**
  * Fuzz of the CLI's flag space, in process (runCli with an injected console): generated invocations of bench,
- * flops, plot, report, compare, merge and history — valid and invalid flags and values, good, empty, binary and
+ * flops, plot, report, compare, merge and history (add, list, show, trend) — valid and invalid flags and values, good, empty, binary and
  * torn input files — end with exit 0, 1 or 2, never with a stack trace, an "unexpected error" or an unhandled
  * rejection. `bench` invocations always end with an invalid `--n-measure 0`, so no model is ever built. Seeded
  * (test/setup.ts), bounded in runs and time.
@@ -175,8 +175,20 @@ const FLAGS: Record<string, Record<string, boolean>> = {
     '--allow-different-models': true,
   },
   merge: { '--out': false, '--allow-partial': true, '--no-charts': true },
-  history: {},
+  history: {
+    '--history': false,
+    '--task': false,
+    '--cell': false,
+    '--model': false,
+    '--machine': false,
+    '--x': false,
+    '--out': false,
+    '--json': true,
+  },
 };
+
+/** `history` subcommands: its positionals come after the subcommand. */
+const HISTORY_SUBCOMMANDS = fc.constantFrom('add', 'list', 'show', 'trend', 'nope');
 
 /** Flags no command has, the end of options, and (rarely: they end the parse) --help and --version. */
 const STRAY = fc.oneof(
@@ -256,7 +268,13 @@ const CASES: [string, fc.Arbitrary<string[]>, number][] = [
   ['report', invocation('report', paths(0, 3)), 80],
   ['compare', invocation('compare', paths(0, 3)), 120],
   ['merge', invocation('merge', paths(0, 3)), 100],
-  ['history', invocation('history', paths(0, 2)), 40],
+  [
+    'history',
+    fc
+      .tuple(HISTORY_SUBCOMMANDS, invocation('history', paths(0, 2)))
+      .map(([sub, [command, ...rest]]) => [command as string, sub, ...rest]),
+    60,
+  ],
 ];
 
 describe('every generated invocation exits 0, 1 or 2 without a stack trace', () => {
