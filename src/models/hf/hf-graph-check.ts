@@ -4,8 +4,9 @@
  * Runtime error in every cell.
  *
  * What is read from the graph (top-level nodes, initializers and inputs; no weight data):
- * - the token embedding: the initializer a `Gather` takes rows of at `input_ids` (directly or through a
- *   `Cast`/`DequantizeLinear`) → `vocab_size` (rows) and the hidden size (columns);
+ * - the token embedding: the initializer a `Gather` takes rows of (directly or through a `Cast` or
+ *   `DequantizeLinear`) at `input_ids` (directly or reshaped/cast) → `vocab_size` (rows) and the hidden size
+ *   (columns);
  * - position tables: the other initializers a `Gather` takes rows of at `position_ids`, or that are named like
  *   rotary tables (`cos`, `sin`, `rope`) → the largest position a table holds;
  * - the KV-cache inputs `past_key_values.{i}.key` → layers, key/value heads (dimension 1), head size (dimension 3);
@@ -25,7 +26,10 @@ import type { HfConfig } from './hf-config.js';
 import type { OnnxGraphInfo, OnnxInitializerInfo, OnnxNodeInfo } from './onnx-file-info.js';
 
 const WEIGHT_TYPES: ReadonlySet<number> = new Set(WEIGHT_TENSOR_TYPES.map((t) => TENSOR_TYPES[t].onnx));
-const ROTARY_NAME = /rope|rotary|cos|sin/i;
+/** Names of rotary cos/sin tables: `rope.cos` (dantinox), `…rotary_emb.cos_cached` (transformers' exports). */
+const ROTARY_NAME = /rope|rotary|(^|[._/])(cos|sin)([._]|$)/i;
+/** Nodes that pass token or position ids through unchanged in value on their way to a `Gather`. */
+const INDEX_PASS_THROUGH = new Set(['Cast', 'Reshape', 'Unsqueeze', 'Squeeze', 'Flatten', 'Identity']);
 /** Nodes that pass a weight through unchanged in shape on its way to a `Gather`. */
 const PASS_THROUGH = new Set(['Cast', 'DequantizeLinear', 'Identity']);
 
@@ -62,7 +66,7 @@ interface GraphFacts {
   readonly layers?: number;
   readonly kvHeads?: number | undefined;
   readonly headSize?: number | undefined;
-  /** Every weight matrix as `[in, out]` (or `[out, in]`: the checks use both orders). */
+  /** Every weight matrix but the tables read by row, as `[in, out]` (or `[out, in]`: checks use both orders). */
   readonly matrices: readonly (readonly [number, number])[];
 }
 
@@ -83,11 +87,16 @@ function initializerBehind(
   return undefined;
 }
 
-/** Whether `name` is graph input `input` or a cast of it. */
+/** Whether `name` is graph input `input`, or it reshaped or cast (a few nodes deep). */
 function isInput(name: string, input: string, producers: ReadonlyMap<string, OnnxNodeInfo>): boolean {
-  if (name === input) return true;
-  const node = producers.get(name);
-  return node !== undefined && node.opType === 'Cast' && node.inputs[0] === input;
+  let current = name;
+  for (let hops = 0; hops < 4; hops++) {
+    if (current === input) return true;
+    const node = producers.get(current);
+    if (node === undefined || !INDEX_PASS_THROUGH.has(node.opType)) return false;
+    current = node.inputs[0] ?? '';
+  }
+  return false;
 }
 
 function graphFacts(graph: OnnxGraphInfo): GraphFacts {
@@ -96,19 +105,25 @@ function graphFacts(graph: OnnxGraphInfo): GraphFacts {
   for (const node of graph.nodes) for (const out of node.outputs) producers.set(out, node);
   let embedding: readonly number[] | undefined;
   const tables: number[] = [];
+  // Tables read by row (embedding, positions) are not weight matrices of the blocks or the head.
+  const gathered = new Set<string>();
   for (const node of graph.nodes) {
     if (node.opType !== 'Gather' || (node.ints['axis'] ?? 0) !== 0) continue;
     const data = initializerBehind(node.inputs[0] ?? '', inits, producers);
     if (data === undefined || data.dims.length !== 2) continue;
     const indices = node.inputs[1] ?? '';
-    if (isInput(indices, 'input_ids', producers)) embedding ??= data.dims;
-    else if (isInput(indices, 'position_ids', producers) || ROTARY_NAME.test(data.name)) {
+    if (isInput(indices, 'input_ids', producers)) {
+      embedding ??= data.dims;
+      gathered.add(data.name);
+    } else if (isInput(indices, 'position_ids', producers) || ROTARY_NAME.test(data.name)) {
       tables.push(data.dims[0] ?? 0);
+      gathered.add(data.name);
     }
   }
   const matrices: [number, number][] = [];
   for (const t of graph.initializers) {
     const [a, b] = t.dims;
+    if (gathered.has(t.name)) continue;
     if (t.dims.length === 2 && WEIGHT_TYPES.has(t.dataType) && a !== undefined && b !== undefined) {
       matrices.push([a, b]);
     }
@@ -210,7 +225,7 @@ export function hfGraphMismatches(hf: HfConfig, graph: OnnxGraphInfo): HfGraphMi
   // An untied head is a vocabulary × hidden matrix of its own; without one the graph reuses the embedding, and the
   // parameter and memory counts of an untied config would count a head that does not exist.
   if (!c.weightTying && rows === c.vocabSize && cols === c.dim) {
-    if (countMatrices(facts.matrices, c.dim, c.vocabSize) < 2) {
+    if (countMatrices(facts.matrices, c.dim, c.vocabSize) === 0) {
       add('tying', 'false', 'no LM head matrix of its own (it reuses the token embedding)');
     }
   }

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type CliIo, ExitCode, runCli } from '../../../src/cli/index.js';
 import { DantinoxError } from '../../../src/errors.js';
-import { readHfConfig } from '../../../src/models/hf/hf-config.js';
+import { hfConfigFromJson, readHfConfig } from '../../../src/models/hf/hf-config.js';
 import { hfGraphMismatches } from '../../../src/models/hf/hf-graph-check.js';
 import { loadHfModel } from '../../../src/models/hf/hf-model.js';
-import { readOnnxGraph } from '../../../src/models/hf/onnx-file-info.js';
+import { type OnnxGraphInfo, readOnnxGraph } from '../../../src/models/hf/onnx-file-info.js';
 import { ModelConfig } from '../../../src/models/model-config.js';
 import { type TinyHfModel, type TinyLayout, writeTinyHfModel } from './fixtures.js';
 
@@ -122,6 +122,53 @@ describe('each lying field is named with its value and the graph’s', () => {
         readOnnxGraph(join(f.dir, 'onnx/model.onnx')),
       ),
     ).toEqual([]);
+  });
+});
+
+describe('graphs laid out as other exporters do', () => {
+  const hf = (json: Record<string, unknown>) => hfConfigFromJson({ model_type: 'gpt2', ...json });
+  const GPT2 = { n_embd: 8, n_head: 2, n_layer: 1, vocab_size: 50, n_positions: 16, n_inner: 32 };
+  const init = (name: string, dims: number[]) => ({ name, dims, dataType: 1 });
+  const node = (opType: string, inputs: string[], output: string) => ({
+    opType,
+    inputs,
+    outputs: [output],
+    ints: {},
+  });
+  /** optimum's gpt2: ids reshaped before the Gather, a fused c_attn, Conv1D weights as [in, out]. */
+  const optimumGpt2: OnnxGraphInfo = {
+    initializers: [
+      init('transformer.wte.weight', [50, 8]),
+      init('transformer.wpe.weight', [16, 8]),
+      init('transformer.h.0.attn.c_attn.weight', [8, 24]),
+      init('transformer.h.0.attn.c_proj.weight', [8, 8]),
+      init('transformer.h.0.mlp.c_fc.weight', [8, 32]),
+      init('transformer.h.0.mlp.c_proj.weight', [32, 8]),
+    ],
+    nodes: [
+      node('Reshape', ['input_ids', 'shape'], 'ids2d'),
+      node('Gather', ['transformer.wte.weight', 'ids2d'], 'tok'),
+      node('Unsqueeze', ['position_ids', 'axes'], 'pos2d'),
+      node('Gather', ['transformer.wpe.weight', 'pos2d'], 'pos'),
+    ],
+    inputs: [{ name: 'past_key_values.0.key', dims: ['batch', 2, 'past', 4] }],
+  };
+
+  test('agrees with its own config', () => {
+    expect(hfGraphMismatches(hf(GPT2), optimumGpt2)).toEqual([]);
+  });
+
+  test.each([
+    [{ vocab_size: 64 }, 'vocab_size', '64', 'token embedding 50 × 8'],
+    [{ n_positions: 32 }, 'n_positions', '32', 'a position table of 16 rows'],
+    [{ n_inner: 64 }, 'n_inner', '64', 'MLP matrices 8 × 32'],
+  ])('%o is found through the reshaped ids and the fused QKV', (edit, key, config, graph) => {
+    expect(hfGraphMismatches(hf({ ...GPT2, ...edit }), optimumGpt2)).toEqual([{ key, config, graph }]);
+  });
+
+  test('a graph whose weights this check cannot read gets no verdict', () => {
+    const opaque: OnnxGraphInfo = { initializers: [], nodes: [], inputs: [] };
+    expect(hfGraphMismatches(hf({ ...GPT2, n_inner: 999, vocab_size: 7 }), opaque)).toEqual([]);
   });
 });
 
