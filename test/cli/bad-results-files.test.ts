@@ -6,22 +6,10 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode, runCli } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { Rng } from '../../src/rng.js';
-
-function captureIo(cwd: string): CliIo & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    out,
-    err,
-    stdout: { write: (s: string) => out.push(s) },
-    stderr: { write: (s: string) => err.push(s) },
-    cwd,
-    now: () => new Date(2026, 0, 31, 4, 5, 9),
-  };
-}
+import { captureIo } from './capture-io.js';
 
 /** 3,000 seeded random bytes (they hold NUL bytes and invalid UTF-8). */
 function randomBytes(seed: number): Buffer {

@@ -6,13 +6,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { type CliIo, ExitCode, runCli } from '../../../src/cli/index.js';
+import { ExitCode, runCli } from '../../../src/cli/index.js';
 import { DantinoxError } from '../../../src/errors.js';
 import { hfConfigFromJson, readHfConfig } from '../../../src/models/hf/hf-config.js';
 import { hfGraphMismatches } from '../../../src/models/hf/hf-graph-check.js';
 import { loadHfModel } from '../../../src/models/hf/hf-model.js';
 import { type OnnxGraphInfo, readOnnxGraph } from '../../../src/models/hf/onnx-file-info.js';
 import { ModelConfig } from '../../../src/models/model-config.js';
+import { captureIo } from '../../cli/capture-io.js';
 import { type TinyHfModel, type TinyLayout, writeTinyHfModel } from './fixtures.js';
 
 const made: TinyHfModel[] = [];
@@ -197,16 +198,9 @@ describe('loadHfModel and the CLI refuse the folder', () => {
   test('bench --model: one line, exit 2', async () => {
     const dir = lying({ vocab_size: 300 }, 'fp32');
     const cwd = mkdtempSync(join(tmpdir(), 'dx-hfcheck-cli-'));
-    const out: string[] = [];
-    const err: string[] = [];
-    const io: CliIo = {
-      stdout: { write: (s: string) => out.push(s) },
-      stderr: { write: (s: string) => err.push(s) },
-      cwd,
-      now: () => new Date(2026, 0, 31),
-    };
+    const io = captureIo(cwd);
     const code = await runCli(['bench', '--model', dir, '--out', 'o', '--tasks', 'latency'], io);
-    const text = err.join('');
+    const text = io.err.join('');
     expect(code, text).toBe(ExitCode.usage);
     expect(
       text
