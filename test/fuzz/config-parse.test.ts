@@ -89,7 +89,7 @@ function onlyDantinoxErrors(parse: () => unknown, what: string): void {
   }
 }
 
-const RUNS = { numRuns: 400, interruptAfterTimeLimit: 8_000, markInterruptAsFailure: false };
+const RUNS = { numRuns: 400, interruptAfterTimeLimit: 4_000, markInterruptAsFailure: false };
 
 describe('config parsers throw only DantinoxError', () => {
   it.each([
