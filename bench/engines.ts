@@ -1,7 +1,8 @@
 /**
  * The same weights on three engines, side by side in one process: dantinox's ONNX graph on onnxruntime-node
  * (`ort`), llama.cpp through node-llama-cpp on GGUF exports (F32, Q8_0, Q4_0), and transformers.js on the
- * Hugging Face export. Model: a GPT-2-small-sized llama shape (dim 768, 12 heads, 12 blocks, SwiGLU width 2048,
+ * Hugging Face export (model.onnx, model_quantized.onnx, model_q4.onnx) — each in fp32, q8 and q4 quantized by
+ * dantinox from the same weights. Model: a GPT-2-small-sized llama shape (dim 768, 12 heads, 12 blocks, SwiGLU width 2048,
  * vocab 50,257, tied head; 124 M parameters, seeded random weights).
  *
  * Measures, per engine and dtype, at the same thread count:
@@ -27,6 +28,7 @@ import { loadNodeLlamaCpp } from '../src/models/engines/llama-cpp/node-llama-cpp
 import { createTransformersJsModel } from '../src/models/engines/transformers-js/create-transformers-js-model.js';
 import { exportGguf, type GgufDtype } from '../src/models/gguf/gguf-export.js';
 import { countParameters, createModel, initWeights, type Model, ModelConfig } from '../src/models/index.js';
+import { resolvePrecision } from '../src/models/onnx/precision.js';
 import { argmax } from '../src/models/paradigms/sampling.js';
 import { Rng } from '../src/rng.js';
 
@@ -39,6 +41,8 @@ const { values: args } = parseArgs({
   },
 });
 const threads = Number(args.threads);
+/** The dtypes every engine runs, by dantinox's names (llama.cpp: F32, Q8_0, Q4_0). */
+const DTYPES = ['fp32', 'q8', 'q4'] as const;
 const rounds = Number(args.rounds);
 const steps = Number(args.steps);
 const promptLen = Number(args.prompt);
@@ -162,12 +166,14 @@ async function main(): Promise<void> {
     `model: llama shape dim 768, 12 heads, 12 blocks, SwiGLU 2048, vocab 50257 (${(countParameters(config) / 1e6).toFixed(0)} M params), prompt ${promptLen}, ${steps} decode steps, ${rounds} rounds`,
   );
   const variants: Variant[] = [];
-  const skipped: string[] = [];
-  const ort = await createModel(config, { weights, threads, name: 'engines' });
-  variants.push(modelVariant('ort', 'fp32', ort));
-  skipped.push('ort q8, ort q4: built-in quantized ONNX models are not available in this build');
+  // Every engine quantizes the same fp32 weights with dantinox's quantizers (LM head included, as llama.cpp's pure
+  // GGUF types): ort as DynamicQuantizeMatMul / MatMulNBits graphs, transformers.js as the files exportHfModel writes.
+  for (const dtype of DTYPES) {
+    const ort = await createModel(config, { weights, threads, dtype, name: `engines-${dtype}` });
+    variants.push(modelVariant('ort', dtype, ort));
+  }
   const dir = mkdtempSync(join(tmpdir(), 'dantinox-engines-'));
-  for (const dtype of ['fp32', 'q8', 'q4'] as const) {
+  for (const dtype of DTYPES) {
     const path = join(dir, `model-${dtype}.gguf`);
     exportGguf({ config, weights }, path, { dtype });
     variants.push(await nativeLlamaVariant(path, dtype, config.maxContext));
@@ -175,16 +181,11 @@ async function main(): Promise<void> {
   variants.push(
     modelVariant('llama.cpp/Model', 'fp32', await createLlamaCppModel({ config, weights }, { threads })),
   );
-  variants.push(
-    modelVariant(
-      'transformers.js',
-      'fp32',
-      await createTransformersJsModel({ config, weights }, { threads }),
-    ),
-  );
-  skipped.push(
-    'transformers.js q8, q4: the Hugging Face export writes fp32 ONNX only in this build (model_quantized.onnx / model_q4.onnx come with quantized exports)',
-  );
+  for (const dtype of DTYPES) {
+    const precision = resolvePrecision(config, { dtype });
+    const tjs = await createTransformersJsModel({ config, weights }, { threads, precision });
+    variants.push(modelVariant('transformers.js', dtype, tjs));
+  }
 
   const prompt = Int32Array.from(new Rng(1n).integers(config.vocabSize, promptLen));
   // Warm-up: one prefill and one decode per variant.
@@ -223,7 +224,7 @@ async function main(): Promise<void> {
     return `${median(per).toFixed(2)}× (per round ${Math.min(...per).toFixed(2)}–${Math.max(...per).toFixed(2)})`;
   };
   console.log('\nratios (medians of per-round ratios; > 1 means the first engine is faster):');
-  for (const dtype of ['fp32', 'q8', 'q4']) {
+  for (const dtype of DTYPES) {
     console.log(
       `  ort ${dtype} ÷ llama.cpp ${dtype} decode : ${ratio(`ort ${dtype}`, `llama.cpp ${dtype}`, 'decode')}`,
     );
@@ -237,7 +238,6 @@ async function main(): Promise<void> {
   console.log(
     `  llama.cpp/Model fp32 ÷ llama.cpp fp32 decode: ${ratio('llama.cpp/Model fp32', 'llama.cpp fp32', 'decode')}`,
   );
-  for (const s of skipped) console.log(`skipped: ${s}`);
   console.log(
     `load average at end: ${loadavg()
       .map((x) => x.toFixed(2))

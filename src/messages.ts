@@ -132,6 +132,12 @@ export const messages = {
   /** A GGUF export asked for a head dtype other than the matrices'. */
   ggufOneDtype: (dtype: string, headDtype: string): string =>
     `The llama.cpp engine stores every matrix of its GGUF file in one dtype (${dtype}); --head-dtype ${headDtype} applies to --engine ort and transformers.js. Drop --head-dtype, or use another engine.`,
+  /** A Hugging Face folder whose ONNX graph lacks a canonical weight (not written by exportHfModel). */
+  hfWeightNotFound: (folder: string, name: string, dims: readonly number[]): string =>
+    `"${folder}" has no float32 initializer "${name}" of shape [${dims.join(', ')}] in onnx/model.onnx: only folders written by exportHfModel / "dantinox export --format hf" (fp32 file) can be converted. Export the built-in model directly instead.`,
+  /** `export --model` with options that choose another source or format. */
+  exportModelAlone: (): string =>
+    'export --model converts a Hugging Face folder to GGUF: drop --config and --weights (the folder has its config and weights) and --format hf.',
   /** An execution provider given to an engine that runs on the CPU only. */
   engineCpuOnly: (engine: string, provider: string): string =>
     `The ${engine} engine runs on the CPU only; --ep ${provider} applies to --engine ort. Drop --ep or use --engine ort.`,

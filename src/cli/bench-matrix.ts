@@ -210,10 +210,13 @@ export function variantSelection(
   };
 }
 
-/** The parts of a model selection every variant shares: `--ep`, `--force`, `--head-dtype`, `--block-size`, `--reference`. */
+/**
+ * The parts of a model selection every variant shares: `--ep`, `--force`, `--head-dtype`, `--block-size`,
+ * `--reference`, `--reference-engine`.
+ */
 export type SharedSelection = Pick<
   ModelSelection,
-  'executionProvider' | 'force' | 'headDtype' | 'blockSize' | 'reference'
+  'executionProvider' | 'force' | 'headDtype' | 'blockSize' | 'reference' | 'referenceEngine'
 >;
 
 /** The benchmark config of a variant: the shared one with the variant's threads. */

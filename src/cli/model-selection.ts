@@ -46,6 +46,8 @@ export interface ModelSelection {
   readonly blockSize?: number;
   /** `--reference`: the folder of the kld task's reference model. */
   readonly reference?: string;
+  /** `--reference-engine`: the engine that runs the kld task's (fp32) reference. @default 'ort' */
+  readonly referenceEngine?: EngineName;
 }
 
 /** A checked selection: the built-in config to build (absent for a Hugging Face folder) and its name. */
@@ -78,6 +80,11 @@ export const DEFAULT_PRESET = 'small';
 export function checkModelSelection(selection: ModelSelection, cwd: string): CheckedSelection {
   const reference =
     selection.reference === undefined ? {} : { reference: folderOf(selection.reference, cwd) };
+  if (selection.referenceEngine === 'llama.cpp') {
+    const folder = selection.reference ?? selection.model;
+    if (folder !== undefined)
+      throw new DantinoxError('INVALID_OPTION', messages.engineNeedsBuiltin('llama.cpp', folder));
+  }
   if (selection.model !== undefined) {
     if (selection.config !== undefined) throw new DantinoxError('INVALID_OPTION', messages.configAndModel());
     if (selection.engine === 'llama.cpp') {

@@ -6,7 +6,8 @@
  */
 import { basename, resolve } from 'node:path';
 import { createEngineModel, loadEngineModel } from '../models/engines/engine-model.js';
-import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
+import type { Model, ModelConfig } from '../models/index.js';
+import { Paradigm } from '../models/index.js';
 import { describeModel } from './describe-model.js';
 import { checkModelSelection, type ModelSelection } from './model-selection.js';
 
@@ -69,20 +70,32 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
 }
 
 /**
- * Opens the kld task's reference for `selection`: the `--reference` folder's fp32 model; else, for `--model`, the
- * fp32 file of the same folder; else the fp32 built-in model of the same config and seed.
+ * Opens the kld task's reference for `selection`, in fp32 on `--reference-engine` (default `ort`): the
+ * `--reference` folder's model; else, for `--model`, the fp32 file of the same folder; else the built-in model of
+ * the same config and seed.
  *
- * @throws the errors of {@link checkModelSelection}, `createModel` and `loadHfModel`.
+ * @throws the errors of {@link checkModelSelection}, `createEngineModel` and `loadEngineModel`.
  */
 export async function openReference(selection: ModelSelection, cwd: string): Promise<Model> {
   const checked = checkModelSelection(selection, cwd);
-  const engine = engineOptions(selection);
+  const referenceEngine = selection.referenceEngine ?? 'ort';
+  const engine = {
+    ...(selection.threads === undefined ? {} : { threads: selection.threads }),
+    // The execution provider is ONNX Runtime's: the other engines run on the CPU.
+    ...(referenceEngine === 'ort' && selection.executionProvider !== undefined
+      ? { executionProvider: selection.executionProvider }
+      : {}),
+  };
   const folder =
     checked.reference ?? (checked.config === undefined ? resolve(cwd, selection.model as string) : undefined);
   if (folder !== undefined) {
-    return loadHfModel(folder, { ...engine, dtype: 'fp32', name: `${basename(folder)} (reference)` });
+    return loadEngineModel(referenceEngine, folder, {
+      ...engine,
+      dtype: 'fp32',
+      name: `${basename(folder)} (reference)`,
+    });
   }
-  return createModel(checked.config as ModelConfig, {
+  return createEngineModel(referenceEngine, checked.config as ModelConfig, {
     seed: selection.seed,
     ...engine,
     name: `${checked.name} (reference)`,

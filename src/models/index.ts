@@ -64,6 +64,7 @@ export {
 export { HfModel, type LoadHfModelOptions, loadHfModel } from './hf/hf-model.js';
 export { HfTokenizer, loadHfTokenizer } from './hf/hf-tokenizer.js';
 export { byteTokenizerFiles, gpt2TokenizerFiles, type HfTokenizerFiles } from './hf/hf-tokenizer-json.js';
+export { type HfWeights, readHfWeights } from './hf/hf-weights.js';
 // ── contracts ───────────────────────────────────────────────────────────────
 export type { BatchShape, DecodeState, Logits, Model, ModelInfo, ModelLoad, StepResult } from './model.js';
 // ── config ──────────────────────────────────────────────────────────────────

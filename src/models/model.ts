@@ -73,6 +73,12 @@ export interface ModelInfo {
   readonly load?: ModelLoad;
   /** Which matrices are quantized (absent when every weight is float32). */
   readonly quantization?: QuantizationInfo;
+  /**
+   * The dtype the engine holds the weights in while it runs, when it differs from `dtype`: the built-in `fp16`
+   * graph stores float16 weights that ONNX Runtime casts to float32 when the session is created, so a decode step
+   * reads `fp32` bytes. Bandwidth figures (MBU) use it.
+   */
+  readonly runtimeDtype?: Dtype;
 }
 
 /** Cost of creating or loading a model: wall time and the process's peak resident memory meanwhile. */

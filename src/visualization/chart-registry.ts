@@ -1,5 +1,5 @@
 /**
- * Chart registries: instances (never a module-global map) that start with the seven built-in charts. Built-ins
+ * Chart registries: instances (never a module-global map) that start with the built-in charts. Built-ins
  * are a literal map, so importing dantinox registers nothing by side effect.
  *
  * @packageDocumentation
@@ -8,6 +8,7 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { Chart, type ChartAccepts, type ChartClass, type ChartParam } from './chart.js';
 import { CompareChart } from './charts/compare-chart.js';
+import { KldParetoChart } from './charts/kld-pareto-chart.js';
 import { LatencyChart } from './charts/latency-chart.js';
 import { ParetoChart } from './charts/pareto-chart.js';
 import { RadarChart } from './charts/radar-chart.js';
@@ -24,6 +25,7 @@ export const builtinCharts = {
   throughput_batch: ThroughputBatchChart,
   latency: LatencyChart,
   pareto: ParetoChart,
+  pareto_kld: KldParetoChart,
   radar: RadarChart,
   roofline: RooflineChart,
   compare: CompareChart,
@@ -45,6 +47,8 @@ export interface BuiltinChartOptionsMap {
   latency: NonNullable<ConstructorParameters<typeof LatencyChart>[0]>;
   /** {@link ParetoChart} options. */
   pareto: NonNullable<ConstructorParameters<typeof ParetoChart>[0]>;
+  /** {@link KldParetoChart} options. */
+  pareto_kld: NonNullable<ConstructorParameters<typeof KldParetoChart>[0]>;
   /** {@link RadarChart} options. */
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
   /** {@link RooflineChart} options. */

@@ -33,6 +33,10 @@ const KNOWN: Readonly<Record<string, MetricInfo>> = {
   eval_loss: { title: 'Eval loss (nats/token)', short: 'Eval loss' },
   bits_per_byte: { title: 'Bits per byte', short: 'Bits/byte' },
   tokens_scored: { title: 'Tokens scored', short: 'Tokens scored' },
+  kld_mean: { title: 'KL divergence from the reference, mean (nats)', short: 'KLD mean' },
+  kld_p99: { title: 'KL divergence from the reference, p99 (nats)', short: 'KLD p99' },
+  top1_agreement: { title: 'Top-1 agreement with the reference', short: 'Top-1 agree' },
+  ppl_ratio: { title: 'Perplexity ÷ reference perplexity', short: 'PPL ratio' },
   params: { title: 'Parameters', short: 'Params' },
   loss: { title: 'Loss', short: 'Loss' },
   train_loss: { title: 'Training loss', short: 'Train loss' },
@@ -71,7 +75,8 @@ export function metricShortLabel(column: string): string {
 
 /**
  * Name fragments of metrics where a lower value is better: latencies and times (`latency`, `_ms`, `ttft`,
- * `tpot`, `time`, `_s`), perplexity, losses, bits per byte/token, memory and bytes, error rates.
+ * `tpot`, `time`, `_s`), perplexity (and its ratio to a reference), KL divergences, losses, bits per byte/token,
+ * memory and bytes, error rates.
  */
 export const LOWER_IS_BETTER_PATTERNS: readonly RegExp[] = [
   /latency/i,
@@ -79,6 +84,7 @@ export const LOWER_IS_BETTER_PATTERNS: readonly RegExp[] = [
   /(^|_)(s|sec|seconds|ns|us)$/i,
   /ttft|tpot|(^|_)time($|_)/i,
   /perplexity|(^|_)ppl($|_)/i,
+  /(^|_)kld($|_)/i,
   /loss/i,
   /bits|(^|_)bpb($|_)|(^|_)bpt($|_)/i,
   /memory|(^|_)mem($|_)|bytes|(^|_)(mb|gb|kb)($|_)/i,

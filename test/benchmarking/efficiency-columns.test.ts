@@ -6,6 +6,7 @@ import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
 import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
 import { ThroughputTask } from '../../src/benchmarking/tasks/throughput-task.js';
 import { messages } from '../../src/messages.js';
+import type { ModelInfo } from '../../src/models/model.js';
 import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
 import { type Ceilings, countDecodeFlops, countFlops, memoryFootprint } from '../../src/profiling/index.js';
 import { FakeModel } from './fake-model.js';
@@ -44,8 +45,8 @@ function calibrationWith(ceilings: Omit<Ceilings, 'source'>, theoretical?: Ceili
   };
 }
 
-async function run(calibration: Calibration | undefined) {
-  const model = new FakeModel(); // a call over t tokens costs 1 ms + 0.01 ms · t on the manual clock
+async function run(calibration: Calibration | undefined, info: Partial<ModelInfo> = {}) {
+  const model = new FakeModel({ info }); // a call over t tokens costs 1 ms + 0.01 ms · t on the manual clock
   const suite = new BenchmarkSuite({ tasks: [new ThroughputTask(), new LatencyTask()], config });
   const report = await suite.run(new ARParadigm(model.config), model, {
     clock: model.clock,
@@ -91,6 +92,27 @@ describe('efficiency columns', () => {
     expect(report.modelMeta['ceiling_gflops_fp32']).toBe(0.5);
     expect(report.modelMeta['ceiling_bandwidth_gbs']).toBe(0.002);
     expect(report.environment?.calibration).toEqual(calibration);
+  });
+
+  it('MBU counts the bytes the engine reads: the run-time dtype of the weights, and the LM head in its own dtype', async () => {
+    const calibration = calibrationWith({ gemmGflops: { fp32: 0.5 }, bandwidthGbs: 0.002 });
+    const cases: [Partial<ModelInfo>, Parameters<typeof memoryFootprint>[1]][] = [
+      // The built-in fp16 graph casts its float16 weights to float32 when the session is created.
+      [{ dtype: 'fp16', runtimeDtype: 'fp32' }, { dtype: 'fp32' }],
+      [
+        { dtype: 'q4', quantization: { dtype: 'q4', headDtype: 'fp32', matrices: {} } },
+        { dtype: 'q4', headDtype: 'fp32' },
+      ],
+      [{ dtype: 'q8' }, { dtype: 'q8' }],
+    ];
+    for (const [info, footprintOptions] of cases) {
+      const { model, report } = await run(calibration, info);
+      const latency = report.results[1];
+      const fp = memoryFootprint(model.config, footprintOptions);
+      const context = latency?.meta?.['decode_context'] as number;
+      const bytes = fp.activeWeightBytes + context * fp.kvBytesPerToken;
+      expect(latency?.metrics['mbu'], JSON.stringify(info)).toBeCloseTo(bytes / 1.01e-3 / 0.002e9, 12);
+    }
   });
 
   it('a dtype or bandwidth without a ceiling gives the reason, never a number', async () => {

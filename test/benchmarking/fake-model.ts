@@ -34,6 +34,8 @@ export interface FakeModelOptions {
   readonly cost?: FakeCost;
   /** Throw from forward when batch·seq exceeds this (simulates out-of-memory). */
   readonly maxTokensPerCall?: number;
+  /** {@link ModelInfo} fields over the defaults (name `fake`, dtype `fp32`…). */
+  readonly info?: Partial<ModelInfo>;
 }
 
 /** One call of a {@link FakeModel}. */
@@ -76,7 +78,7 @@ export class FakeModel implements Model {
       maxContext: 64,
       ...options.config,
     });
-    this.info = { name: 'fake', engine: 'fake-engine 1.0', threads: 1, dtype: 'fp32' };
+    this.info = { name: 'fake', engine: 'fake-engine 1.0', threads: 1, dtype: 'fp32', ...options.info };
     if (options.tokenizer) this.tokenizer = options.tokenizer;
     this.clock = options.clock ?? createManualClock();
     this.#cost = options.cost ?? { fixedNs: 1_000_000, perTokenNs: 10_000 };

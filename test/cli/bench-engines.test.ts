@@ -80,6 +80,66 @@ describe('--engine ort,llama.cpp,transformers.js --dtype q8 (a matrix over engin
   });
 });
 
+describe('--reference-engine: kld of one engine against another, on the same fp32 weights', () => {
+  for (const [engine, reference] of [
+    ['llama.cpp', 'ort'],
+    ['ort', 'transformers.js'],
+  ] as const) {
+    it(`${engine} against ${reference}: the same distributions (KL ≈ 0, every argmax agrees)`, {
+      timeout: 180_000,
+    }, async () => {
+      const cwd = mkdtempSync(join(tmpdir(), 'dantinox-engine-'));
+      const run = await runCli(
+        [
+          'bench',
+          '--config',
+          'tiny',
+          '--engine',
+          engine,
+          '--tasks',
+          'kld',
+          '--reference-engine',
+          reference,
+          ...QUICK,
+          '--out',
+          'out',
+        ],
+        { cwd },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const kld = SuiteReport.load(join(cwd, 'out', 'results.json')).results[0];
+      expect(kld?.status).toBe('completed');
+      expect(String(kld?.meta?.['reference_engine'])).toContain(
+        reference === 'ort' ? 'onnxruntime-node' : '@huggingface/transformers',
+      );
+      expect(kld?.metrics['kld_mean']).toBeLessThan(1e-5);
+      expect(kld?.metrics['top1_agreement']).toBe(1);
+    });
+  }
+});
+
+it('--reference-engine llama.cpp with a Hugging Face reference folder is a usage error', async () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'dantinox-engine-'));
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(cwd, 'folder'));
+  const run = await runCli(
+    [
+      'bench',
+      '--config',
+      'tiny',
+      '--tasks',
+      'kld',
+      '--reference',
+      'folder',
+      '--reference-engine',
+      'llama.cpp',
+    ],
+    { cwd },
+  );
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/^error: The llama\.cpp engine cannot run "folder"/);
+});
+
 it('--engine llama.cpp with a Hugging Face folder is a usage error naming what works', async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'dantinox-engine-'));
   const { mkdirSync } = await import('node:fs');

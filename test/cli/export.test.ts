@@ -76,6 +76,29 @@ describe('dantinox export', () => {
     expect(bench.stdout).toMatch(/Engine: onnxruntime-node [^\n]*, q4\n/);
   });
 
+  it('--model converts a Hugging Face folder to the same GGUF file as exporting the built-in model', async () => {
+    const folder = join(dir, 'tiny-hf-for-gguf');
+    expect((await runCli(['export', '--config', 'tiny', '--format', 'hf', '--out', folder])).code).toBe(0);
+    const fromFolder = join(dir, 'from-folder-q4.gguf');
+    const direct = join(dir, 'direct-q4.gguf');
+    const run = await runCli(['export', '--model', folder, '--dtype', 'q4', '--out', fromFolder]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Q4_0 matrices/);
+    expect((await runCli(['export', '--config', 'tiny', '--dtype', 'q4', '--out', direct])).code).toBe(0);
+    expect(readFileSync(fromFolder).equals(readFileSync(direct))).toBe(true);
+    const mixed = await runCli([
+      'export',
+      '--model',
+      folder,
+      '--config',
+      'tiny',
+      '--out',
+      join(dir, 'x.gguf'),
+    ]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/^error: export --model converts a Hugging Face folder to GGUF/);
+  });
+
   it('what llama.cpp cannot represent is one clear line and exit code 1', async () => {
     const config = join(dir, 'diffusion.json');
     const { writeFileSync } = await import('node:fs');

@@ -5,6 +5,7 @@ import { messages } from '../../src/messages.js';
 import type { Chart, ChartSpec } from '../../src/visualization/chart.js';
 import { isVegaLiteSpec } from '../../src/visualization/chart.js';
 import { type ChartRow, readChartData } from '../../src/visualization/chart-data.js';
+import { KldParetoChart } from '../../src/visualization/charts/kld-pareto-chart.js';
 import { LatencyChart } from '../../src/visualization/charts/latency-chart.js';
 import { ParetoChart } from '../../src/visualization/charts/pareto-chart.js';
 import { RadarChart } from '../../src/visualization/charts/radar-chart.js';
@@ -22,6 +23,7 @@ beforeAll(async () => {
     'bench-multi',
     'bench-runs',
     'bench-roofline',
+    'bench-engines',
     'training-log-epochs',
     'training-log-runs',
   ]) {
@@ -99,6 +101,17 @@ const cases: {
     fixture: 'bench-runs',
     title: 'Perplexity vs peak throughput',
     texts: ['Parameters', 'small (2025-01-10)'],
+  },
+  {
+    golden: 'pareto-kld-engines',
+    chart: () => new KldParetoChart(),
+    fixture: 'bench-engines',
+    title: 'KL divergence from the reference, mean vs decode throughput',
+    texts: [
+      'tiny-llama.cpp-q4-t2',
+      'tiny-ort-q8-t2',
+      'KL divergence from the reference, mean (nats), lower is better',
+    ],
   },
   {
     golden: 'radar-multi',

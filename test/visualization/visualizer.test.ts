@@ -19,6 +19,7 @@ const BUILTINS = [
   'throughput_batch',
   'latency',
   'pareto',
+  'pareto_kld',
   'radar',
   'roofline',
   'compare',
@@ -145,6 +146,11 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('loss | train_loss'),
     });
+    // A run without the kld task has no quality-vs-speed trade-off of quantization to draw.
+    expect(results['pareto_kld']).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('kld_mean'),
+    });
     // Results of an uncalibrated run have no ceilings to draw a roofline under.
     expect(results['roofline']).toMatchObject({
       status: 'skipped',
@@ -155,7 +161,7 @@ describe('Visualizer.render', () => {
       reason: expect.stringContaining('change'),
     });
     expect(results['trend']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('time') });
-    for (const name of BUILTINS.slice(1, -3)) {
+    for (const name of BUILTINS.slice(1, -3).filter((n) => n !== 'pareto_kld')) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

@@ -7,13 +7,14 @@
 import { accessSync, constants } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
 import type { LogLevel } from '../../benchmarking/index.js';
 import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
 import { DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { ENGINE_NAMES, type EngineName } from '../../models/engines/engine-name.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
 import {
   addMatrixAxisOptions,
@@ -163,6 +164,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly headDtype?: string;
   readonly blockSize?: number;
   readonly reference?: string;
+  readonly referenceEngine?: EngineName;
   readonly benchConfig?: string;
   readonly out?: string;
   readonly shard?: string;
@@ -255,6 +257,12 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       '--reference <folder>',
       'kld: the reference model folder (default: fp32 of the same config and seed, or the fp32 file of --model)',
     )
+    .addOption(
+      new Option(
+        '--reference-engine <name>',
+        'kld: the engine that runs the fp32 reference (default: ort), e.g. to check one engine against another',
+      ).choices([...ENGINE_NAMES]),
+    )
     .option(
       '--bench-config <file>',
       'YAML/JSON BenchmarkConfig (seed snake_case accepted); flags override it',
@@ -331,6 +339,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     ...(options.headDtype === undefined ? {} : { headDtype: options.headDtype }),
     ...(options.blockSize === undefined ? {} : { blockSize: options.blockSize }),
     ...(options.reference === undefined ? {} : { reference: options.reference }),
+    ...(options.referenceEngine === undefined ? {} : { referenceEngine: options.referenceEngine }),
   };
   checkVariants(matrix.variants, config, io.cwd, shared);
   checkHistoryOptions(options, io.cwd);

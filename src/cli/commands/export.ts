@@ -1,11 +1,14 @@
 /**
  * `dantinox export`: writes a built-in model (seeded random weights, or weights from a safetensors file) as a
- * GGUF file for llama.cpp or as a Hugging Face ONNX folder for transformers.js.
+ * GGUF file for llama.cpp or as a Hugging Face ONNX folder for transformers.js, or converts such a folder to GGUF.
  *
  * @packageDocumentation
  */
 import { isAbsolute, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import type { GgufExportResult } from '../../models/gguf/gguf-export.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
 import { formatBytes } from '../format-quantity.js';
@@ -17,6 +20,7 @@ import { resolveModelConfig } from '../resolve-model-config.js';
 interface ExportCliOptions {
   readonly config?: string;
   readonly weights?: string;
+  readonly model?: string;
   readonly seed: number;
   readonly format: 'gguf' | 'hf';
   readonly dtype: 'fp32' | 'fp16' | 'q8' | 'q4';
@@ -28,6 +32,7 @@ Examples:
   $ dantinox export --config small --dtype q8 --out small-q8.gguf      # llama.cpp file, Q8_0 matrices
   $ dantinox export --weights trained.safetensors --out trained.gguf   # the config stored in the file
   $ dantinox export --config tiny --format hf --out models/tiny-hf      # folder for transformers.js / --model
+  $ dantinox export --model models/tiny-hf --dtype q4 --out tiny-q4.gguf # that folder for llama.cpp
 
 GGUF files load in llama.cpp (e.g. node-llama-cpp); "dantinox bench --engine llama.cpp" exports one on the fly.
 `;
@@ -42,6 +47,10 @@ export function registerExportCommand(program: Command, ctx: CommandContext): Co
     )
     .option('-c, --config <file|preset>', `preset or YAML/JSON config (default: ${DEFAULT_PRESET})`)
     .option('-w, --weights <file>', 'safetensors file with the weights (and config) to export')
+    .option(
+      '-m, --model <folder>',
+      'a Hugging Face folder written by "export --format hf" (its fp32 weights and tokenizer) to convert to GGUF',
+    )
     .option('--seed <n>', 'seed of the random weights (without --weights)', parseNonNegativeInt, 0)
     .addOption(new Option('--format <format>', 'output format').choices(['gguf', 'hf']).default('gguf'))
     .addOption(
@@ -63,6 +72,14 @@ async function runExport(options: ExportCliOptions, ctx: CommandContext): Promis
   const { io } = ctx;
   const at = (p: string): string => (isAbsolute(p) ? p : resolve(io.cwd, p));
   const models = await import('../../models/index.js');
+  const out = at(options.out);
+  if (options.model !== undefined) {
+    if (options.config !== undefined || options.weights !== undefined || options.format !== 'gguf')
+      throw new DantinoxError('INVALID_OPTION', messages.exportModelAlone());
+    const r = models.exportGguf(at(options.model), out, { dtype: options.dtype });
+    io.stdout.write(`${describeGguf(options.out, r)}\n`);
+    return ExitCode.ok;
+  }
   let config = resolveModelConfig(options.config ?? DEFAULT_PRESET, io.cwd).config;
   let weights: import('../../models/index.js').WeightMap;
   if (options.weights === undefined) {
@@ -72,7 +89,6 @@ async function runExport(options: ExportCliOptions, ctx: CommandContext): Promis
     if (options.config === undefined && loaded.config !== undefined) config = loaded.config;
     weights = loaded.weights;
   }
-  const out = at(options.out);
   if (options.format === 'hf') {
     const r = models.exportHfModel(config, weights, out, {
       dtypes: options.dtype === 'fp32' ? ['fp32'] : ['fp32', options.dtype],
@@ -83,8 +99,11 @@ async function runExport(options: ExportCliOptions, ctx: CommandContext): Promis
     return ExitCode.ok;
   }
   const r = models.exportGguf({ config, weights }, out, { dtype: options.dtype });
-  io.stdout.write(
-    `Wrote ${options.out}: GGUF v3, architecture ${r.architecture}, ${r.type} matrices, ${r.tensors} tensors, ${formatBytes(r.bytes)}\n`,
-  );
+  io.stdout.write(`${describeGguf(options.out, r)}\n`);
   return ExitCode.ok;
+}
+
+/** The line that says what a GGUF export wrote. */
+function describeGguf(shown: string, r: GgufExportResult): string {
+  return `Wrote ${shown}: GGUF v3, architecture ${r.architecture}, ${r.type} matrices, ${r.tensors} tensors, ${formatBytes(r.bytes)}`;
 }

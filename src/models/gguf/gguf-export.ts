@@ -7,6 +7,7 @@
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { exportTokenizerFiles, type HfExportTokenizer } from '../hf/hf-export.js';
+import { readHfWeights } from '../hf/hf-weights.js';
 import type { ModelConfig } from '../model-config.js';
 import { checkWeights, type WeightMap } from '../weights.js';
 import { encodeGgml, type GgmlTypeName } from './ggml-types.js';
@@ -74,8 +75,9 @@ export interface GgufExportResult {
 }
 
 /**
- * Writes `source` as a GGUF v3 file at `path` that llama.cpp (e.g. through `node-llama-cpp`) loads and runs with
- * the same logits as the ONNX model, up to float rounding (and quantization for `q8`/`q4`). Rotary +
+ * Writes `source` — a built-in model (`config` + `weights`), or the path of a Hugging Face folder written by
+ * `exportHfModel` (its fp32 weights and its own tokenizer, see `readHfWeights`) — as a GGUF v3 file at `path` that
+ * llama.cpp (e.g. through `node-llama-cpp`) loads and runs with the same logits as the ONNX model, up to float rounding (and quantization for `q8`/`q4`). Rotary +
  * RMSNorm + SwiGLU configs become the `llama` architecture (dense or mixture of experts), learned positions +
  * LayerNorm + GELU the `gpt2` architecture (llama.cpp's `gpt2` uses the tanh approximation of GELU: its
  * logits differ slightly from the exact-erf ONNX graph). Quantization is "pure": every matrix in the requested
@@ -92,13 +94,18 @@ export interface GgufExportResult {
  * weights do not match the config; `IO` when the file cannot be written.
  */
 export function exportGguf(
-  source: GgufSource,
+  source: GgufSource | string,
   path: string,
   options: GgufExportOptions = {},
 ): GgufExportResult {
   const dtype = options.dtype ?? 'fp32';
   if (!(GGUF_DTYPES as readonly string[]).includes(dtype)) {
     throw new DantinoxError('INVALID_OPTION', messages.unknownName('GGUF dtype', String(dtype), GGUF_DTYPES));
+  }
+  if (typeof source === 'string') {
+    // A folder: its weights, and its own tokenizer unless one is given.
+    const folder = readHfWeights(source);
+    return exportGguf(folder, path, { tokenizer: folder.tokenizer, ...options });
   }
   const { config, weights } = source;
   const blocker = ggufBlocker(config);

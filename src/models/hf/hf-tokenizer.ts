@@ -11,6 +11,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { readTextFile } from '../../text-file.js';
 import type { Tokenizer } from '../tokenizer.js';
+import type { HfTokenizerFiles } from './hf-tokenizer-json.js';
 
 function readJson(path: string, what: string): Record<string, unknown> {
   const text = readTextFile(path, what);
@@ -85,6 +86,18 @@ export class HfTokenizer implements Tokenizer {
  */
 export function loadHfTokenizer(path: string): HfTokenizer {
   const file = path.endsWith('.json') ? path : join(path, 'tokenizer.json');
+  const { tokenizerJson, tokenizerConfig } = loadHfTokenizerFiles(file);
+  return new HfTokenizer(tokenizerJson, tokenizerConfig, file);
+}
+
+/**
+ * The contents of a folder's `tokenizer.json` and `tokenizer_config.json` (`{}` when the latter is absent), given
+ * the folder or the `tokenizer.json` path.
+ *
+ * @throws {@link DantinoxError} `IO` when `tokenizer.json` is missing or a file is not JSON.
+ */
+export function loadHfTokenizerFiles(path: string): HfTokenizerFiles {
+  const file = path.endsWith('.json') ? path : join(path, 'tokenizer.json');
   const folder = dirname(file);
   if (!existsSync(file)) {
     throw new DantinoxError('IO', messages.hfMissingFile(folder, basename(file), 'the tokenizer'));
@@ -92,5 +105,5 @@ export function loadHfTokenizer(path: string): HfTokenizer {
   const tokenizerJson = readJson(file, 'tokenizer');
   const configPath = join(folder, 'tokenizer_config.json');
   const tokenizerConfig = existsSync(configPath) ? readJson(configPath, 'tokenizer config') : {};
-  return new HfTokenizer(tokenizerJson, tokenizerConfig, file);
+  return { tokenizerJson, tokenizerConfig };
 }

@@ -257,11 +257,16 @@ export function readOnnxInitializers(path: string): OnnxInitializerInfo[] {
 const WEIGHT_TYPES: ReadonlySet<number> = new Set(WEIGHT_TENSOR_TYPES.map((t) => TENSOR_TYPES[t].onnx));
 const ROTARY_NAME = /rope|rotary|cos|sin|inv_freq/i;
 
+const QUANTIZATION_AUX = /(^|[._])(scales?|zero_points?|zp)$/i;
+const UINT8 = TENSOR_TYPES.uint8.onnx;
+
 /**
  * Number of parameters declared by `initializers`: elements of weight-typed initializers (float, float16,
  * bfloat16, double, int8/uint8/int4/uint4), excluding scalars and 1-element constants, integer shape/index tensors,
- * rotary cos/sin/inverse-frequency tables (by name, for rotary models), and, for a tied head, a `[D, V]` copy of
- * the `[V, D]` embedding (counted once).
+ * rotary cos/sin/inverse-frequency tables (by name, for rotary models), the scales and zero points of quantized
+ * matrices (by name: `…scale(s)`, `…zero_point(s)`, `…zp`), and, for a tied head, a second copy of the `[V, D]`
+ * embedding (transposed, or quantized) counted once. A 3-D `uint8` initializer is a `MatMulNBits` matrix packed
+ * two 4-bit values per byte: it counts twice its bytes.
  */
 export function countOnnxParameters(
   initializers: readonly OnnxInitializerInfo[],
@@ -269,19 +274,22 @@ export function countOnnxParameters(
 ): number {
   let total = 0;
   let embedding = false;
-  let transposedCopy = 0;
+  let headCopy = 0;
+  const embeddingSize = config.vocabSize * config.dim;
   for (const t of initializers) {
     if (!WEIGHT_TYPES.has(t.dataType)) continue;
-    const n = t.dims.reduce((a, b) => a * b, 1);
-    if (t.dims.length === 0 || n <= 1) continue;
+    const elements = t.dims.reduce((a, b) => a * b, 1);
+    if (t.dims.length === 0 || elements <= 1) continue;
+    if (QUANTIZATION_AUX.test(t.name)) continue;
     if (config.posEncoding === 'rotary' && ROTARY_NAME.test(t.name)) {
       const last = t.dims[t.dims.length - 1];
       if (last === config.headSize || last === config.headSize / 2) continue;
     }
+    const n = t.dataType === UINT8 && t.dims.length === 3 ? 2 * elements : elements;
     const [a, b] = t.dims;
-    if (t.dims.length === 2 && a === config.vocabSize && b === config.dim) embedding = true;
-    if (t.dims.length === 2 && a === config.dim && b === config.vocabSize) transposedCopy = n;
+    if (!embedding && t.dims.length === 2 && a === config.vocabSize && b === config.dim) embedding = true;
+    else if (headCopy === 0 && n === embeddingSize) headCopy = n;
     total += n;
   }
-  return config.weightTying && embedding ? total - transposedCopy : total;
+  return config.weightTying && embedding ? total - headCopy : total;
 }

@@ -316,6 +316,8 @@ export async function createModel(
       engine: opened.engine,
       threads,
       dtype: precision.dtype,
+      // float16 weights are cast to float32 when the session is created (a folded Cast): fp32 at run time.
+      ...(precision.dtype === 'fp16' ? { runtimeDtype: 'fp32' as const } : {}),
       load: { ms: Number(process.hrtime.bigint() - t0) / 1e6, peakRssBytes: readRss().peakRssBytes },
       ...(files.quantization === undefined ? {} : { quantization: files.quantization }),
     },

@@ -47,7 +47,7 @@ const better = (d: Direction): string => (d === 'max' ? 'higher' : 'lower');
  */
 export class ParetoChart extends Chart<ParetoChartOptions> {
   static override readonly name: string = 'pareto';
-  static override readonly description =
+  static override readonly description: string =
     'Quality vs efficiency per model (default perplexity ↓ vs peak tokens/s ↑) with the Pareto frontier.';
   static override readonly accepts: ChartAccepts = {
     required: [
@@ -95,7 +95,7 @@ export class ParetoChart extends Chart<ParetoChartOptions> {
   }
 
   protected build(rows: readonly ChartRow[], config: ResolvedRenderConfig): ChartSpec {
-    const name = ParetoChart.name;
+    const name = (this.constructor as typeof ParetoChart).name;
     const ok = successfulRows(rows);
     const xColumn =
       this.options.x ?? (columnsWithValues(ok, 'peak_tps').length > 0 ? 'peak_tps' : 'throughput_tps');

@@ -10,8 +10,9 @@ import { MATRIX_AXIS_NAMES, type MatrixAxisName } from '../../../src/benchmarkin
 import { DTYPE_NAMES } from '../../../src/dtype.js';
 import { DantinoxError } from '../../../src/errors.js';
 import { messages } from '../../../src/messages.js';
+import { ENGINE_NAMES } from '../../../src/models/engines/engine-name.js';
 
-/** Distinct, id-safe values per axis (the threads axis gets integers, as on the command line). */
+/** Distinct, id-safe values per axis (threads get integers, the closed axes their allowed values). */
 const valuesFor = (name: MatrixAxisName): fc.Arbitrary<string[]> =>
   fc.uniqueArray(
     name === 'threads'
@@ -20,7 +21,9 @@ const valuesFor = (name: MatrixAxisName): fc.Arbitrary<string[]> =>
         ? fc.constantFrom('ar', 'diffusion')
         : name === 'dtype'
           ? fc.constantFrom(...DTYPE_NAMES)
-          : fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/),
+          : name === 'engine'
+            ? fc.constantFrom(...ENGINE_NAMES)
+            : fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/),
     { minLength: 1, maxLength: 4 },
   );
 
