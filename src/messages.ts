@@ -96,6 +96,16 @@ const suggestion = (name: string, candidates: readonly string[]): string => {
 };
 
 /** Message builders, by layer. */
+/** One field of a Hugging Face config.json that disagrees with its ONNX graph. */
+export interface HfGraphMismatch {
+  /** The config.json key, e.g. `intermediate_size`. */
+  readonly key: string;
+  /** Its value in config.json. */
+  readonly config: string;
+  /** What the graph holds instead, e.g. `MLP matrices 32 × 88`. */
+  readonly graph: string;
+}
+
 export const messages = {
   // ── GGUF export and engines ───────────────────────────────────────────────
   /** A model llama.cpp cannot represent. */
@@ -141,6 +151,9 @@ export const messages = {
   /** A file whose contents could not be parsed. */
   malformedFile: (path: string, format: string, cause: unknown): string =>
     `"${path}" is not valid ${format}: ${clip(errorText(cause))}. Fix the file or pass another one.`,
+  /** A results or chart-data file that is empty (or only whitespace). */
+  emptyDataFile: (path: string): string =>
+    `"${path}" is empty: it holds no results. Pass a results file written by "dantinox bench" (results.csv, results.json or results.jsonl) or its run folder.`,
   /** A text file (config, validation text, results) that holds a NUL byte. */
   binaryTextFile: (path: string, what: string, offset: number): string =>
     `"${path}" is a binary file, not ${what} text (NUL byte at offset ${offset}). Pass a UTF-8 (or UTF-16 with a byte-order mark) text file.`,
@@ -311,6 +324,13 @@ export const messages = {
   /** An ONNX graph whose inputs/outputs do not follow the HF decoder-with-past convention. */
   hfBadDecoderIo: (path: string, problem: string): string =>
     `"${path}" does not follow the Hugging Face decoder-with-past convention: ${problem}. Expected inputs input_ids, attention_mask, optional position_ids and past_key_values.{i}.key/.value for every layer i, and outputs logits and present.{i}.key/.value (export with \`--task text-generation-with-past\`).`,
+  /** A config.json that disagrees with the shapes of its ONNX graph. */
+  hfConfigGraphMismatch: (
+    configPath: string,
+    onnxPath: string,
+    mismatches: readonly HfGraphMismatch[],
+  ): string =>
+    `"${configPath}" disagrees with its ONNX graph "${onnxPath}": ${mismatches.map((m) => `${m.key} is ${m.config} but the graph has ${m.graph}`).join('; ')}. Fix config.json to match the graph (or use the config.json the model was exported with); FLOPs and memory figures would otherwise be wrong.`,
   /** An ONNX file that cannot be parsed. */
   hfBadOnnx: (path: string, problem: string): string =>
     `"${path}" is not a readable ONNX model: ${problem}. Re-export the model.`,
@@ -477,7 +497,7 @@ export const messages = {
     'This report has no run id, so it cannot be added to a history. Add runs written by "dantinox bench" (results.json or results.jsonl), which carry their run id.',
   /** A run id not in the history. */
   historyUnknownRun: (path: string, runId: string): string =>
-    `Run "${runId}" is not in history file "${path}". List the runs with "dantinox history list ${path}".`,
+    `Run "${runId}" is not in history file "${path}". List the runs with "dantinox history list --history ${path}".`,
   /** `history trend` of a metric no run has. */
   historyNoTrend: (path: string, metric: string): string =>
     `No run in "${path}" has a value of "${metric}" (with these filters). Check the key with "dantinox history show <run>"; cell metrics such as p99_ms need --cell <id>.`,
@@ -585,6 +605,9 @@ export const messages = {
 
   // ── visualization ─────────────────────────────────────────────────────────
   /** A chart data row that is not an object. */
+  badChartFileRow: (path: string, where: string, row: unknown): string =>
+    `"${path}": ${where} is ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}, not a row object. Each row must be an object of column values, such as {"model": "tiny", "peak_tps": 1200}.`,
+  /** A row of chart data given in code that is not an object. */
   badChartRow: (index: number, row: unknown): string =>
     `Chart data row ${index} is ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}, not an object. Pass row objects such as { model: 'tiny', peak_tps: 1200 }.`,
   /** Chart data that is neither rows nor a table. */

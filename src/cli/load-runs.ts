@@ -9,6 +9,7 @@ import { RunDirectory, SuiteReport } from '../benchmarking/index.js';
 import { isMatrixDirectory, readMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
 import { MatrixReport } from '../benchmarking/matrix/matrix-report.js';
 import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
 import { type ChartRow, readChartData } from '../visualization/index.js';
 
 /** One run read from disk. */
@@ -43,7 +44,8 @@ export async function loadRuns(path: string, cwd: string): Promise<LoadedRun[]> 
  * Reads one run. A dantinox report (CSV, JSON or the JSONL stream) is read with `SuiteReport.load`; any other
  * CSV/JSON/JSONL table (e.g. a seed CSV) is read as plain rows.
  *
- * @throws {@link DantinoxError} `IO` for a missing or unreadable file, `INVALID_INPUT` for a malformed one.
+ * @throws {@link DantinoxError} `IO` for a missing or unreadable file or one that holds no rows,
+ *   `INVALID_INPUT` for an empty, binary or malformed one.
  */
 export async function loadRun(path: string, cwd: string): Promise<LoadedRun> {
   const file = RunDirectory.locate(path, cwd);
@@ -52,13 +54,16 @@ export async function loadRun(path: string, cwd: string): Promise<LoadedRun> {
   try {
     report = SuiteReport.load(file);
   } catch (error) {
-    // Not a dantinox report: still a table charts can read (unknown extensions fail there, clearly).
-    if (!(error instanceof DantinoxError)) throw error;
+    // Not a dantinox report: still a table charts can read (unknown extensions fail there, clearly). An empty or
+    // binary file (INVALID_INPUT) is no table either: say so as a results file.
+    if (!(error instanceof DantinoxError) || error.code === 'INVALID_INPUT') throw error;
   }
-  if (report === undefined) return { name: fallbackName, rows: await readChartData(file), path: file };
+  const rows = report === undefined ? await readChartData(file) : report.toRows();
+  if (rows.length === 0) throw new DantinoxError('IO', messages.reportHasNoResults(file));
+  if (report === undefined) return { name: fallbackName, rows, path: file };
   return {
     name: report.runId ?? fallbackName,
-    rows: report.toRows(),
+    rows,
     ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
     path: file,
   };

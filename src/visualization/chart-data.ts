@@ -9,6 +9,7 @@ import { extname } from 'node:path';
 import { fromCSV } from 'arquero';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { decodeText } from '../text-file.js';
 
 /** One data row: column name → cell value. Empty cells are `null`, `undefined` or `''`. */
 export type ChartRow = Readonly<Record<string, unknown>>;
@@ -53,20 +54,23 @@ export function toRows(data: ChartData): readonly ChartRow[] {
  * Reads chart rows from a file: `.csv` (header row; cells stay text, empty cells are empty; charts parse numbers),
  * `.json` (an array of row objects, or `{ rows: [...] }`) or `.jsonl` (one row object per line).
  *
- * @throws {DantinoxError} `IO` when the file cannot be read; `INVALID_INPUT` when it cannot be parsed or has an
- * unsupported extension.
+ * @throws {DantinoxError} `IO` when the file cannot be read; `INVALID_INPUT` when it is empty, binary or not
+ * UTF-8/UTF-16 text, cannot be parsed or has an unsupported extension.
  */
 export async function readChartData(path: string): Promise<readonly ChartRow[]> {
   const ext = extname(path).toLowerCase();
   if (!['.csv', '.json', '.jsonl', '.ndjson'].includes(ext)) {
     throw new DantinoxError('INVALID_INPUT', messages.unsupportedDataFile(path));
   }
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (cause) {
     throw new DantinoxError('IO', messages.cannotRead(path, 'chart data'), { cause });
   }
+  // Strict decoding: a binary file is refused, never parsed into rows of garbage.
+  const text = decodeText(bytes, path, 'chart data');
+  if (text.trim() === '') throw new DantinoxError('INVALID_INPUT', messages.emptyDataFile(path));
   try {
     // No auto-typing: a run named 2025-01-10 stays text (arquero would make it a Date); charts parse numbers.
     if (ext === '.csv') return fromCSV(text, { autoType: false }).objects() as ChartRow[];
@@ -74,14 +78,17 @@ export async function readChartData(path: string): Promise<readonly ChartRow[]> 
       const parsed: unknown = JSON.parse(text);
       const rows = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown } | null)?.rows;
       if (!Array.isArray(rows)) throw new Error('expected an array of row objects or { "rows": [...] }');
-      return toRows(rows as ChartRow[]);
+      return fileRows(path, rows, (i) => `row ${i + 1}`);
     }
-    return toRows(
-      text
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as ChartRow),
-    );
+    const lines = text.split('\n');
+    const rows: unknown[] = [];
+    const lineOf: number[] = [];
+    for (const [i, line] of lines.entries()) {
+      if (line.trim() === '') continue;
+      rows.push(JSON.parse(line));
+      lineOf.push(i + 1);
+    }
+    return fileRows(path, rows, (i) => `line ${lineOf[i]}`);
   } catch (cause) {
     if (cause instanceof DantinoxError) throw cause;
     throw new DantinoxError(
@@ -92,6 +99,16 @@ export async function readChartData(path: string): Promise<readonly ChartRow[]> 
       },
     );
   }
+}
+
+/** `rows` read from `path`, each checked to be an object; `where` names a row's place in the file for errors. */
+function fileRows(path: string, rows: readonly unknown[], where: (index: number) => string): ChartRow[] {
+  for (const [i, row] of rows.entries()) {
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) {
+      throw new DantinoxError('INVALID_INPUT', messages.badChartFileRow(path, where(i), row));
+    }
+  }
+  return rows as ChartRow[];
 }
 
 /** Rows of any {@link ChartInput}: reads a file path, materialises a table, passes arrays through. */

@@ -87,6 +87,9 @@ describe('dantinox history', () => {
     const unknown = await cli(cwd, ['history', 'show', 'nope']);
     expect(unknown.code).toBe(ExitCode.usage);
     expect(unknown.err).toBe(`error: ${messages.historyUnknownRun('results.duckdb', 'nope')}\n`);
+    // The command the message suggests works as written.
+    const suggested = /"dantinox (history list [^"]+)"/.exec(unknown.err)?.[1] ?? '';
+    expect((await cli(cwd, suggested.split(' '))).code).toBe(ExitCode.ok);
     const metric = await cli(cwd, ['history', 'trend', 'nope_metric']);
     expect(metric.code).toBe(ExitCode.usage);
     const lastWithout = await cli(cwd, ['bench', '--compare-last']);

@@ -27,8 +27,9 @@ import { float16ToFloat32 } from './float16.js';
 import { type HfModelType, readHfConfig } from './hf-config.js';
 import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
 import { hfDtypeFile } from './hf-dtype-files.js';
+import { checkHfGraph } from './hf-graph-check.js';
 import { type HfTokenizer, loadHfTokenizer } from './hf-tokenizer.js';
-import { countOnnxParameters, readOnnxInitializers } from './onnx-file-info.js';
+import { countOnnxParameters, type OnnxGraphInfo, readOnnxGraph } from './onnx-file-info.js';
 
 /** Options of {@link loadHfModel}. */
 export interface LoadHfModelOptions {
@@ -259,7 +260,8 @@ function requireFile(folder: string, file: string, what: string): string {
  * @throws {@link DantinoxError} `IO` for a missing folder or file (naming it and what it should hold);
  *   `UNSUPPORTED` for a `model_type` other than gpt2, llama, mistral, qwen2, phi3; `INVALID_MODEL_CONFIG` for a
  *   malformed config.json; `INVALID_INPUT` for a graph whose inputs/outputs do not follow the convention or a
- *   tokenizer that does not fit; `RUNTIME_ERROR` when ONNX Runtime cannot load the graph;
+ *   tokenizer that does not fit, or a config.json that disagrees with the graph's shapes (naming each field, its
+ *   value and the graph's); `RUNTIME_ERROR` when ONNX Runtime cannot load the graph;
  *   `DEPENDENCY_MISSING` without onnxruntime-node.
  */
 export async function loadHfModel(folder: string, options: LoadHfModelOptions = {}): Promise<HfModel> {
@@ -273,7 +275,8 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
   requireFile(dir, 'tokenizer.json', 'the tokenizer');
   const onnxFile = options.onnxFile ?? hfDtypeFile(dir, options.dtype ?? 'fp32');
   const onnxPath = requireFile(dir, onnxFile, 'the ONNX decoder graph');
-  const { config, modelType } = readHfConfig(configPath);
+  const hf = readHfConfig(configPath);
+  const { config, modelType } = hf;
   const tokenizer = loadHfTokenizer(dir);
   if (tokenizer.vocabSize > config.vocabSize) {
     throw new DantinoxError(
@@ -281,9 +284,9 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
       messages.hfTokenizerTooLarge(join(dir, 'tokenizer.json'), tokenizer.vocabSize, config.vocabSize),
     );
   }
-  let initializers: ReturnType<typeof readOnnxInitializers>;
+  let graph: OnnxGraphInfo;
   try {
-    initializers = readOnnxInitializers(onnxPath);
+    graph = readOnnxGraph(onnxPath);
   } catch (cause) {
     throw new DantinoxError(
       'IO',
@@ -293,6 +296,7 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
       },
     );
   }
+  const { initializers } = graph;
   for (const location of new Set(initializers.map((t) => t.externalLocation))) {
     if (location !== undefined && !existsSync(join(dirname(onnxPath), location))) {
       throw new DantinoxError(
@@ -310,6 +314,7 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
   let io: DecoderIo;
   try {
     io = decoderIo(session, config, onnxPath);
+    checkHfGraph(hf, graph, configPath, onnxPath);
   } catch (error) {
     await session.release();
     throw error;

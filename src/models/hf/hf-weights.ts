@@ -12,8 +12,10 @@ import type { ModelConfig } from '../model-config.js';
 import { onnx } from '../onnx/graph-builder.js';
 import { type WeightMap, type WeightTensor, weightSpecs } from '../weights.js';
 import { readHfConfig } from './hf-config.js';
+import { checkHfGraph } from './hf-graph-check.js';
 import { loadHfTokenizerFiles } from './hf-tokenizer.js';
 import type { HfTokenizerFiles } from './hf-tokenizer-json.js';
+import { type OnnxGraphInfo, readOnnxGraph } from './onnx-file-info.js';
 
 /** What {@link readHfWeights} read. */
 export interface HfWeights {
@@ -30,12 +32,23 @@ export interface HfWeights {
  * the canonical names `exportHfModel` gives its initializers (`blocks.0.attn.q.weight`, …), so a folder exported by
  * another tool is refused naming the first weight it lacks.
  *
- * @throws {@link DantinoxError} `IO` when a file cannot be read; `UNSUPPORTED` when a weight is missing or not a
- * float32 initializer of the expected shape; the errors of `readHfConfig`.
+ * @throws {@link DantinoxError} `IO` when a file cannot be read; `INVALID_INPUT` when config.json disagrees with
+ * the graph's shapes (see `loadHfModel`); `UNSUPPORTED` when a weight is missing or not a float32 initializer of
+ * the expected shape; the errors of `readHfConfig`.
  */
 export function readHfWeights(folder: string): HfWeights {
-  const { config } = readHfConfig(join(folder, 'config.json'));
+  const configPath = join(folder, 'config.json');
+  const hf = readHfConfig(configPath);
+  const { config } = hf;
   const modelPath = join(folder, 'onnx', 'model.onnx');
+  // A config.json that disagrees with the graph (e.g. fewer layers than it has) would convert part of the model.
+  let graph: OnnxGraphInfo;
+  try {
+    graph = readOnnxGraph(modelPath);
+  } catch (cause) {
+    throw new DantinoxError('IO', messages.cannotRead(modelPath, 'ONNX model'), { cause });
+  }
+  checkHfGraph(hf, graph, configPath, modelPath);
   let model: onnx.ModelProto;
   try {
     model = onnx.ModelProto.decode(readFileSync(modelPath));

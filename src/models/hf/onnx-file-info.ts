@@ -129,30 +129,128 @@ function tensorInfo(w: FileWindow, start: number, end: number): OnnxInitializerI
     : { name, dims, dataType, externalLocation };
 }
 
+/** One node of an ONNX graph: operator, input and output names, and its integer attributes. */
+export interface OnnxNodeInfo {
+  /** `op_type`, e.g. `MatMul`, `Gather`, `MatMulNBits`. */
+  readonly opType: string;
+  /** Input names, in order (`''` for an omitted optional input). */
+  readonly inputs: readonly string[];
+  /** Output names, in order. */
+  readonly outputs: readonly string[];
+  /** Attributes holding one integer (`K`, `N`, `axis`…), by name. */
+  readonly ints: Readonly<Record<string, number>>;
+}
+
+/** One graph input: its name and its shape (a number per fixed dimension, a string per named one). */
+export interface OnnxInputInfo {
+  /** Input name. */
+  readonly name: string;
+  /** Dimensions, outermost first: fixed sizes as numbers, symbolic ones as their names, unknown ones `undefined`. */
+  readonly dims: readonly (number | string | undefined)[];
+}
+
+/** What the top-level graph of an ONNX file declares, read without its weights. */
+export interface OnnxGraphInfo {
+  /** Initializers (weights and constants), without their data. */
+  readonly initializers: readonly OnnxInitializerInfo[];
+  /** Nodes of the top-level graph (subgraphs of `If`/`Loop` nodes are not visited). */
+  readonly nodes: readonly OnnxNodeInfo[];
+  /** Graph inputs with their declared shapes. */
+  readonly inputs: readonly OnnxInputInfo[];
+}
+
+function nodeInfo(w: FileWindow, start: number, end: number): OnnxNodeInfo {
+  const inputs: string[] = [];
+  const outputs: string[] = [];
+  const ints: Record<string, number> = {};
+  let opType = '';
+  for (const f of fields(w, start, end)) {
+    if (f.wire !== 2) continue;
+    if (f.num === 1) inputs.push(text(w, f));
+    else if (f.num === 2) outputs.push(text(w, f));
+    else if (f.num === 4) opType = text(w, f);
+    else if (f.num === 5) {
+      let name = '';
+      let value: number | undefined;
+      for (const a of fields(w, f.start, f.end)) {
+        if (a.num === 1 && a.wire === 2) name = text(w, a);
+        else if (a.num === 3 && a.wire === 0) value = a.value;
+      }
+      if (value !== undefined && name !== '') ints[name] = value;
+    }
+  }
+  return { opType, inputs, outputs, ints };
+}
+
+/** The message of field `num` (wire type 2) inside `[start, end)`, or `undefined`. */
+function child(w: FileWindow, start: number, end: number, num: number): Field | undefined {
+  for (const f of fields(w, start, end)) if (f.num === num && f.wire === 2) return f;
+  return undefined;
+}
+
+function inputInfo(w: FileWindow, start: number, end: number): OnnxInputInfo {
+  let name = '';
+  const dims: (number | string | undefined)[] = [];
+  for (const f of fields(w, start, end)) {
+    if (f.num === 1 && f.wire === 2) name = text(w, f);
+    else if (f.num === 2 && f.wire === 2) {
+      // TypeProto.tensor_type (1) → TypeProto.Tensor.shape (2) → TensorShapeProto.dim (1, repeated).
+      const tensor = child(w, f.start, f.end, 1);
+      const shape = tensor === undefined ? undefined : child(w, tensor.start, tensor.end, 2);
+      if (shape === undefined) continue;
+      for (const d of fields(w, shape.start, shape.end)) {
+        if (d.num !== 1 || d.wire !== 2) continue;
+        let dim: number | string | undefined;
+        for (const v of fields(w, d.start, d.end)) {
+          if (v.num === 1 && v.wire === 0) dim = v.value;
+          else if (v.num === 2 && v.wire === 2) dim = text(w, v);
+        }
+        dims.push(dim);
+      }
+    }
+  }
+  return { name, dims };
+}
+
+/**
+ * The initializers, nodes and inputs of the top-level graph of the ONNX model at `path`, without reading the
+ * weights' data.
+ *
+ * @throws Error when the file is not a well-formed protobuf (callers wrap it in a `DantinoxError`).
+ */
+export function readOnnxGraph(path: string): OnnxGraphInfo {
+  const fd = openSync(path, 'r');
+  try {
+    const { size } = fstatSync(fd);
+    const w = new FileWindow(fd, size);
+    const initializers: OnnxInitializerInfo[] = [];
+    const nodes: OnnxNodeInfo[] = [];
+    const inputs: OnnxInputInfo[] = [];
+    let sawGraph = false;
+    for (const f of fields(w, 0, size)) {
+      if (f.num !== 7 || f.wire !== 2) continue;
+      sawGraph = true;
+      for (const g of fields(w, f.start, f.end)) {
+        if (g.wire !== 2) continue;
+        if (g.num === 5) initializers.push(tensorInfo(w, g.start, g.end));
+        else if (g.num === 1) nodes.push(nodeInfo(w, g.start, g.end));
+        else if (g.num === 11) inputs.push(inputInfo(w, g.start, g.end));
+      }
+    }
+    if (!sawGraph) throw new Error('no graph in the file');
+    return { initializers, nodes, inputs };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * The initializers of the ONNX model at `path` (top-level graph only), without reading their data.
  *
  * @throws Error when the file is not a well-formed protobuf (callers wrap it in a `DantinoxError`).
  */
 export function readOnnxInitializers(path: string): OnnxInitializerInfo[] {
-  const fd = openSync(path, 'r');
-  try {
-    const { size } = fstatSync(fd);
-    const w = new FileWindow(fd, size);
-    const out: OnnxInitializerInfo[] = [];
-    let sawGraph = false;
-    for (const f of fields(w, 0, size)) {
-      if (f.num !== 7 || f.wire !== 2) continue;
-      sawGraph = true;
-      for (const g of fields(w, f.start, f.end)) {
-        if (g.num === 5 && g.wire === 2) out.push(tensorInfo(w, g.start, g.end));
-      }
-    }
-    if (!sawGraph) throw new Error('no graph in the file');
-    return out;
-  } finally {
-    closeSync(fd);
-  }
+  return [...readOnnxGraph(path).initializers];
 }
 
 /** ONNX element type numbers of the tensor types that hold weights (float and 8-/4-bit integers). */

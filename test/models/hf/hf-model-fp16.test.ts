@@ -2,6 +2,7 @@
  * A float16 decoder graph (KV cache and logits in float16, as fp16 Hugging Face exports have): the loader feeds
  * float16 empty caches, passes float16 `present.*` back as `past_key_values.*`, and converts logits to float32.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { TENSOR_TYPES } from '../../../src/dtype.js';
@@ -52,6 +53,14 @@ test('float16 KV cache and logits run through forward, prefill and decode', asyn
   const f = writeTinyHfModel('llama');
   made.push(f);
   const { numBlocks, kvHeads, headSize, vocabSize } = f.config;
+  // The graph's embedding is kvHeads × headSize wide: say so in config.json (2 heads of 8, no MLP matrices).
+  const configPath = join(f.dir, 'config.json');
+  const json = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
+  const width = kvHeads * headSize;
+  writeFileSync(
+    configPath,
+    JSON.stringify({ ...json, hidden_size: width, num_attention_heads: kvHeads, head_dim: headSize }),
+  );
   writeFp16Decoder(f.dir, numBlocks, kvHeads, headSize, vocabSize);
   const model = await loadHfModel(f.dir, { threads: 1 });
   expect(model.info.dtype).toBe('fp16');
@@ -59,7 +68,6 @@ test('float16 KV cache and logits run through forward, prefill and decode', asyn
   expect(logits.data).toBeInstanceOf(Float32Array);
   expect(logits.dims).toEqual([1, 2, vocabSize]);
   // Expected value in float64, compared at float16 precision (11 significant bits).
-  const width = kvHeads * headSize;
   const emb = (id: number, j: number): number => (((id * width + j) % 97) - 48) / 64;
   const head = (j: number, v: number): number => (((j * vocabSize + v) % 13) - 6) / 8;
   for (const [t, id] of [

@@ -57,6 +57,23 @@ describe('readHfWeights', () => {
     expect((error as DantinoxError).code).toBe('UNSUPPORTED');
     expect((error as Error).message).toContain('"blocks.0.attn.q.weight" of shape [32, 32]');
   });
+
+  it('a config.json with fewer layers than the graph is refused, not converted in part', () => {
+    const config = ModelConfig.preset('tiny');
+    const folder = join(dir, 'fewer-layers');
+    exportHfModel(config, initWeights(config, 1), folder);
+    const path = join(folder, 'config.json');
+    const json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...json, num_hidden_layers: config.numBlocks - 1 }));
+    expect(() => readHfWeights(folder)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining(
+          `num_hidden_layers is ${config.numBlocks - 1} but the graph has ${config.numBlocks} past_key_values layers`,
+        ),
+      }),
+    );
+  });
 });
 
 describe('exportGguf of a folder', () => {
