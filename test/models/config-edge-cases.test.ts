@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
-import { checkFitsInMemory, modelBuildBytes } from '../../src/models/memory-check.js';
+import { BUILD_WEIGHT_COPIES, checkFitsInMemory, modelBuildBytes } from '../../src/models/memory-check.js';
 import { ModelConfig } from '../../src/models/model-config.js';
 import { createModel } from '../../src/models/onnx/onnx-model.js';
 import { countFlops, countParameters, memoryFootprint } from '../../src/profiling/index.js';
@@ -74,7 +74,8 @@ describe('library argument checks', () => {
     const started = Date.now();
     await expect(createModel(huge)).rejects.toThrow(/needs about [\d.e+]+ GiB of memory, more than the/);
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(modelBuildBytes(tiny)).toBe(3 * 4 * countParameters(tiny).total);
+    expect(modelBuildBytes(tiny)).toBe(BUILD_WEIGHT_COPIES * 4 * countParameters(tiny).total);
+    expect(BUILD_WEIGHT_COPIES).toBe(1.5);
     expect(() => checkFitsInMemory('x', 2048, { availableBytes: 1024 })).toThrow(
       messages.doesNotFitInMemory('x', 2048, 1024),
     );
