@@ -7,11 +7,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
 import { excerpt, messages } from '../messages.js';
 import { readTextFile } from '../text-file.js';
+import { parseYamlText } from '../yaml-text.js';
 
 /** A validated benchmark configuration; every field is present. */
 export interface BenchmarkConfig {
@@ -203,7 +204,7 @@ export const BenchmarkConfig = {
     const isJson = extname(path).toLowerCase() === '.json';
     let raw: unknown;
     try {
-      raw = text.trim() === '' ? {} : isJson ? JSON.parse(text) : parseYaml(text);
+      raw = text.trim() === '' ? {} : isJson ? JSON.parse(text) : parseYamlText(text);
     } catch (cause) {
       throw new DantinoxError('IO', messages.malformedFile(path, isJson ? 'JSON' : 'YAML', cause), { cause });
     }

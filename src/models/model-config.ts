@@ -5,11 +5,11 @@
  * @packageDocumentation
  */
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
 import { excerpt, messages } from '../messages.js';
 import { readTextFile } from '../text-file.js';
+import { parseYamlText } from '../yaml-text.js';
 import { PRESETS, type PresetName } from './presets.js';
 import { flattenSections, normaliseSeedKeys } from './seed-config-keys.js';
 
@@ -262,7 +262,7 @@ export const ModelConfig = {
     const text = readTextFile(path, 'model config');
     let raw: unknown;
     try {
-      raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+      raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYamlText(text);
     } catch (cause) {
       throw new DantinoxError(
         'IO',
