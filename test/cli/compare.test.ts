@@ -2,22 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode, runCli } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { type FakeRunOptions, fakeRun } from '../benchmarking/compare/fake-runs.js';
-
-function captureIo(cwd: string): CliIo & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    out,
-    err,
-    stdout: { write: (s: string) => out.push(s) },
-    stderr: { write: (s: string) => err.push(s) },
-    cwd,
-    now: () => new Date(2026, 0, 31, 4, 5, 9),
-  };
-}
+import { captureIo } from './capture-io.js';
 
 /** Writes a fake run as `<cwd>/<name>/results.json` (the layout of a bench run folder). */
 function saveRun(cwd: string, name: string, options: FakeRunOptions, file = 'results.json'): string {

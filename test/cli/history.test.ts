@@ -3,22 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SuiteReport } from '../../src/benchmarking/index.js';
-import { type CliIo, ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode, runCli } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { fakeRun } from '../benchmarking/compare/fake-runs.js';
-
-function captureIo(cwd: string): CliIo & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    out,
-    err,
-    stdout: { write: (s: string) => out.push(s) },
-    stderr: { write: (s: string) => err.push(s) },
-    cwd,
-    now: () => new Date(2026, 0, 31, 4, 5, 9),
-  };
-}
+import { captureIo } from './capture-io.js';
 
 async function cli(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = captureIo(cwd);

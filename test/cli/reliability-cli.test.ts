@@ -7,24 +7,12 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode, runCli } from '../../src/cli/index.js';
 import { claimRunDir } from '../../src/cli/output-dir.js';
 import { messages } from '../../src/messages.js';
 import { ModelConfig } from '../../src/models/model-config.js';
 import { countFlops } from '../../src/profiling/index.js';
-
-function captureIo(cwd: string): CliIo & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    out,
-    err,
-    stdout: { write: (s: string) => out.push(s) },
-    stderr: { write: (s: string) => err.push(s) },
-    cwd,
-    now: () => new Date(2026, 0, 31, 4, 5, 9),
-  };
-}
+import { captureIo } from './capture-io.js';
 
 describe('dantinox refuses before spending', () => {
   it('bench --out on a folder holding a run: exit 2 and one line, unless --force (which clears the old run)', async () => {
