@@ -108,12 +108,8 @@ const cases: {
     golden: 'pareto-kld-engines',
     chart: () => new KldParetoChart(),
     fixture: 'bench-engines',
-    title: 'KL divergence from the reference, mean vs decode throughput',
-    texts: [
-      'tiny-llama.cpp-q4-t2',
-      'tiny-ort-q8-t2',
-      'KL divergence from the reference, mean (nats), lower is better',
-    ],
+    title: 'KLD, mean vs decode throughput',
+    texts: ['tiny-llama.cpp-q4-t2', 'tiny-ort-q8-t2', 'KLD, mean (nats), lower is better'],
   },
   {
     golden: 'radar-multi',
