@@ -423,8 +423,8 @@ export const messages = {
   /** The note that replaces KV-cache decode metrics for diffusion. */
   decodeNotApplicable: (paradigm: string): string => `not applicable (${paradigm} has no KV-cache decode)`,
   /** A result sink whose hook threw: reported, and the run goes on. */
-  sinkFailed: (sink: string, hook: string, cause: unknown): string =>
-    `result sink "${sink}" failed in ${hook}: ${errorText(cause)}; the run goes on, but this sink's output may be incomplete.`,
+  sinkFailed: (kind: 'sink' | 'hook', name: string, hook: string, cause: unknown): string =>
+    `${kind === 'sink' ? 'result sink' : 'run hook'} "${name}" failed in ${hook}: ${errorText(cause)}; the run goes on, but this ${kind}'s output may be incomplete.`,
   /** A task that threw: logged, and its row records the error. */
   taskFailed: (task: string, error: string): string => `task ${task} failed: ${error}`,
   /** The error of a task rebuilt from a JSONL stream that stopped before the task finished. */

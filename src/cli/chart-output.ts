@@ -1,6 +1,5 @@
 /**
- * Helpers the chart-writing commands share (`bench`, `plot`, `report`): checking `--format`,
- * file-name-safe run names, and printing what was rendered with the right exit code.
+ * Helpers the chart-writing commands share (`bench`, `plot`, `report`): checking `--format` and printing what was rendered with the right exit code.
  *
  * @packageDocumentation
  */
@@ -23,15 +22,6 @@ export function checkFormats(formats: readonly string[]): ChartFormat[] {
     }
   }
   return formats as ChartFormat[];
-}
-
-/** A file-name-safe version of `name` (letters, digits, `.`, `_`, `-`). */
-export function safeRunName(name: string): string {
-  const safe = name
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100);
-  return safe === '' ? 'run' : safe;
 }
 
 /**

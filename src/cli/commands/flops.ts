@@ -13,12 +13,11 @@ import {
   type MemoryFootprintOptions,
   memoryFootprint,
 } from '../../profiling/index.js';
+import { describeModel, resolveModelConfig } from '../../runs/index.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
-import { describeModel } from '../describe-model.js';
 import { formatBytes, formatCount, formatInteger } from '../format-quantity.js';
 import { parseDtypeOption, parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
-import { resolveModelConfig } from '../resolve-model-config.js';
 
 /** `--seq-len` when not given, unless the model's context is shorter. */
 const DEFAULT_SEQ_LEN = 512;
