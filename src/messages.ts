@@ -380,7 +380,7 @@ export const messages = {
   emptySuite: (): string =>
     'BenchmarkSuite requires at least one task: pass `tasks: [new ThroughputTask(), …]` or use BenchmarkSuite.default().',
   /** A task or chart registered under a name that is taken. */
-  duplicatePlugin: (kind: 'task' | 'chart', name: string): string =>
+  duplicatePlugin: (kind: string, name: string): string =>
     `A ${kind} named "${name}" is already registered. Pick another name, or register with { override: true } to replace it.`,
   /** Something given to the task registry that is not a factory under a name. */
   notATaskFactory: (name: string): string =>

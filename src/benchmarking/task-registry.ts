@@ -6,6 +6,7 @@
  */
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { type RegisterOptions, Registry } from '../registry.js';
 import type { BenchmarkTask } from './task.js';
 import type { PerplexityData } from './tasks/eval-windows.js';
 import { type KldReference, KldTask } from './tasks/kld-task.js';
@@ -51,10 +52,7 @@ export const DEFAULT_TASKS: readonly BuiltinTaskName[] = Object.freeze([
 ]);
 
 /** Options of {@link TaskRegistry.register}. */
-export interface RegisterTaskOptions {
-  /** Replace a task already registered under the same name. @default false */
-  readonly override?: boolean;
-}
+export type RegisterTaskOptions = RegisterOptions;
 
 /**
  * A set of task factories by name. Create one with {@link createTaskRegistry}; registries are independent.
@@ -66,8 +64,10 @@ export interface RegisterTaskOptions {
  * const suite = new BenchmarkSuite({ tasks: tasks.create(['throughput', 'generation_speed']) });
  * ```
  */
-export class TaskRegistry {
-  readonly #factories = new Map<string, TaskFactory>();
+export class TaskRegistry extends Registry<TaskFactory> {
+  constructor() {
+    super('task');
+  }
 
   /**
    * Registers `factory` under `name`.
@@ -78,31 +78,7 @@ export class TaskRegistry {
   register(name: string, factory: TaskFactory, options: RegisterTaskOptions = {}): void {
     if (typeof name !== 'string' || name.trim() === '' || typeof factory !== 'function')
       throw new DantinoxError('INVALID_OPTION', messages.notATaskFactory(String(name)));
-    if (this.#factories.has(name) && options.override !== true)
-      throw new DantinoxError('DUPLICATE_PLUGIN', messages.duplicatePlugin('task', name));
-    this.#factories.set(name, factory);
-  }
-
-  /**
-   * The factory registered as `name`.
-   *
-   * @throws {@link DantinoxError} `UNKNOWN_PLUGIN` listing the available names (with a did-you-mean).
-   */
-  get(name: string): TaskFactory {
-    const factory = this.#factories.get(name);
-    if (factory === undefined)
-      throw new DantinoxError('UNKNOWN_PLUGIN', messages.unknownName('task', name, this.names()));
-    return factory;
-  }
-
-  /** True when a task is registered as `name`. */
-  has(name: string): boolean {
-    return this.#factories.has(name);
-  }
-
-  /** Registered names in registration order. */
-  names(): string[] {
-    return [...this.#factories.keys()];
+    this.add(name, factory, options);
   }
 
   /**

@@ -12,6 +12,7 @@ import { endianness } from 'node:os';
 import { TENSOR_TYPES } from '../dtype.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { halfToFloat } from './float16.js';
 import { numElements, type WeightMap, type WeightTensor } from './weights.js';
 
 /** Contents of a safetensors file: its tensors (as float32) and its string metadata. */
@@ -119,16 +120,6 @@ async function readExactly(
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-/** IEEE half → float. */
-function halfToFloat(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
-  if (exp === 0x1f) return frac === 0 ? sign * Number.POSITIVE_INFINITY : Number.NaN;
-  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
 }
 
 interface HeaderEntry {

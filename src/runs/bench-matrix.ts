@@ -25,7 +25,7 @@ import {
   checkModelSelection,
   DEFAULT_PRESET,
   type ModelSelection,
-} from './model-selection.js';
+} from '../models/model-selection.js';
 
 /** Axis values given as flags or in a `matrix:` section (absent: not given). */
 export type AxisFlags = Partial<Record<MatrixAxisName, readonly string[]>>;

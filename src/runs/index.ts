@@ -35,21 +35,13 @@ export {
   defaultThreads,
   runCalibration,
 } from './calibration-step.js';
-export { describeModel } from './describe-model.js';
 export { type GitInfo, gitInfo } from './git-info.js';
 export { loadPlugins } from './load-plugins.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
-export {
-  type CheckedSelection,
-  checkModelSelection,
-  DEFAULT_PRESET,
-  type ModelSelection,
-} from './model-selection.js';
 export { type OpenedModel, openModel, openReference, opProfiler } from './open-model.js';
 export { claimRunDir, prepareOutputDir, RUN_ARTIFACTS, timestampName } from './output-dir.js';
 export { planRun, type RunPlanInput } from './plan-run.js';
 export { type HistoryOptions, type HistoryRecord, recordHistory } from './record-history.js';
-export { type ResolvedModelConfig, resolveModelConfig } from './resolve-model-config.js';
 export {
   isFlatLayout,
   type RunHooks,

@@ -6,6 +6,7 @@
  */
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { type RegisterOptions, Registry } from '../registry.js';
 import { Chart, type ChartAccepts, type ChartClass, type ChartParam } from './chart.js';
 import { CompareChart } from './charts/compare-chart.js';
 import { KldParetoChart } from './charts/kld-pareto-chart.js';
@@ -76,10 +77,7 @@ export interface ChartInfo {
 }
 
 /** Options of {@link ChartRegistry.register}. */
-export interface RegisterChartOptions {
-  /** Replace a chart already registered under the same name. @default false */
-  readonly override?: boolean;
-}
+export type RegisterChartOptions = RegisterOptions;
 
 /** A chart class of any options type, as stored in a registry. */
 export type AnyChartClass = ChartClass;
@@ -88,8 +86,10 @@ export type AnyChartClass = ChartClass;
  * A set of chart classes by name. Create one with {@link createChartRegistry}; registries are independent, so
  * tests and applications can register charts without affecting each other.
  */
-export class ChartRegistry {
-  readonly #charts = new Map<string, AnyChartClass>();
+export class ChartRegistry extends Registry<AnyChartClass> {
+  constructor() {
+    super('chart');
+  }
 
   /**
    * Registers `chart` under its static `name`.
@@ -111,37 +111,12 @@ export class ChartRegistry {
     if (typeof name !== 'string' || name.trim() === '' || own?.enumerable !== true) {
       throw new DantinoxError('INVALID_OPTION', messages.notAChart(`class ${String(name)}`));
     }
-    if (this.#charts.has(name) && options.override !== true) {
-      throw new DantinoxError('DUPLICATE_PLUGIN', messages.duplicatePlugin('chart', name));
-    }
-    this.#charts.set(name, chart);
-  }
-
-  /**
-   * The chart class registered as `name`.
-   *
-   * @throws {DantinoxError} `UNKNOWN_PLUGIN` listing the available names (with a did-you-mean suggestion).
-   */
-  get(name: string): AnyChartClass {
-    const chart = this.#charts.get(name);
-    if (chart === undefined)
-      throw new DantinoxError('UNKNOWN_PLUGIN', messages.unknownName('chart', name, this.names()));
-    return chart;
-  }
-
-  /** True when a chart is registered as `name`. */
-  has(name: string): boolean {
-    return this.#charts.has(name);
-  }
-
-  /** Registered names in registration order. */
-  names(): string[] {
-    return [...this.#charts.keys()];
+    this.add(name, chart, options);
   }
 
   /** Metadata of every registered chart, in registration order. */
   list(): ChartInfo[] {
-    return [...this.#charts.values()].map((c) => ({
+    return this.values().map((c) => ({
       name: c.name,
       description: c.description,
       accepts: c.accepts,

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../src/benchmarking/config.js';
+import { describeModel } from '../../src/models/describe-model.js';
 import { ModelConfig, type PresetName } from '../../src/models/model-config.js';
 import { Gpt2Tokenizer } from '../../src/models/tokenizers/gpt2-tokenizer.js';
 import { countFlops, countParameters, memoryFootprint } from '../../src/profiling/index.js';
-import { describeModel } from '../../src/runs/describe-model.js';
 import { ensureBuilt, ROOT, runCli } from '../cli/built-cli.js';
 import { readmeText, tsSnippets, typecheckSnippets } from './readme-snippets.js';
 

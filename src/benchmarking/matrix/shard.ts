@@ -20,15 +20,6 @@ export interface ShardSpec {
   /** What set it: `--shard`, `JOB_COMPLETION_INDEX` or `SLURM_ARRAY_TASK_ID`. */
   readonly source: string;
 }
-
-/** Scheduler environment variables read by {@link resolveShard}. */
-export const SHARD_VARIABLES = [
-  'SLURM_ARRAY_TASK_ID',
-  'SLURM_ARRAY_TASK_COUNT',
-  'SLURM_ARRAY_TASK_MIN',
-  'JOB_COMPLETION_INDEX',
-] as const;
-
 const INTEGER = /^\s*\d+\s*$/;
 
 /**

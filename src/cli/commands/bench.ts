@@ -14,9 +14,9 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { ENGINE_NAMES, type EngineName } from '../../models/engines/engine-name.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
+import { DEFAULT_PRESET } from '../../models/model-selection.js';
 import {
   DEFAULT_CALIBRATION_MS,
-  DEFAULT_PRESET,
   type HistoryOptions,
   loadPlugins,
   planRun,

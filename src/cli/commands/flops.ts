@@ -6,6 +6,8 @@
  */
 import type { Command } from 'commander';
 import { DTYPE_NAMES } from '../../dtype.js';
+import { describeModel } from '../../models/describe-model.js';
+import { resolveModelConfig } from '../../models/resolve-model-config.js';
 import {
   type CountFlopsOptions,
   countFlops,
@@ -13,7 +15,6 @@ import {
   type MemoryFootprintOptions,
   memoryFootprint,
 } from '../../profiling/index.js';
-import { describeModel, resolveModelConfig } from '../../runs/index.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { formatBytes, formatCount, formatInteger } from '../format-quantity.js';

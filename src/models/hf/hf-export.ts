@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
-import { type AccuracyLevel, type BuiltinDtype, HF_ONNX_FILES, resolvePrecision } from '../onnx/precision.js';
+import { type AccuracyLevel, type BuiltinDtype, hfOnnxFile, resolvePrecision } from '../onnx/precision.js';
 import { checkWeights, countParameters, type WeightMap } from '../weights.js';
 import type { HfModelType } from './hf-config.js';
 import { buildHfDecoderGraph, hfExportBlocker } from './hf-decoder-graph.js';
@@ -176,7 +176,7 @@ export function exportHfModel(
   const eos = endOfText(tok);
   const special = eos === undefined ? {} : { bos_token_id: eos, eos_token_id: eos };
   const files: Partial<Record<BuiltinDtype, string>> = {};
-  for (const p of precisions) files[p.dtype] = `onnx/${HF_ONNX_FILES[p.dtype]}`;
+  for (const p of precisions) files[p.dtype] = `onnx/${hfOnnxFile(p.dtype)}`;
   const tjs = external ? { 'transformers.js_config': { use_external_data_format: true } } : {};
   try {
     mkdirSync(join(folder, 'onnx'), { recursive: true });
@@ -189,7 +189,7 @@ export function exportHfModel(
     let onnxBytes = 0;
     for (const p of precisions) {
       const { graph } = buildHfDecoderGraph(config, weights, p);
-      onnxBytes += graph.write(join(folder, 'onnx', HF_ONNX_FILES[p.dtype]), {
+      onnxBytes += graph.write(join(folder, 'onnx', hfOnnxFile(p.dtype)), {
         externalData: external,
       });
     }

@@ -19,11 +19,11 @@ import {
   positionIds,
   resolveThreads,
 } from '../engines/ort/index.js';
+import { float16ToFloat32 } from '../float16.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
 import type { BuiltinDtype } from '../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
-import { float16ToFloat32 } from './float16.js';
 import { type HfModelType, readHfConfig } from './hf-config.js';
 import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
 import { hfDtypeFile } from './hf-dtype-files.js';

@@ -7,12 +7,12 @@
 import { TENSOR_TYPES } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { toFloat16Bits } from '../float16.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WeightMap, WeightTensor } from '../weights.js';
 import type { GraphBuilder } from './graph-builder.js';
 import type { LinearWeight } from './linear.js';
 import { type BuiltinDtype, FP32_PRECISION, type WeightPrecision } from './precision.js';
-import { toFloat16Bits } from './quantize.js';
 
 /** Names of the graph inputs the blocks read. */
 export interface GraphInputNames {

@@ -21,9 +21,9 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
-import type { GgufDtype } from '../../gguf/gguf-export.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
+import type { BuiltinDtype } from '../../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
@@ -45,7 +45,7 @@ export interface LoadLlamaCppModelOptions {
   /** Name reported in {@link ModelInfo.name}. @default 'gguf' */
   readonly name?: string;
   /** Weight dtype of the file, reported in {@link ModelInfo.dtype} (e.g. `q8`). @default 'fp32' */
-  readonly dtype?: GgufDtype;
+  readonly dtype?: BuiltinDtype;
   /** Delete the GGUF file when the model is disposed (for files written just for this model). @default false */
   readonly deleteFileOnDispose?: boolean;
   /**

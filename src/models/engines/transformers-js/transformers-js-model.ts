@@ -12,11 +12,12 @@ import { basename, dirname, resolve } from 'node:path';
 import { DantinoxError } from '../../../errors.js';
 import { lazyImport } from '../../../lazy-import.js';
 import { messages } from '../../../messages.js';
-import { float16ToFloat32 } from '../../hf/float16.js';
+import { float16ToFloat32 } from '../../float16.js';
 import { readHfConfig } from '../../hf/hf-config.js';
 import { loadHfTokenizer } from '../../hf/hf-tokenizer.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
+import type { BuiltinDtype } from '../../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { countParameters } from '../../weights.js';
@@ -29,15 +30,12 @@ type TjsModule = typeof import('@huggingface/transformers');
 type TjsTensor = InstanceType<TjsModule['Tensor']>;
 type TjsCausalLm = Awaited<ReturnType<TjsModule['AutoModelForCausalLM']['from_pretrained']>>;
 
-/** Weight dtypes transformers.js loads from a folder (its file-name suffixes). */
-export type TransformersJsDtype = 'fp32' | 'fp16' | 'q8' | 'q4';
-
 /** Options of {@link loadTransformersJsModel}. */
 export interface LoadTransformersJsModelOptions {
   /** ONNX Runtime intra-op threads of transformers.js's session. @default os.availableParallelism() */
   readonly threads?: number;
   /** Which ONNX file transformers.js loads (`onnx/model.onnx`, `model_fp16.onnx`, …). @default 'fp32' */
-  readonly dtype?: TransformersJsDtype;
+  readonly dtype?: BuiltinDtype;
   /** Name reported in {@link ModelInfo.name}. @default the folder name */
   readonly name?: string;
   /** Delete the folder when the model is disposed (for temporary exports). @default false */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import { ModelConfig } from '../models/model-config.js';
+import { ModelConfig } from './model-config.js';
 
 /** A resolved `--config` value: the config and a short name for it (the preset name or the file's path). */
 export interface ResolvedModelConfig {
