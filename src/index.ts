@@ -4,6 +4,7 @@
  * `dantinox/models`.
  *
  * @packageDocumentation
+ * @module dantinox
  */
 
 export {

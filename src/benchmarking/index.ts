@@ -13,6 +13,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module dantinox/benchmarking
  */
 
 export {

@@ -5,6 +5,7 @@
  * Importing this entry loads no native module: the ONNX runtime is loaded lazily when a model is created.
  *
  * @packageDocumentation
+ * @module dantinox/models
  */
 
 // ── calibration ─────────────────────────────────────────────────────────────

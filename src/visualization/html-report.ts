@@ -34,8 +34,20 @@ export interface ReportRun {
  * not apply to the data at all (e.g. a training curve of a benchmark): the report only names them, in one line.
  */
 export type ReportChart =
-  | { readonly name: string; readonly spec: ChartSpec }
-  | { readonly name: string; readonly skipped: string; readonly missingColumns?: boolean };
+  | {
+      /** The chart's name. */
+      readonly name: string;
+      /** Its Vega-Lite or Vega spec, drawn in the page. */
+      readonly spec: ChartSpec;
+    }
+  | {
+      /** The chart's name. */
+      readonly name: string;
+      /** Why it was not drawn. */
+      readonly skipped: string;
+      /** Whether it was skipped because the data lacks its columns (listed in one short line). */
+      readonly missingColumns?: boolean;
+    };
 
 /** Input of {@link buildHtmlReport}. */
 export interface HtmlReportInput {

@@ -37,6 +37,7 @@ export type ChartSelection = string | readonly [name: string, options: object] |
 /** Outcome of one chart: written files, or why it was not drawn. */
 export type ChartRenderResult =
   | {
+      /** `rendered`: the files were written. */
       readonly status: 'rendered';
       /** Written files by format (`html` is the shared report page). */
       readonly paths: Readonly<Partial<Record<ChartFormat, string>>>;

@@ -19,7 +19,14 @@ import { brownCorpusText } from '../data/brown-corpus.js';
 import type { BenchmarkContext } from '../task.js';
 
 /** Validation text: a path to a UTF-8 file, or the text itself with a name for the report. */
-export type PerplexityData = string | { readonly text: string; readonly name: string };
+export type PerplexityData =
+  | string
+  | {
+      /** The text itself. */
+      readonly text: string;
+      /** Its name in the results (`meta.data_source`) and in error messages. */
+      readonly name: string;
+    };
 
 /** Where the windows' text and tokenizer come from. */
 export interface EvalTextOptions {
