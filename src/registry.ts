@@ -26,7 +26,7 @@ export class Registry<T> {
   /**
    * Adds `entry` as `name`.
    *
-   * @throws {@link DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set.
+   * @throws {@link dantinox!DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set.
    */
   protected add(name: string, entry: T, options: RegisterOptions = {}): void {
     if (this.#entries.has(name) && options.override !== true)
@@ -37,7 +37,7 @@ export class Registry<T> {
   /**
    * The entry registered as `name`.
    *
-   * @throws {@link DantinoxError} `UNKNOWN_PLUGIN` listing the available names (with a did-you-mean suggestion).
+   * @throws {@link dantinox!DantinoxError} `UNKNOWN_PLUGIN` listing the available names (with a did-you-mean suggestion).
    */
   get(name: string): T {
     const entry = this.#entries.get(name);

@@ -27,10 +27,14 @@ export type TaskFactory = (input: TaskFactoryInput) => BenchmarkTask;
 
 /** The built-in tasks by name, in the seed's default order. */
 export const builtinTasks = {
+  /** Forward throughput over the sequence-length and batch-size sweeps ({@link ThroughputTask}). */
   throughput: () => new ThroughputTask(),
+  /** Prefill, KV-cache decode and generation latency: TTFT, TPOT, end to end ({@link LatencyTask}). */
   latency: () => new LatencyTask(),
+  /** Perplexity on `--data`, else the Brown corpus ({@link PerplexityTask}). */
   perplexity: (input: TaskFactoryInput) =>
     new PerplexityTask(input.data === undefined ? {} : { dataSource: input.data }),
+  /** KL divergence from a reference model, in nats per token ({@link KldTask}). */
   kld: (input: TaskFactoryInput) =>
     new KldTask({
       reference:
@@ -72,7 +76,7 @@ export class TaskRegistry extends Registry<TaskFactory> {
   /**
    * Registers `factory` under `name`.
    *
-   * @throws {@link DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
+   * @throws {@link dantinox!DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
    * `INVALID_OPTION` when `name` is empty or `factory` is not a function.
    */
   register(name: string, factory: TaskFactory, options: RegisterTaskOptions = {}): void {
@@ -84,7 +88,7 @@ export class TaskRegistry extends Registry<TaskFactory> {
   /**
    * Checks a task list without creating anything: at least one name, each registered, none twice.
    *
-   * @throws {@link DantinoxError} `INVALID_OPTION` for an empty list or a repeated name, `UNKNOWN_PLUGIN` for an
+   * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an empty list or a repeated name, `UNKNOWN_PLUGIN` for an
    * unknown name (with a did-you-mean).
    */
   check(names: readonly string[]): void {
@@ -96,7 +100,7 @@ export class TaskRegistry extends Registry<TaskFactory> {
   /**
    * Creates the tasks named in `names`, in order (checked as by {@link TaskRegistry.check}).
    *
-   * @throws {@link DantinoxError} as {@link TaskRegistry.check}, and `INVALID_OPTION` when a factory returns
+   * @throws {@link dantinox!DantinoxError} as {@link TaskRegistry.check}, and `INVALID_OPTION` when a factory returns
    * something that is not a task (no `run` function) or a task whose `name` differs from its registered name.
    */
   create(names: readonly string[], input: TaskFactoryInput = {}): BenchmarkTask[] {

@@ -13,7 +13,7 @@ import { ExitCode } from './exit-code.js';
 /**
  * Checks `--format` values.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for an unknown format.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an unknown format.
  */
 export function checkFormats(formats: readonly string[]): ChartFormat[] {
   for (const f of formats) {

@@ -24,7 +24,7 @@ export function addHistoryOptions(command: Command): Command {
 /**
  * Checks the history options before anything is measured.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for `--compare-last` without `--history`, `IO` for a history
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for `--compare-last` without `--history`, `IO` for a history
  * path that is a directory.
  */
 export function checkHistoryOptions(options: HistoryOptions, cwd: string): void {

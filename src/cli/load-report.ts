@@ -19,7 +19,7 @@ export interface LoadedReport {
 /**
  * Loads the run at `path` (a directory written by `dantinox bench`, or its results.json / .jsonl / .csv).
  *
- * @throws {@link DantinoxError} `IO` when it is missing, unreadable, not a report, or holds no results.
+ * @throws {@link dantinox!DantinoxError} `IO` when it is missing, unreadable, not a report, or holds no results.
  */
 export function loadReport(path: string, cwd: string): LoadedReport {
   const file = RunDirectory.locate(path, cwd);

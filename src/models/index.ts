@@ -5,6 +5,7 @@
  * Importing this entry loads no native module: the ONNX runtime is loaded lazily when a model is created.
  *
  * @packageDocumentation
+ * @module dantinox/models
  */
 
 // ── calibration ─────────────────────────────────────────────────────────────
@@ -21,6 +22,7 @@ export { describeModel } from './describe-model.js';
 export { ENGINE_NAMES, type EngineName } from './engines/engine-name.js';
 export {
   builtinEngines,
+  type ConfigSource,
   type CreateEngineRegistryOptions,
   createEngineModel,
   createEngineRegistry,
@@ -29,6 +31,8 @@ export {
   type EngineModelOptions,
   EngineRegistry,
   type EngineRequest,
+  type EngineSource,
+  type FolderSource,
   loadEngineModel,
 } from './engines/engine-registry.js';
 // ── GGUF (llama.cpp) ────────────────────────────────────────────────────────

@@ -74,7 +74,7 @@ export const DEFAULT_PRESET = 'small';
  * Checks the selection without building anything (fast, so usage errors come before any model is built) and
  * returns the validated built-in config, when there is one.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for `--config` with `--model` or `--paradigm` with `--model`,
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for `--config` with `--model` or `--paradigm` with `--model`,
  * an unknown or unrunnable dtype or block size; `IO` for a missing model or reference folder, or a folder
  * without the asked dtype's file (listing the dtypes it has); and the errors of {@link resolveModelConfig}.
  */

@@ -48,7 +48,7 @@ function assertLittleEndian(): void {
  * `__metadata__`. The header is padded with spaces to a multiple of 8 bytes so tensor data stays aligned.
  *
  * @param metadata - string key/value pairs stored in the header (e.g. the model config as JSON). @default {}
- * @throws {@link DantinoxError} `IO` when the file cannot be written; `INVALID_INPUT` when a tensor's data length
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be written; `INVALID_INPUT` when a tensor's data length
  * does not match its shape.
  */
 export async function saveSafetensors(
@@ -189,7 +189,7 @@ function parseHeader(
  * Reads a safetensors file, converting F16 and BF16 tensors to float32. Tensors are read one by one straight
  * into their own buffers (F32) or through one temporary buffer per tensor (F16/BF16).
  *
- * @throws {@link DantinoxError} `IO` when the file cannot be read or is malformed (bad header length, header
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be read or is malformed (bad header length, header
  * not JSON, offsets out of range or inconsistent with the shape, truncated data); `UNSUPPORTED` for a dtype
  * other than F32, F16 or BF16.
  */

@@ -137,7 +137,7 @@ function interval(ci: Interval, q: number): string {
 }
 
 /** The data fields of {@link ProfilingResult} (its methods left out). */
-type ProfilingFields = {
+export type ProfilingFields = {
   readonly [K in keyof ProfilingResult as ProfilingResult[K] extends (...args: never[]) => unknown
     ? never
     : K]: ProfilingResult[K];

@@ -39,7 +39,9 @@ const section = z.strictObject({
 
 /** The axes and excludes of a `matrix:` section. */
 export interface MatrixSection {
+  /** Values per axis. */
   readonly axes: AxisFlags;
+  /** Combinations left out: each entry excludes the variants that match all of its axis values. */
   readonly exclude: readonly MatrixExclude[];
 }
 
@@ -47,7 +49,7 @@ export interface MatrixSection {
  * Validates the `matrix:` section of a `--bench-config` file: axis names as keys (a value or a list of values)
  * and an optional `exclude:` list of `{ axis: value | [values] }` entries.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` naming the first problem.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the first problem.
  */
 export function parseMatrixSection(raw: unknown, path: string): MatrixSection {
   const parsed = section.safeParse(raw);
@@ -124,7 +126,7 @@ export interface BenchMatrixInput {
  * The matrix of a command line: flags over the file's `matrix:` section; the model axis defaults to the
  * `small` preset.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for `--config` with `--model`, and the errors of
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for `--config` with `--model`, and the errors of
  * {@link expandMatrix}.
  */
 export function buildBenchMatrix(input: BenchMatrixInput): BenchMatrix {

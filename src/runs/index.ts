@@ -14,6 +14,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module dantinox/runs
  */
 export {
   type AxisFlags,
@@ -38,18 +39,30 @@ export {
 export { type GitInfo, gitInfo } from './git-info.js';
 export { loadPlugins } from './load-plugins.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
-export { type OpenedModel, openModel, openReference, opProfiler } from './open-model.js';
+export {
+  type OpenedModel,
+  openModel,
+  openReference,
+  opProfiler,
+} from './open-model.js';
 export { claimRunDir, prepareOutputDir, RUN_ARTIFACTS, timestampName } from './output-dir.js';
 export { planRun, type RunPlanInput } from './plan-run.js';
-export { type HistoryOptions, type HistoryRecord, recordHistory } from './record-history.js';
 export {
+  type HistoryCompared,
+  type HistoryNotRecorded,
+  type HistoryOptions,
+  type HistoryRecord,
+  type HistoryRecorded,
+  recordHistory,
+} from './record-history.js';
+export {
+  type CalibrationPlan,
   isFlatLayout,
   type RunHooks,
   type RunMatrixOptions,
   type RunPlan,
   type RunResult,
   runMatrix,
-  type VariantOutcome,
   type VariantStart,
 } from './run-matrix.js';
 export {
@@ -61,3 +74,4 @@ export {
   writeMatrixCharts,
   writeRunOutputs,
 } from './run-outputs.js';
+export { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';

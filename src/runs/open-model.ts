@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { basename, resolve } from 'node:path';
-import type { OpProfiler } from '../benchmarking/tasks/profile-task.js';
+import type { OpProfiler, ProfilerUnavailable } from '../benchmarking/tasks/profile-task.js';
 import { messages } from '../messages.js';
 import { describeModel } from '../models/describe-model.js';
 import { createEngineModel, defaultEngines, loadEngineModel } from '../models/engines/engine-registry.js';
@@ -109,10 +109,7 @@ export async function openReference(selection: ModelSelection, cwd: string): Pro
  * (same config, seed, dtype, threads and execution provider, or the same folder and dtype) opened with profiling
  * on; for another engine, why there is none.
  */
-export function opProfiler(
-  selection: ModelSelection,
-  cwd: string,
-): OpProfiler | { readonly unavailable: string } {
+export function opProfiler(selection: ModelSelection, cwd: string): OpProfiler | ProfilerUnavailable {
   const engine = selection.engine ?? 'ort';
   if (!defaultEngines.get(engine).operatorProfile)
     return { unavailable: messages.profileUnavailable(engine) };

@@ -8,7 +8,7 @@ import { accessSync, constants } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../benchmarking/config.js';
-import { createWriterLogger, type Logger } from '../benchmarking/logger.js';
+import { createWriterLogger, type Logger, type LogLevel } from '../benchmarking/logger.js';
 import type { ShardSpec } from '../benchmarking/matrix/shard.js';
 import { createTaskRegistry, DEFAULT_TASKS } from '../benchmarking/task-registry.js';
 import { DantinoxError } from '../errors.js';
@@ -26,7 +26,7 @@ import {
 import { DEFAULT_CALIBRATION_MS } from './calibration-step.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
 import type { HistoryOptions } from './record-history.js';
-import type { RunPlan } from './run-matrix.js';
+import type { CalibrationPlan, RunPlan } from './run-matrix.js';
 
 /** What a run is asked to do; every field but `dir` has a default. */
 export interface RunPlanInput {
@@ -44,8 +44,17 @@ export interface RunPlanInput {
   readonly config?: BenchmarkConfigInput | BenchmarkConfig;
   /** Task names, in order. @default DEFAULT_TASKS */
   readonly tasks?: readonly string[];
-  /** Task and chart registries. @default the built-ins */
+  /** Task and chart registries. @default the built-ins (and those of `plugins`, when given) */
   readonly registries?: PluginRegistries;
+  /** Module specifiers of the plugins behind `registries`, so that a variant's own process can load them again. */
+  readonly plugins?: readonly string[];
+  /**
+   * Run each variant of a matrix in a fresh process (its peak RSS and load figures its own). @default true for a
+   * matrix whose registries are the built-ins or come from `plugins`
+   */
+  readonly isolate?: boolean;
+  /** Least severe level a variant's own process logs (match `logger`'s). @default 'warn' */
+  readonly logLevel?: LogLevel;
   /** Validation text for perplexity and kld. @default the Brown corpus */
   readonly data?: string;
   /** What every variant's model selection shares. @default {} */
@@ -59,7 +68,7 @@ export interface RunPlanInput {
   /** Write charts and report.html. @default true */
   readonly charts?: boolean;
   /** The ceilings calibration, with its budget in ms; `false`: none. @default a 20 s budget, cached */
-  readonly calibration?: { readonly budgetMs: number; readonly recalibrate: boolean } | false;
+  readonly calibration?: CalibrationPlan | false;
   /** Where finished runs are recorded. @default {} */
   readonly history?: HistoryOptions;
   /** Add the profile task. @default false */
@@ -89,7 +98,7 @@ function checkDataFile(data: string | undefined, cwd: string): string | undefine
  * that cannot fit refused) and the output folder claimed (refused when it holds a run, unless `force` or
  * `resume`) before anything is measured.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION`, `UNKNOWN_TASK`, `IO`… naming the first problem.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION`, `UNKNOWN_TASK`, `IO`… naming the first problem.
  */
 export function planRun(input: RunPlanInput): RunPlan {
   const cwd = input.cwd ?? process.cwd();
@@ -138,5 +147,9 @@ export function planRun(input: RunPlanInput): RunPlan {
         : (input.calibration ?? { budgetMs: DEFAULT_CALIBRATION_MS, recalibrate: false }),
     history: input.history ?? {},
     ...(input.profile === true ? { profile: true } : {}),
+    isolate:
+      input.isolate ?? (matrix.isMatrix && (input.registries === undefined || input.plugins !== undefined)),
+    ...(input.plugins === undefined ? {} : { plugins: input.plugins }),
+    logLevel: input.logLevel ?? 'warn',
   };
 }

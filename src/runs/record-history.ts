@@ -19,16 +19,35 @@ export type HistoryOptions = {
 };
 
 /** What {@link recordHistory} did. */
-export type HistoryRecord =
-  | { readonly status: 'not-recorded' }
-  | { readonly status: 'recorded'; readonly runId: string; readonly path: string }
-  | {
-      readonly status: 'compared';
-      readonly runId: string;
-      readonly path: string;
-      readonly comparison: ReportComparison;
-    }
-  | { readonly status: 'no-previous-run'; readonly runId: string; readonly path: string };
+export type HistoryRecord = HistoryNotRecorded | HistoryRecorded | HistoryCompared;
+
+/** No history file was given: nothing recorded. */
+export interface HistoryNotRecorded {
+  /** `not-recorded`. */
+  readonly status: 'not-recorded';
+}
+
+/** The run was appended to the history file (and a comparison, when asked for, found no earlier run). */
+export interface HistoryRecorded {
+  /** `recorded`, or `no-previous-run` when a comparison was asked for and the history has no earlier run. */
+  readonly status: 'recorded' | 'no-previous-run';
+  /** The run id recorded. */
+  readonly runId: string;
+  /** The history file, as given. */
+  readonly path: string;
+}
+
+/** The run was appended and compared with the previous run of the same model on the same machine. */
+export interface HistoryCompared {
+  /** `compared`. */
+  readonly status: 'compared';
+  /** The run id recorded. */
+  readonly runId: string;
+  /** The history file, as given. */
+  readonly path: string;
+  /** The comparison with the previous run. */
+  readonly comparison: ReportComparison;
+}
 
 /**
  * Appends `report` to the history file (with the git commit and branch of `cwd`) and, with `compareLast`, compares

@@ -8,9 +8,8 @@
  *
  * @packageDocumentation
  */
-import type { Calibration } from '../benchmarking/calibration.js';
 import type { BenchmarkConfig } from '../benchmarking/config.js';
-import type { Logger, TextWriter } from '../benchmarking/logger.js';
+import type { Logger, LogLevel, TextWriter } from '../benchmarking/logger.js';
 import type { MatrixVariant } from '../benchmarking/matrix/expand-matrix.js';
 import {
   createMatrixManifest,
@@ -22,17 +21,23 @@ import { MatrixReport, runState, variantDir } from '../benchmarking/matrix/matri
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { type Awaitable, hookCaller } from '../benchmarking/result-sink.js';
-import { ProfileTask } from '../benchmarking/tasks/profile-task.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import type { ModelInfo } from '../models/model.js';
 import type { PluginRegistries } from '../plugin.js';
-import { type BenchMatrix, type SharedSelection, variantConfig, variantSelection } from './bench-matrix.js';
-import { runCalibration } from './calibration-step.js';
-import type { OpenedModel } from './open-model.js';
+import type { BenchMatrix, SharedSelection } from './bench-matrix.js';
 import { timestampName } from './output-dir.js';
 import { type HistoryOptions, type HistoryRecord, recordHistory } from './record-history.js';
 import { writeMatrixCharts } from './run-outputs.js';
+import { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';
+import { runVariantProcess } from './variant-process.js';
+
+/** How a run calibrates the machine's ceilings. */
+export interface CalibrationPlan {
+  /** Time budget of a measurement, in ms. */
+  readonly budgetMs: number;
+  /** Measure even when this machine's ceilings are cached. */
+  readonly recalibrate: boolean;
+}
 
 /** Everything {@link runMatrix} needs, checked (see `buildBenchMatrix`, `checkVariants`, `resolveShard`). */
 export interface RunPlan {
@@ -66,12 +71,22 @@ export interface RunPlan {
   readonly cwd: string;
   /** What every variant's model selection shares (execution provider, force, head dtype, block size, reference). */
   readonly shared: SharedSelection;
-  /** The ceilings calibration before timing tasks, with its budget in ms (`undefined`: no calibration). */
-  readonly calibration: { readonly budgetMs: number; readonly recalibrate: boolean } | undefined;
+  /** The ceilings calibration before timing tasks (`undefined`: no calibration). */
+  readonly calibration: CalibrationPlan | undefined;
   /** Where finished runs are recorded. */
   readonly history: HistoryOptions;
   /** Add the profile task (ONNX Runtime's time per operator category) after the other tasks. */
   readonly profile?: boolean;
+  /**
+   * Run each variant in a fresh Node.js process, so that its peak RSS and load figures are its own, not the high
+   * water mark of the variants before it. Needs the plugins as module specifiers (`plugins`), which the process
+   * loads again.
+   */
+  readonly isolate?: boolean;
+  /** Module specifiers of the plugins behind `registries` (loaded again by a variant's own process). */
+  readonly plugins?: readonly string[];
+  /** Least severe level a variant's own process logs. @default 'warn' */
+  readonly logLevel?: LogLevel;
 }
 
 /** A variant about to run. */
@@ -86,25 +101,6 @@ export interface VariantStart {
   readonly remaining: number;
   /** Estimated time for the remaining variants in ms, from the mean of those run so far (absent before the first). */
   readonly etaMs?: number;
-}
-
-/** One measured variant. */
-export interface VariantOutcome {
-  /** The variant. */
-  readonly variant: MatrixVariant;
-  /** Its report (failed rows when the model could not be built). */
-  readonly report: SuiteReport;
-  /** Its benchmark config (the shared one with the variant's threads). */
-  readonly config: BenchmarkConfig;
-  /** The model that ran (absent when it could not be built); it is disposed. */
-  readonly model?: {
-    /** Name, origin, architecture and whether its weights are trained. */
-    readonly description: string;
-    /** Engine, threads, dtype… */
-    readonly info: ModelInfo;
-    /** Whether the weights are a seeded random initialisation. */
-    readonly randomWeights: boolean;
-  };
 }
 
 /**
@@ -168,16 +164,13 @@ export function isFlatLayout(plan: Pick<RunPlan, 'matrix' | 'shard'>): boolean {
 
 /** Heavy modules, loaded only once a run really starts. */
 async function loadRuntime() {
-  const [{ BenchmarkSuite, RunDirectory }, { openModel, openReference, opProfiler }, { writeRunOutputs }] =
-    await Promise.all([
-      import('../benchmarking/index.js'),
-      import('./open-model.js'),
-      import('./run-outputs.js'),
-    ]);
-  return { BenchmarkSuite, RunDirectory, openModel, openReference, opProfiler, writeRunOutputs };
+  const [{ RunDirectory }, { writeRunOutputs }] = await Promise.all([
+    import('../benchmarking/run-directory.js'),
+    import('./run-outputs.js'),
+  ]);
+  return { RunDirectory, writeRunOutputs };
 }
 
-type Runtime = Awaited<ReturnType<typeof loadRuntime>>;
 type Hooks = Required<Omit<RunHooks, 'name'>>;
 
 /** One object calling every hook in order; a hook that throws is logged and the next still runs. */
@@ -202,7 +195,7 @@ function fanOutHooks(hooks: RunHooks | readonly RunHooks[] | undefined, logger: 
  * const result = await runMatrix(plan, { hooks: { onVariantEnd: (v) => console.log(v.variant.id) } });
  * ```
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` when resuming finds a run of another matrix in the folder;
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when resuming finds a run of another matrix in the folder;
  * `IO` when files cannot be written; in the flat layout, the errors of building the model.
  */
 export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): Promise<RunResult> {
@@ -265,7 +258,17 @@ export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): 
     if (signal.aborted) break;
     await hooks.onVariantStart(start);
     const t0 = Date.now();
-    const outcome = await runVariant(plan, variant, folderOf(variant), runtime, signal, hooks, options, flat);
+    const variantOptions: VariantRunOptions = {
+      folder: folderOf(variant),
+      flat,
+      signal,
+      note: (text) => void hooks.onNote(text),
+      ...(options.progress === undefined ? {} : { progress: options.progress }),
+    };
+    const outcome =
+      plan.isolate === true && !flat
+        ? await runVariantProcess(plan, variant, variantOptions)
+        : await runVariant(plan, variant, variantOptions);
     timings.push(Date.now() - t0);
     outcomes.push(outcome);
     await hooks.onVariantEnd(outcome);
@@ -354,96 +357,4 @@ function historyReport(report: SuiteReport, plan: RunPlan): SuiteReport {
 
 function createManifest(plan: RunPlan, assigned: readonly MatrixVariant[]) {
   return createMatrixManifest(plan.matrix.definition, plan.matrix.variants, plan.shard ?? null, assigned);
-}
-
-/** Builds, measures and disposes one variant; in a matrix a model that fails to build becomes failed rows. */
-async function runVariant(
-  plan: RunPlan,
-  variant: MatrixVariant,
-  folder: string,
-  runtime: Runtime,
-  signal: AbortSignal,
-  hooks: Hooks,
-  options: RunMatrixOptions,
-  flat: boolean,
-): Promise<VariantOutcome> {
-  const config = variantConfig(variant, plan.config);
-  const selection = variantSelection(variant, plan.config, plan.shared);
-  // The kld task's reference is this variant's: its fp32 model (or the reference folder), opened only if kld runs.
-  const tasks = plan.registries.tasks.create(plan.tasks, {
-    ...(plan.dataPath === undefined ? {} : { data: plan.dataPath }),
-    reference: () => runtime.openReference(selection, plan.cwd),
-  });
-  if (plan.profile === true)
-    tasks.push(new ProfileTask({ profiler: runtime.opProfiler(selection, plan.cwd) }));
-  await hooks.onNote('Building the model…\n');
-  let opened: OpenedModel;
-  try {
-    opened = await runtime.openModel(selection, plan.cwd);
-  } catch (error) {
-    if (flat) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    plan.logger.log('error', `variant ${variant.id}: the model could not be built: ${message}`);
-    const report = new SuiteReport({
-      results: tasks.map((t) => ({
-        task: t.name,
-        status: 'failed' as const,
-        error: `model not built: ${message}`,
-        metrics: {},
-      })),
-      modelMeta: { model: variant.id, run_id: variant.id },
-      runId: variant.id,
-    });
-    const files = new runtime.RunDirectory(folder);
-    report.save(files.csvPath);
-    report.save(files.jsonPath);
-    return { variant, report, config };
-  }
-  try {
-    const calibration = await calibrationFor(plan, opened.model.info, hooks);
-    const suite = new runtime.BenchmarkSuite({ tasks, config });
-    const report = await suite.run(opened.paradigm, opened.model, {
-      runId: flat ? `${opened.model.info.name}-${timestampName(plan.startedAt)}` : variant.id,
-      jsonl: false,
-      sinks: new runtime.RunDirectory(folder).sinks(),
-      ...(options.progress === undefined ? {} : { writer: options.progress }),
-      progress: 'auto',
-      logger: plan.logger,
-      signal,
-      startedAt: plan.startedAt,
-      commandLine: plan.commandLine,
-      ...(calibration === undefined ? {} : { calibration }),
-    });
-    return {
-      variant,
-      report,
-      config,
-      model: {
-        description: opened.description,
-        info: opened.model.info,
-        randomWeights: opened.randomWeights,
-      },
-    };
-  } finally {
-    await opened.model.dispose();
-  }
-}
-
-/** The machine's ceilings for MFU/MBU when a timing task runs and the calibration is on (cached per engine and threads). */
-async function calibrationFor(
-  plan: RunPlan,
-  info: { readonly threads: number; readonly engine: string },
-  hooks: Hooks,
-): Promise<Calibration | undefined> {
-  if (plan.calibration === undefined || !plan.tasks.some((t) => t === 'throughput' || t === 'latency'))
-    return undefined;
-  const outcome = await runCalibration({
-    threads: info.threads,
-    engine: info.engine,
-    budgetMs: plan.calibration.budgetMs,
-    logger: plan.logger,
-    notes: { write: (text) => void hooks.onNote(text) },
-    ...(plan.calibration.recalibrate ? { recalibrate: true } : {}),
-  });
-  return outcome.calibration;
 }

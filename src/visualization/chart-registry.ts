@@ -22,16 +22,27 @@ import { TrendChart } from './charts/trend-chart.js';
 
 /** The built-in charts by name, in the seed's registration order. */
 export const builtinCharts = {
+  /** Loss vs step or epoch, validation dashed ({@link TrainingCurveChart}). */
   training_curve: TrainingCurveChart,
+  /** Tokens/s vs sequence length, one line per model ({@link ThroughputChart}). */
   throughput: ThroughputChart,
+  /** Tokens/s vs batch size ({@link ThroughputBatchChart}). */
   throughput_batch: ThroughputBatchChart,
+  /** Mean latency vs throughput with the p50–p99 range and the Pareto frontier ({@link LatencyChart}). */
   latency: LatencyChart,
+  /** Peak tokens/s vs perplexity, one labelled point per model, with the frontier ({@link ParetoChart}). */
   pareto: ParetoChart,
+  /** KL divergence from the fp32 reference vs decode tokens/s, one point per variant (`KldParetoChart`). */
   pareto_kld: KldParetoChart,
+  /** Several metrics per model, each spoke min-max normalised ({@link RadarChart}). */
   radar: RadarChart,
+  /** Achieved GFLOP/s vs arithmetic intensity under the calibrated roofs ({@link RooflineChart}). */
   roofline: RooflineChart,
+  /** Share of ONNX Runtime kernel time per operator category (`TimeBreakdownChart`). */
   time_breakdown: TimeBreakdownChart,
+  /** Relative change per metric with its interval, coloured by verdict ({@link CompareChart}). */
   compare: CompareChart,
+  /** A metric over runs, with its interval band ({@link TrendChart}). */
   trend: TrendChart,
 } as const satisfies Record<string, ChartClass>;
 
@@ -50,13 +61,13 @@ export interface BuiltinChartOptionsMap {
   latency: NonNullable<ConstructorParameters<typeof LatencyChart>[0]>;
   /** {@link ParetoChart} options. */
   pareto: NonNullable<ConstructorParameters<typeof ParetoChart>[0]>;
-  /** {@link KldParetoChart} options. */
+  /** Options of the `pareto_kld` chart (`KldParetoChart`). */
   pareto_kld: NonNullable<ConstructorParameters<typeof KldParetoChart>[0]>;
   /** {@link RadarChart} options. */
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
   /** {@link RooflineChart} options. */
   roofline: NonNullable<ConstructorParameters<typeof RooflineChart>[0]>;
-  /** {@link TimeBreakdownChart} options. */
+  /** Options of the `time_breakdown` chart (`TimeBreakdownChart`). */
   time_breakdown: NonNullable<ConstructorParameters<typeof TimeBreakdownChart>[0]>;
   /** {@link CompareChart} options. */
   compare: NonNullable<ConstructorParameters<typeof CompareChart>[0]>;
@@ -94,7 +105,7 @@ export class ChartRegistry extends Registry<AnyChartClass> {
   /**
    * Registers `chart` under its static `name`.
    *
-   * @throws {DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
+   * @throws {@link dantinox!DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
    * `INVALID_OPTION` when `chart` is not a {@link Chart} subclass with a non-empty static `name`.
    */
   register(chart: AnyChartClass, options: RegisterChartOptions = {}): void {

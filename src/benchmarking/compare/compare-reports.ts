@@ -498,7 +498,7 @@ function describeRun(report: SuiteReport, label: string | undefined, fallback: s
  * if (result.counts.regressed > 0) process.exitCode = 1;
  * ```
  *
- * @throws {@link DantinoxError} with code `INVALID_INPUT` when the runs measure different models (see
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_INPUT` when the runs measure different models (see
  * {@link MODEL_IDENTITY_KEYS}) and `allowDifferentModels` is not set, or `INVALID_OPTION` for an out-of-range
  * option.
  */

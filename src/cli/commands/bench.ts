@@ -327,6 +327,8 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     config,
     tasks,
     registries,
+    plugins: options.plugin ?? [],
+    logLevel: level,
     ...(options.data === undefined ? {} : { data: options.data }),
     // Any --ep name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
     shared: {

@@ -56,7 +56,7 @@ Exit codes: 0 done, 1 a metric regressed and --fail-on-regression was given, 2 b
 /**
  * Parses a `--threshold` percentage: `5%`, `5` and `2.5%` are 5%, 5% and 2.5% (the result is a fraction).
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for anything else.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for anything else.
  */
 export function parseThreshold(value: string): number {
   const text = value.trim().replace(/%$/, '');

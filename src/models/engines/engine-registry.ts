@@ -44,10 +44,27 @@ export type EngineLoadOptions = Pick<EngineModelOptions, 'threads' | 'name' | 'e
   readonly dtype?: BuiltinDtype;
 };
 
+/** Where a model comes from: a built-in config, or a Hugging Face ONNX folder. */
+export type EngineSource = ConfigSource | FolderSource;
+
+/** A built-in config (a preset or a config file), built with seeded or given weights. */
+export interface ConfigSource {
+  /** The kind of source. */
+  readonly kind: 'config';
+}
+
+/** A Hugging Face ONNX folder. */
+export interface FolderSource {
+  /** The kind of source. */
+  readonly kind: 'folder';
+  /** The folder, as given (messages name it so). */
+  readonly path: string;
+}
+
 /** What a selection asks an engine to run, as {@link EngineRegistry.whyNot} checks it. */
 export interface EngineRequest {
-  /** A built-in config (`config`), or a Hugging Face ONNX folder (`folder`, with its path as given). */
-  readonly source: { readonly kind: 'config' } | { readonly kind: 'folder'; readonly path: string };
+  /** A built-in config, or a Hugging Face ONNX folder. */
+  readonly source: EngineSource;
   /** Weight dtype. @default 'fp32' */
   readonly dtype?: string;
   /** Dtype of the LM head. @default dtype */
@@ -92,7 +109,7 @@ const optional = <K extends string, V>(key: K, value: V | undefined) =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
 
 /** The built-in engines, by name (a literal map: registering them has no import side effect). */
-export const builtinEngines = {
+export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
   ort: {
     name: 'ort',
     description: "dantinox's own ONNX graphs (or a Hugging Face ONNX folder) on onnxruntime-node",
@@ -151,7 +168,7 @@ export const builtinEngines = {
       return loadTransformersJsModel(folder, rest);
     },
   },
-} as const satisfies Record<EngineName, EngineAdapter>;
+};
 
 /** Engines by name: the built-ins, and any registered by a plugin. */
 export class EngineRegistry extends Registry<EngineAdapter> {
@@ -162,7 +179,7 @@ export class EngineRegistry extends Registry<EngineAdapter> {
   /**
    * Registers `adapter` under its `name`.
    *
-   * @throws {@link DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set.
+   * @throws {@link dantinox!DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set.
    */
   register(adapter: EngineAdapter, options: RegisterOptions = {}): void {
     this.add(adapter.name, adapter, options);
@@ -171,7 +188,7 @@ export class EngineRegistry extends Registry<EngineAdapter> {
   /**
    * Why `engine` cannot run `request` (a sentence naming the flag to change), or `undefined` when it can.
    *
-   * @throws {@link DantinoxError} `UNKNOWN_PLUGIN` for an unknown engine.
+   * @throws {@link dantinox!DantinoxError} `UNKNOWN_PLUGIN` for an unknown engine.
    */
   whyNot(engine: string, request: EngineRequest): string | undefined {
     const adapter = this.get(engine);
@@ -191,7 +208,7 @@ export class EngineRegistry extends Registry<EngineAdapter> {
   /**
    * Checks that `engine` can run `request`.
    *
-   * @throws {@link DantinoxError} `INVALID_OPTION` with {@link EngineRegistry.whyNot}'s reason; `UNKNOWN_PLUGIN`
+   * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` with {@link EngineRegistry.whyNot}'s reason; `UNKNOWN_PLUGIN`
    * for an unknown engine.
    */
   check(engine: string, request: EngineRequest): void {
@@ -225,7 +242,7 @@ export const defaultEngines: EngineRegistry = createEngineRegistry();
  * ```ts
  * const model = await createEngineModel('llama.cpp', ModelConfig.preset('small'), { threads: 2, dtype: 'q8' });
  * ```
- * @throws {@link DantinoxError} `INVALID_OPTION` when the engine cannot run the options (see
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when the engine cannot run the options (see
  * {@link EngineRegistry.whyNot}); the errors of the engine's model creation.
  */
 export async function createEngineModel(
@@ -247,7 +264,7 @@ export async function createEngineModel(
  * The Hugging Face ONNX folder `folder` on `engine`: dantinox's loader on ONNX Runtime (`ort`) or
  * transformers.js. llama.cpp needs a GGUF file: export built-in models with `exportGguf`.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for an engine that loads no folder (`llama.cpp`) or an execution
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an engine that loads no folder (`llama.cpp`) or an execution
  * provider it does not take; the errors of the loaders otherwise.
  */
 export async function loadEngineModel(

@@ -83,7 +83,7 @@ export interface GgufExportResult {
  * const model = await createModel(ModelConfig.preset('small'));
  * exportGguf(model, 'small-q8.gguf', { dtype: 'q8' });
  * ```
- * @throws {@link DantinoxError} `UNSUPPORTED` for what llama.cpp cannot represent (diffusion, sliding windows,
+ * @throws {@link dantinox!DantinoxError} `UNSUPPORTED` for what llama.cpp cannot represent (diffusion, sliding windows,
  * sinusoidal or no positions, row lengths that are not multiples of 32 for block types, non-byte-level
  * tokenizers); `INVALID_OPTION` for an unknown dtype or a tokenizer that does not fit; `INVALID_INPUT` when the
  * weights do not match the config; `IO` when the file cannot be written.

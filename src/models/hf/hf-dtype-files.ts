@@ -18,7 +18,7 @@ export function hfFolderDtypes(folder: string): BuiltinDtype[] {
 /**
  * The path, relative to `folder`, of the ONNX file of `dtype` (e.g. `onnx/model_q4.onnx`).
  *
- * @throws {@link DantinoxError} `IO` when the folder has no such file, listing the dtypes it has.
+ * @throws {@link dantinox!DantinoxError} `IO` when the folder has no such file, listing the dtypes it has.
  */
 export function hfDtypeFile(folder: string, dtype: BuiltinDtype): string {
   const file = join('onnx', hfOnnxFile(dtype));

@@ -77,7 +77,7 @@ export function hfModelTypeOf(config: ModelConfig): HfModelType | undefined {
  * The tokenizer files an export writes for `choice` and a model of `vocabSize` ids (`auto`: GPT-2's BPE from
  * 50,257 ids, else the byte-level vocabulary).
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` when the chosen vocabulary does not fit in `vocabSize`.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when the chosen vocabulary does not fit in `vocabSize`.
  */
 export function exportTokenizerFiles(choice: HfExportTokenizer, vocabSize: number): HfTokenizerFiles {
   const pick = choice === 'auto' ? (vocabSize >= 50257 ? 'gpt2' : 'bytes') : choice;
@@ -147,9 +147,9 @@ export function hfConfigJson(
  * layout, with the decoder-with-past I/O names. Loading the folder back with {@link loadHfModel} gives the same
  * logits as the built-in model. Existing files of the same names are overwritten.
  *
- * @throws {@link DantinoxError} `UNSUPPORTED` for architectures without a Hugging Face layout (MoE, diffusion,
+ * @throws {@link dantinox!DantinoxError} `UNSUPPORTED` for architectures without a Hugging Face layout (MoE, diffusion,
  *   sinusoidal or no positions, mixed norm/position choices); `INVALID_OPTION` for a tokenizer that does not fit
- *   the vocabulary; `INVALID_INPUT` ({@link ValidationError}) when `weights` do not match `config`; `IO` when the
+ *   the vocabulary; `INVALID_INPUT` ({@link dantinox!ValidationError}) when `weights` do not match `config`; `IO` when the
  *   folder cannot be written.
  */
 export function exportHfModel(

@@ -84,7 +84,7 @@ export class GraphContext {
    * folds into a float32 weight when the session is created.
    *
    * @param half - store it as float16. @default the graph's precision is `fp16`
-   * @throws {@link DantinoxError} `INVALID_INPUT` when the weight is missing.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when the weight is missing.
    */
   weight(name: string, half = this.precision.dtype === 'fp16'): string {
     if (!this.#registered.has(name)) {
@@ -124,7 +124,7 @@ export class GraphContext {
     return { name, k: t.dims[0] as number, n: t.dims[1] as number, data: () => t.data, canonical: true };
   }
 
-  /** The data of weight `name`. @throws {@link DantinoxError} `INVALID_INPUT` when it is missing. */
+  /** The data of weight `name`. @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when it is missing. */
   data(name: string): Float32Array {
     const t = this.#read(name);
     if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);

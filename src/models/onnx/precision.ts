@@ -79,7 +79,7 @@ function checkDtype(dtype: string): BuiltinDtype {
 /**
  * The {@link WeightPrecision} of `options` for `config`, checked before any weight is made.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for a dtype the built-in graphs do not run, a block size that
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a dtype the built-in graphs do not run, a block size that
  * is not a power of two ≥ 16 or does not divide a 4-bit matrix's K (the message lists those that do), or an
  * accuracy level outside 0–4.
  */

@@ -132,7 +132,7 @@ export class TransformersJsModel implements Model {
   /**
    * Full forward pass: logits `[batch, seq, vocab]`.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
   async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
     this.#checkOpen();
@@ -145,7 +145,7 @@ export class TransformersJsModel implements Model {
   /**
    * Forward pass over a prompt that keeps transformers.js's cache for {@link TransformersJsModel.decodeStep}.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
   async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
     this.#checkOpen();
@@ -160,7 +160,7 @@ export class TransformersJsModel implements Model {
   /**
    * One KV-cache decode step at context `state.length`. Consumes `state`.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
    * different from the batch, bad ids, or a context that would exceed `maxContext`.
    */
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
@@ -216,7 +216,7 @@ export const TRANSFORMERS_JS_ENGINE = `@huggingface/transformers ${TRANSFORMERS_
  * exportHfModel(config, weights, 'models/tiny-hf');
  * const model = await loadTransformersJsModel('models/tiny-hf', { threads: 2 });
  * ```
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `@huggingface/transformers`; `IO` for a missing
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `@huggingface/transformers`; `IO` for a missing
  * `config.json`; `INVALID_OPTION` for a bad thread count; `RUNTIME_ERROR` when transformers.js cannot load it.
  */
 export async function loadTransformersJsModel(
