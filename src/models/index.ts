@@ -26,6 +26,7 @@ export {
   type CreateEngineRegistryOptions,
   createEngineModel,
   createEngineRegistry,
+  defaultEngines,
   type EngineAdapter,
   type EngineLoadOptions,
   type EngineModelOptions,
