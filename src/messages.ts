@@ -506,7 +506,10 @@ export const messages = {
     '--compare-last compares with the previous run in a results history: add --history <file.duckdb>.',
   /** `--compare-last` when the history has no earlier run of the model on this machine. */
   noPreviousRun: (path: string): string =>
-    `No earlier run of this model on this machine in "${path}": nothing to compare with yet (this run is the baseline of the next one).`,
+    `No earlier run of this variant on this machine in "${path}": nothing to compare with yet (this run is the baseline of the next one).`,
+  /** `--compare-last` found an earlier run of the same model, but of another variant. */
+  previousRunDiffers: (runId: string, differences: string): string =>
+    `The last run of this model, ${runId}, is another variant (${differences}): not compared, since a difference in these would read as a regression. Compare them on purpose with \`dantinox compare <folder> <folder> --allow-different\`.`,
   /** A `--threshold` that is not a percentage. */
   badThreshold: (value: string): string =>
     `--threshold must be a percentage ≥ 0 such as 5% or 2.5, received ${JSON.stringify(value)}.`,
@@ -755,6 +758,15 @@ export const messages = {
   /** A variant's own process that ended before answering. */
   variantProcessDied: (variant: string, code: number | null, signal: string | null): string =>
     `variant ${variant}: its process ended before finishing (${signal === null ? `exit code ${code}` : `killed by ${signal}`}${signal === 'SIGKILL' ? ', most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms' : ''}); its rows are marked failed and the matrix goes on.`,
+  /** MFU/MBU of a run without a calibration. */
+  noCalibration: (): string =>
+    'no ceilings: the run skipped the calibration (--no-calibrate); run without it, or `dantinox calibrate` once, to get MFU and MBU',
+  /** MFU/MBU of a run on an execution provider the calibration probes do not run on. */
+  ceilingsCpuOnly: (provider: string): string =>
+    `no ceilings for --ep ${provider}: the calibration probes run on ONNX Runtime's CPU kernels, so a ${provider} run has no measured ceiling to be a fraction of`,
+  /** A theoretical peak below the ceiling measured on the same machine. */
+  theoreticalBelowMeasured: (theory: number, measured: number, basis: string): string =>
+    `the theoretical fp32 peak (${theory.toFixed(0)} GFLOP/s from ${basis}) is below the measured ceiling (${measured.toFixed(0)} GFLOP/s): the clock read is not the one the cores run at (turbo, or a virtual machine's nominal clock), so no theoretical peak is given`,
   /** The line a bench run ends with when a signal stopped it. */
   benchStopped: (signal: string): string =>
     `Stopped by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}: every cell measured before is in every output above.`,

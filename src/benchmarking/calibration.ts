@@ -212,6 +212,22 @@ export function theoreticalPeak(
 }
 
 /**
+ * The theoretical peak, unless it is below the ceiling measured on the same machine (a clock that is not the one the
+ * cores run at, as a virtual machine's nominal clock under turbo): then none, and why — a "peak" below a measurement
+ * would report MFU above 1.
+ */
+export function atLeastMeasured(
+  theory: TheoreticalPeak | { readonly unavailable: string },
+  measured: Ceilings,
+): TheoreticalPeak | { readonly unavailable: string } {
+  if ('unavailable' in theory) return theory;
+  const peak = theory.ceilings.gemmGflops['fp32'];
+  const ceiling = measured.gemmGflops['fp32'];
+  if (peak === undefined || ceiling === undefined || peak >= ceiling) return theory;
+  return { unavailable: messages.theoreticalBelowMeasured(peak, ceiling, theory.basis) };
+}
+
+/**
  * Reads a cached calibration; `undefined` when there is none. A file that cannot be parsed or does not match
  * the format is ignored with a warning on `logger`.
  */
@@ -309,7 +325,7 @@ export async function loadOrCalibrate(options: CalibrateOptions): Promise<Calibr
     budgetMs: options.budgetMs ?? 20_000,
     ...(options.onProbe === undefined ? {} : { onProbe: options.onProbe }),
   });
-  const theory = theoreticalPeak(fingerprint, cpuGhz());
+  const theory = atLeastMeasured(theoreticalPeak(fingerprint, cpuGhz()), measured.ceilings);
   const calibration: Calibration = {
     format: 'dantinox-calibration/1',
     key: calibrationKey(fingerprint),

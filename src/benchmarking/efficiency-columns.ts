@@ -114,17 +114,29 @@ export interface EfficiencyInputs {
   readonly calibration?: Calibration | undefined;
   /** Peak RSS of the process while the task ran, in bytes. */
   readonly peakRssBytes?: number;
+  /** Without a calibration: why, recorded as `mfu_unavailable` / `mbu_unavailable` on rows that time calls. */
+  readonly unavailable?: string;
 }
 
 /**
  * `result` with the efficiency columns of {@link EFFICIENCY_COLUMNS} added to its metrics, and `mfu_unavailable`
  * / `mbu_unavailable` to its meta when the calibration has no ceiling for a ratio. Without a calibration only
- * `peak_rss_mb` is added.
+ * `peak_rss_mb` is added, and `inputs.unavailable` as both reasons on a row that timed calls with FLOPs.
  */
 export function withEfficiency(result: BenchmarkResult, inputs: EfficiencyInputs): BenchmarkResult {
   const { model } = inputs;
   const rss = inputs.peakRssBytes === undefined ? {} : { peak_rss_mb: inputs.peakRssBytes / MIB };
-  if (inputs.calibration === undefined) return { ...result, metrics: { ...result.metrics, ...rss } };
+  if (inputs.calibration === undefined) {
+    const timed = (result.cells ?? []).some((c) => c.status === 'completed' && c.flops !== undefined);
+    const reason = inputs.unavailable;
+    return {
+      ...result,
+      metrics: { ...result.metrics, ...rss },
+      ...(reason === undefined || !timed
+        ? {}
+        : { meta: { ...(result.meta ?? {}), mfu_unavailable: reason, mbu_unavailable: reason } }),
+    };
+  }
   const dtype = ceilingDtype(model.info.dtype);
   const calibrated: Ceilings | undefined = inputs.calibration?.ceilings;
   const theory: Ceilings | undefined = inputs.calibration?.theoretical?.ceilings;
@@ -201,6 +213,8 @@ export function efficiencyIdentity(
     for (const [dtype, gflops] of Object.entries(calibration.ceilings.gemmGflops))
       out[`ceiling_gflops_${dtype}`] = gflops ?? null;
     out['ceiling_bandwidth_gbs'] = calibration.ceilings.bandwidthGbs ?? null;
+    // One calibration serves every engine: say whose kernels set the ceilings.
+    out['ceilings_probed_with'] = `${calibration.fingerprint.engine} kernels`;
   }
   return out;
 }

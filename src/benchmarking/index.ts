@@ -81,7 +81,6 @@ export {
   type HistoryOpenOptions,
   type HistoryRun,
   type HistoryRunSource,
-  machineLabel,
   ResultsHistory,
   type TrendPoint,
 } from './history/results-history.js';
@@ -176,3 +175,16 @@ export {
   type ProfileTaskOptions,
 } from './tasks/profile-task.js';
 export { THROUGHPUT_METRICS, ThroughputTask, type ThroughputTaskOptions } from './tasks/throughput-task.js';
+export {
+  formatDifferences,
+  type IdentifiedReport,
+  type IdentityDifference,
+  type IdentityField,
+  identityDifferences,
+  machineLabel,
+  type NearestRun,
+  VARIANT_IDENTITY_KEYS,
+  type VariantIdentity,
+  variantIdentity,
+  variantLabel,
+} from './variant-identity.js';

@@ -70,6 +70,13 @@ export interface SuiteRunOptions {
   readonly throwOnError?: boolean;
   /** This machine's ceilings ({@link loadOrCalibrate}): recorded in the environment, and MFU/MBU computed against them. */
   readonly calibration?: Calibration;
+  /** Why the run has no calibration (recorded as `mfu_unavailable` / `mbu_unavailable` on timing rows). */
+  readonly efficiencyUnavailable?: string;
+  /**
+   * More identity columns of the model, e.g. `weights` (`seed 0`, or the hash of a weight file), recorded in
+   * `modelMeta` and matched by comparisons.
+   */
+  readonly identity?: Readonly<Record<string, MetaValue>>;
 }
 
 /** Options of the {@link BenchmarkSuite} constructor. */
@@ -81,8 +88,14 @@ export interface BenchmarkSuiteOptions {
 }
 
 /** Model identity columns of the report (snake_case, as CSV columns). */
-export function modelIdentity(paradigm: Paradigm, model: Model, runId: string): Record<string, MetaValue> {
+export function modelIdentity(
+  paradigm: Paradigm,
+  model: Model,
+  runId: string,
+  extra: Readonly<Record<string, MetaValue>> = {},
+): Record<string, MetaValue> {
   const c = model.config;
+  const q = model.info.quantization;
   let params: number | null = null;
   try {
     params = paradigm.numParameters(model);
@@ -104,7 +117,13 @@ export function modelIdentity(paradigm: Paradigm, model: Model, runId: string): 
     engine: model.info.engine,
     threads: model.info.threads,
     dtype: model.info.dtype,
+    // The quantization plan: two runs that differ only in --head-dtype or --block-size are two variants.
+    head_dtype: q?.headDtype ?? model.info.dtype,
+    block_size: q?.blockSize ?? null,
+    quantized_matrices: q === undefined ? 0 : Object.keys(q.matrices).length,
+    weight_bytes: model.info.weightBytes ?? null,
     run_id: runId,
+    ...extra,
   };
 }
 
@@ -176,7 +195,7 @@ export class BenchmarkSuite {
     const elapsedS = (): number => Number(clock.now() - t0) / 1e9;
 
     const modelMeta = {
-      ...modelIdentity(paradigm, model, runId),
+      ...modelIdentity(paradigm, model, runId, options.identity),
       ...efficiencyIdentity(model, options.calibration),
     };
     const descriptors: MetricDescriptor[] = this.tasks.flatMap((t) => t.metrics ?? []);
@@ -261,6 +280,9 @@ export class BenchmarkSuite {
         result = withEfficiency(result, {
           model,
           calibration: options.calibration,
+          ...(options.efficiencyUnavailable === undefined
+            ? {}
+            : { unavailable: options.efficiencyUnavailable }),
           ...(clock === hrtimeClock ? { peakRssBytes: readRss().peakRssBytes } : {}),
         });
         results.push(result);

@@ -8,6 +8,7 @@ import type { BenchmarkConfig } from '../benchmarking/config.js';
 import { BenchmarkConfig as BenchmarkConfigApi } from '../benchmarking/config.js';
 import type { SuiteReport } from '../benchmarking/report.js';
 import { profileBreakdowns } from '../benchmarking/tasks/profile-task.js';
+import { formatDifferences } from '../benchmarking/variant-identity.js';
 import { messages } from '../messages.js';
 import { formatTimeBreakdown } from '../profiling/op-time-breakdown.js';
 import {
@@ -117,7 +118,13 @@ async function printHistory(record: HistoryRecord, ctx: CommandContext): Promise
   const { io } = ctx;
   if (record.status === 'not-recorded') return;
   io.stderr.write(`History: run ${record.runId} appended to ${record.path}\n`);
-  if (record.status === 'no-previous-run') io.stdout.write(`\n${messages.noPreviousRun(record.path)}\n`);
+  if (record.status === 'no-previous-run') {
+    io.stdout.write(`\n${messages.noPreviousRun(record.path)}\n`);
+    if (record.nearest !== undefined)
+      io.stdout.write(
+        `${messages.previousRunDiffers(record.nearest.runId, formatDifferences(record.nearest.differences))}\n`,
+      );
+  }
   if (record.status === 'compared') {
     io.stdout.write('\n');
     await writeComparisons([record.comparison], { format: 'text' }, ctx);

@@ -71,6 +71,8 @@ export interface ModelInfo {
   readonly dtype: Dtype;
   /** How creating or loading the model went, when the engine measured it. */
   readonly load?: ModelLoad;
+  /** Bytes of the weight files the engine loaded (graph and external data, or GGUF file), when known. */
+  readonly weightBytes?: number;
   /** Which matrices are quantized (absent when every weight is float32). */
   readonly quantization?: QuantizationInfo;
   /**

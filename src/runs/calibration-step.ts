@@ -15,8 +15,6 @@ export const DEFAULT_CALIBRATION_MS = 20_000;
 export interface CalibrationStepOptions {
   /** Engine threads. */
   readonly threads: number;
-  /** Engine label of the fingerprint (the model's `info.engine`). */
-  readonly engine?: string;
   /** Measure even when cached. */
   readonly recalibrate?: boolean;
   /** Budget of a measurement in ms. */
@@ -36,7 +34,6 @@ export async function runCalibration(options: CalibrationStepOptions): Promise<C
     threads: options.threads,
     budgetMs,
     logger: options.logger,
-    ...(options.engine === undefined ? {} : { engine: options.engine }),
     ...(options.recalibrate === true ? { recalibrate: true } : {}),
     onProbe: (id, index, total) => {
       if (!announced) {

@@ -4,14 +4,16 @@
  *
  * @packageDocumentation
  */
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { OpProfiler, ProfilerUnavailable } from '../benchmarking/tasks/profile-task.js';
 import { messages } from '../messages.js';
 import { describeModel } from '../models/describe-model.js';
 import { createEngineModel, defaultEngines, loadEngineModel } from '../models/engines/engine-registry.js';
 import { profileModelCalls } from '../models/engines/ort/index.js';
+import { hfDtypeFile } from '../models/hf/hf-dtype-files.js';
 import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
 import { checkModelSelection, type ModelSelection } from '../models/model-selection.js';
+import { weightFileHash } from '../models/weight-file-bytes.js';
 
 /** A model ready to benchmark, its paradigm and a one-line honest description. */
 export interface OpenedModel {
@@ -23,6 +25,8 @@ export interface OpenedModel {
   readonly description: string;
   /** Whether the weights are a seeded random initialisation (built-in models) rather than trained ones. */
   readonly randomWeights: boolean;
+  /** Which weights: `seed <n>` for a built-in model, `sha256:…` of the weight file for a folder. */
+  readonly weights: string;
 }
 
 /** The engine options of a selection (threads and execution provider, when given). */
@@ -52,6 +56,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
       paradigm: Paradigm.for(model.config),
       description: `${model.info.name} (Hugging Face ONNX folder ${selection.model}, its own weights): ${describeModel(model.config)}`,
       randomWeights: false,
+      weights: weightFileHash(join(folder, hfDtypeFile(folder, checked.dtype ?? 'fp32'))),
     };
   }
   const name = checked.isPreset ? checked.name : basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
@@ -68,6 +73,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     paradigm: Paradigm.for(model.config),
     description: `${name} (${origin}, untrained random weights with seed ${selection.seed}): ${describeModel(model.config)}`,
     randomWeights: true,
+    weights: `seed ${selection.seed}`,
   };
 }
 

@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { compareReports, type ReportComparison } from '../benchmarking/compare/compare-reports.js';
 import { ResultsHistory } from '../benchmarking/history/results-history.js';
 import type { SuiteReport } from '../benchmarking/report.js';
+import type { NearestRun } from '../benchmarking/variant-identity.js';
 import { gitInfo } from './git-info.js';
 
 /** Where and how a run is recorded (`--history`, `--compare-last`). */
@@ -29,12 +30,14 @@ export interface HistoryNotRecorded {
 
 /** The run was appended to the history file (and a comparison, when asked for, found no earlier run). */
 export interface HistoryRecorded {
-  /** `recorded`, or `no-previous-run` when a comparison was asked for and the history has no earlier run. */
+  /** `recorded`, or `no-previous-run` when a comparison was asked for and the history has no earlier run of it. */
   readonly status: 'recorded' | 'no-previous-run';
   /** The run id recorded. */
   readonly runId: string;
   /** The history file, as given. */
   readonly path: string;
+  /** With `no-previous-run`: the last run of the same model on this machine, another variant, and how it differs. */
+  readonly nearest?: NearestRun;
 }
 
 /** The run was appended and compared with the previous run of the same model on the same machine. */
@@ -70,7 +73,10 @@ export async function recordHistory(
       return { status: 'recorded', ...recorded };
     const previous = await history.previousRun(report.runId);
     const baseline = previous === undefined ? undefined : await history.report(previous);
-    if (previous === undefined || baseline === undefined) return { status: 'no-previous-run', ...recorded };
+    if (previous === undefined || baseline === undefined) {
+      const nearest = await history.nearestRun(report.runId);
+      return { status: 'no-previous-run', ...recorded, ...(nearest === undefined ? {} : { nearest }) };
+    }
     return {
       status: 'compared',
       ...recorded,

@@ -11,7 +11,9 @@ import type { MatrixVariant } from '../benchmarking/matrix/expand-matrix.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import { ProfileTask } from '../benchmarking/tasks/profile-task.js';
+import { messages } from '../messages.js';
 import type { ModelInfo } from '../models/model.js';
+import type { ModelSelection } from '../models/model-selection.js';
 import { variantConfig, variantSelection } from './bench-matrix.js';
 import { runCalibration } from './calibration-step.js';
 import type { OpenedModel } from './open-model.js';
@@ -99,7 +101,7 @@ export async function runVariant(
     return { variant, report, config };
   }
   try {
-    const calibration = await calibrationFor(plan, opened.model.info, options.note);
+    const ceilings = await calibrationFor(plan, selection, opened.model.info, options.note);
     const suite = new runtime.BenchmarkSuite({ tasks, config });
     const report = await suite.run(opened.paradigm, opened.model, {
       runId: flat ? `${opened.model.info.name}-${timestampName(plan.startedAt)}` : variant.id,
@@ -111,7 +113,12 @@ export async function runVariant(
       signal: options.signal,
       startedAt: plan.startedAt,
       commandLine: plan.commandLine,
-      ...(calibration === undefined ? {} : { calibration }),
+      identity: { weights: opened.weights },
+      ...(ceilings === undefined
+        ? {}
+        : 'calibration' in ceilings
+          ? { calibration: ceilings.calibration }
+          : { efficiencyUnavailable: ceilings.unavailable }),
     });
     return {
       variant,
@@ -128,23 +135,29 @@ export async function runVariant(
   }
 }
 
-/** The machine's ceilings for MFU/MBU when a timing task runs and the calibration is on (cached per engine and threads). */
+/**
+ * The machine's ceilings for MFU/MBU when a timing task runs: one calibration per machine and thread count, shared by
+ * every engine (its probes are ONNX Runtime CPU kernels) — or why there is none, recorded as `mfu_unavailable` and
+ * `mbu_unavailable`.
+ */
 async function calibrationFor(
   plan: RunPlan,
-  info: { readonly threads: number; readonly engine: string },
+  selection: ModelSelection,
+  info: { readonly threads: number },
   note: (text: string) => void,
-): Promise<Calibration | undefined> {
-  if (plan.calibration === undefined || !plan.tasks.some((t) => t === 'throughput' || t === 'latency'))
-    return undefined;
+): Promise<{ readonly calibration: Calibration } | { readonly unavailable: string } | undefined> {
+  if (!plan.tasks.some((t) => t === 'throughput' || t === 'latency')) return undefined;
+  if (plan.calibration === undefined) return { unavailable: messages.noCalibration() };
+  const provider = selection.executionProvider ?? 'cpu';
+  if (provider !== 'cpu') return { unavailable: messages.ceilingsCpuOnly(provider) };
   const outcome = await runCalibration({
     threads: info.threads,
-    engine: info.engine,
     budgetMs: plan.calibration.budgetMs,
     logger: plan.logger,
     notes: { write: note },
     ...(plan.calibration.recalibrate ? { recalibrate: true } : {}),
   });
-  return outcome.calibration;
+  return { calibration: outcome.calibration };
 }
 
 /** The report of a variant that measured nothing: one failed row per task with `error`, saved in its folder. */

@@ -12,11 +12,17 @@ import { messages } from '../../messages.js';
 import { bootstrapRatio, type Interval } from '../../profiling/index.js';
 import { Rng } from '../../rng.js';
 import { CELL_METRICS, cellSampleStatistic } from '../compare/cell-metrics.js';
-import { MODEL_IDENTITY_KEYS } from '../compare/compare-reports.js';
 import type { Environment } from '../environment.js';
 import { describeMetric } from '../metric-schema.js';
 import { SuiteReport } from '../report.js';
 import type { BenchmarkResult, BenchmarkStatus, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
+import {
+  identityDifferences,
+  machineLabel,
+  type NearestRun,
+  variantIdentity,
+  variantLabel,
+} from '../variant-identity.js';
 import { HISTORY_MIGRATIONS, HISTORY_SCHEMA_VERSION } from './history-schema.js';
 
 /** Options of {@link ResultsHistory.open}. */
@@ -76,6 +82,8 @@ export interface TrendPoint {
   readonly gitCommit: string | null;
   /** Model name of the run. */
   readonly model: string | null;
+  /** How the variant runs: dtype, head dtype, block size, threads, engine (see {@link variantLabel}). */
+  readonly variant: string;
   /** Machine fingerprint of the run. */
   readonly machine: string;
   /** Task of the value. */
@@ -100,16 +108,6 @@ export interface HistoryFilter {
   readonly task?: string;
   /** Cell id (trend only; default: task metrics). */
   readonly cell?: string;
-}
-
-/**
- * The machine fingerprint recorded with a run: `<CPU model> · <logical CPUs> CPUs · <memory> GiB`, or
- * `unknown machine` when the run has no environment block (e.g. a CSV file).
- */
-export function machineLabel(environment: Environment | undefined): string {
-  if (environment === undefined) return 'unknown machine';
-  const gib = Math.round(environment.totalMemoryBytes / 2 ** 30);
-  return `${environment.cpuModel} · ${environment.logicalCpus} CPUs · ${gib} GiB`;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -433,10 +431,26 @@ export class ResultsHistory {
   }
 
   /**
-   * The latest run before `runId` (by start time) of the same model (name and architecture, see
-   * {@link MODEL_IDENTITY_KEYS}) on the same machine, or `undefined` when there is none.
+   * The latest run before `runId` (by start time) of the same variant on the same machine — same model, weights,
+   * architecture, dtype and quantization plan, engine and threads (see {@link VARIANT_IDENTITY_KEYS}) — or
+   * `undefined` when there is none.
    */
   async previousRun(runId: string): Promise<string | undefined> {
+    const candidates = await this.#earlierRuns(runId);
+    return candidates.find((c) => c.differences.length === 0)?.runId;
+  }
+
+  /**
+   * The latest run before `runId` of the same model name on the same machine, whatever its variant, with the
+   * identity fields that differ (none when it is the same variant): what `--compare-last` names when it finds no
+   * earlier run of the same variant.
+   */
+  async nearestRun(runId: string): Promise<NearestRun | undefined> {
+    return (await this.#earlierRuns(runId))[0];
+  }
+
+  /** The runs before `runId` of the same model name on the same machine, latest first, with their differences. */
+  async #earlierRuns(runId: string): Promise<NearestRun[]> {
     const rows = await this.#rows(
       `SELECT b.run_id, b.model_meta FROM runs a JOIN runs b
          ON b.machine = a.machine AND b.model IS NOT DISTINCT FROM a.model AND b.run_id <> a.run_id
@@ -446,14 +460,15 @@ export class ResultsHistory {
       [runId],
     );
     const mine = await this.#rows('SELECT model_meta FROM runs WHERE run_id = $1', [runId]);
-    if (mine[0] === undefined) return undefined;
-    const meta = JSON.parse(String(mine[0]['model_meta'])) as Record<string, MetaValue>;
-    const same = (other: Record<string, MetaValue>): boolean =>
-      MODEL_IDENTITY_KEYS.every(
-        (k) => other[k] === undefined || meta[k] === undefined || other[k] === meta[k],
-      );
-    const match = rows.find((r) => same(JSON.parse(String(r['model_meta'])) as Record<string, MetaValue>));
-    return match === undefined ? undefined : String(match['run_id']);
+    if (mine[0] === undefined) return [];
+    const identity = variantIdentity({ modelMeta: JSON.parse(String(mine[0]['model_meta'])) });
+    return rows.map((r) => ({
+      runId: String(r['run_id']),
+      differences: identityDifferences(
+        variantIdentity({ modelMeta: JSON.parse(String(r['model_meta'])) }),
+        identity,
+      ),
+    }));
   }
 
   /**
@@ -463,7 +478,7 @@ export class ResultsHistory {
    */
   async trend(metric: string, filter: HistoryFilter = {}, seed = 0): Promise<TrendPoint[]> {
     const rows = await this.#rows(
-      `SELECT m.run_id, epoch_ms(coalesce(r.started_at, r.added_at)) AS t, r.git_commit, r.model, r.machine, m.task, m.cell, m.value,
+      `SELECT m.run_id, epoch_ms(coalesce(r.started_at, r.added_at)) AS t, r.git_commit, r.model, r.model_meta, r.machine, m.task, m.cell, m.value,
               m.unit, s.samples_ms, c.metric AS sample_metric
        FROM metrics m JOIN runs r USING (run_id)
        LEFT JOIN metrics c ON c.run_id = m.run_id AND c.task = m.task AND c.cell IS NOT NULL
@@ -494,6 +509,7 @@ export class ResultsHistory {
         time: iso(r['t']) as string,
         gitCommit: str(r['git_commit']),
         model: str(r['model']),
+        variant: variantLabel(variantIdentity({ modelMeta: JSON.parse(String(r['model_meta'])) })),
         machine: String(r['machine']),
         task: String(r['task']),
         cell: str(r['cell']),

@@ -92,7 +92,7 @@ function trendRows(points: readonly TrendPoint[], metric: string) {
     ci_low: Number.isFinite(p.ci[0]) ? p.ci[0] : null,
     ci_high: Number.isFinite(p.ci[1]) ? p.ci[1] : null,
     unit: p.unit,
-    series: `${p.model ?? '?'} · ${p.machine}`,
+    series: `${p.model ?? '?'} · ${p.variant} · ${p.machine}`,
   }));
 }
 

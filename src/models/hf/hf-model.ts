@@ -24,6 +24,7 @@ import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } fr
 import type { ModelConfig } from '../model-config.js';
 import type { BuiltinDtype } from '../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
+import { weightFileBytes } from '../weight-file-bytes.js';
 import { type HfModelType, readHfConfig } from './hf-config.js';
 import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
 import { hfDtypeFile } from './hf-dtype-files.js';
@@ -337,6 +338,7 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
       threads,
       dtype: weightDtype(onnxPath, io),
       load: { ms: Number(process.hrtime.bigint() - t0) / 1e6, peakRssBytes: readRss().peakRssBytes },
+      weightBytes: weightFileBytes(onnxPath),
     },
     profiling: options.profileFilePrefix !== undefined,
   });

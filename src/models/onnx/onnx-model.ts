@@ -25,6 +25,7 @@ import { ModelConfig } from '../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
 import type { Tokenizer } from '../tokenizer.js';
 import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
+import { weightFileBytes } from '../weight-file-bytes.js';
 import { countParameters, initWeights, type WeightMap } from '../weights.js';
 import { cacheNames } from './attention.js';
 import { buildAttentionMask, maskLayout } from './attention-mask.js';
@@ -293,6 +294,7 @@ export async function createModel(
   // The weights reach ONNX Runtime through files, never as a second in-memory copy (see model-files.ts).
   const files = writeModelFiles(config, source, precision);
   collectGarbage();
+  const weightBytes = weightFileBytes(files.modelPath);
   let opened: Awaited<ReturnType<typeof createOrtSession>>;
   try {
     opened = await createOrtSession(files.modelPath, {
@@ -319,6 +321,7 @@ export async function createModel(
       // float16 weights are cast to float32 when the session is created (a folded Cast): fp32 at run time.
       ...(precision.dtype === 'fp16' ? { runtimeDtype: 'fp32' as const } : {}),
       load: { ms: Number(process.hrtime.bigint() - t0) / 1e6, peakRssBytes: readRss().peakRssBytes },
+      weightBytes,
       ...(files.quantization === undefined ? {} : { quantization: files.quantization }),
     },
     options.profileFilePrefix !== undefined,

@@ -27,6 +27,7 @@ import type { BuiltinDtype } from '../../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
+import { weightFileBytes } from '../../weight-file-bytes.js';
 import { countParameters } from '../../weights.js';
 import { EngineDecodeState } from '../engine-decode-state.js';
 import { loadNodeLlamaCpp, NODE_LLAMA_CPP_VERSION, type NodeLlama } from './node-llama-cpp-loader.js';
@@ -303,6 +304,7 @@ export async function loadLlamaCppModel(
     engine: LLAMA_CPP_ENGINE,
     threads,
     dtype: options.dtype ?? 'fp32',
+    weightBytes: weightFileBytes(path),
   };
   return new LlamaCppModel(config, model, info, path, options);
 }
