@@ -471,6 +471,12 @@ export const messages = {
   /** Two runs of different models given to `compareReports` without `allowDifferentModels`. */
   compareDifferentModels: (differences: readonly string[]): string =>
     `The runs measure different models (${differences.join('; ')}). Compare runs of the same model, or pass --allow-different-models (allowDifferentModels: true) to compare them anyway.`,
+  /** Runs of one side of a comparison (or earlier runs) that are not repeats of one variant. */
+  compareRunsNotRepeats: (what: string, differences: readonly string[]): string =>
+    `The ${what} are not repeated runs of one variant (${differences.join('; ')}). Give each side runs of the same model, engine, threads and dtype.`,
+  /** A comparison side without runs. */
+  compareNoRuns: (side: string): string =>
+    `The ${side} side of the comparison has no run. Give at least one run per side.`,
   /** A results file that parses but holds no task results. */
   reportHasNoResults: (path: string): string =>
     `"${path}" holds no results (no task finished). Pass a run written by "dantinox bench" that measured at least one task.`,

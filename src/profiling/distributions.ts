@@ -95,12 +95,6 @@ export function studentTSf(t: number, df: number): number {
   return t >= 0 ? tail : 1 - tail;
 }
 
-/** Student's t density with `df` degrees of freedom at t. */
-function studentTPdf(t: number, df: number): number {
-  const logC = logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI);
-  return Math.exp(logC - ((df + 1) / 2) * Math.log1p((t * t) / df));
-}
-
 function checkProbability(p: number): void {
   if (!(p > 0 && p < 1)) {
     throw new DantinoxError('INVALID_OPTION', messages.invalidNumberOption('p', p, 'a number in (0, 1)'));
@@ -146,8 +140,9 @@ export function normalQuantile(p: number): number {
 
 /**
  * The p-quantile of Student's t distribution with `df` degrees of freedom (any real df > 0; `Infinity` gives
- * {@link normalQuantile}): 12.706 for (0.975, 1), 2.776 for (0.975, 4). Safeguarded Newton iterations on
- * {@link studentTSf} from the normal quantile, to a relative precision of about 1e-12.
+ * {@link normalQuantile}): 12.706 for (0.975, 1), 2.776 for (0.975, 4). Newton iterations on {@link studentTSf}
+ * from the Cornish–Fisher expansion around the normal quantile, kept inside a shrinking bracket (bisection when
+ * a step leaves it), to a relative precision of about 1e-12.
  *
  * @throws {@link DantinoxError} `INVALID_OPTION` when p is not in (0, 1) or df is not > 0.
  */
@@ -157,22 +152,23 @@ export function studentTQuantile(p: number, df: number): number {
   if (df === Number.POSITIVE_INFINITY) return normalQuantile(p);
   if (p === 0.5) return 0;
   if (p < 0.5) return -studentTQuantile(1 - p, df);
-  const target = 1 - p; // upper tail wanted
-  // Bracket: t = 0 has tail ½ > target; double the upper end until its tail is below target.
+  const target = 1 - p; // upper tail wanted; the tail decreases in t
+  const logC = logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI);
+  const pdf = (x: number): number => Math.exp(logC - ((df + 1) / 2) * Math.log1p((x * x) / df));
+  const z = normalQuantile(p);
+  const z2 = z * z;
+  // Cornish–Fisher: t ≈ z + (z³ + z)/(4ν) + (5z⁵ + 16z³ + 3z)/(96ν²), capped for small ν where it overshoots.
+  const guess = z + (z * (z2 + 1)) / (4 * df) + (z * (5 * z2 * z2 + 16 * z2 + 3)) / (96 * df * df);
   let lo = 0;
-  let hi = Math.max(1, normalQuantile(p));
-  while (studentTSf(hi, df) > target) {
-    lo = hi;
-    hi *= 2;
-  }
-  let t = Math.min(Math.max(normalQuantile(p), lo), hi);
+  let hi = Number.POSITIVE_INFINITY;
+  let t = Math.max(z, Math.min(guess, 1e6));
   for (let i = 0; i < 200; i++) {
-    const f = studentTSf(t, df) - target; // decreasing in t
+    const f = studentTSf(t, df) - target;
+    if (f === 0) return t;
     if (f > 0) lo = t;
     else hi = t;
-    const step = f / studentTPdf(t, df);
-    let next = t + step;
-    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+    let next = t + f / pdf(t);
+    if (!(next > lo && next < hi)) next = hi === Number.POSITIVE_INFINITY ? 2 * t : (lo + hi) / 2;
     if (Math.abs(next - t) <= 1e-12 * Math.max(1, Math.abs(t))) return next;
     t = next;
   }
