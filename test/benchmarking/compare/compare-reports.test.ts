@@ -63,7 +63,7 @@ describe('compareReports: several runs per side', () => {
       r.task === 'latency'
         ? {
             ...r,
-            cells: r.cells?.map((c) =>
+            cells: (r.cells ?? []).map((c) =>
               c.phase === 'generate' ? { ...c, status: 'failed' as const, error: 'OOM', metrics: {} } : c,
             ),
           }
