@@ -177,12 +177,7 @@ export function registerCompareCommand(program: Command, ctx: CommandContext): C
     .option('--format <format>', `output on stdout: ${COMPARISON_FORMATS.join(', ')}`, parseFormat, 'text')
     .option('--fail-on-regression', 'exit 1 when a metric is regressed (for CI)')
     .option('--allow-different-models', 'compare runs of different models (architecture or name) anyway')
-    .option(
-      '--seed <n>',
-      'seed of the per-call bootstrap (with --noise-floor)',
-      parseNonNegativeInt,
-      0,
-    )
+    .option('--seed <n>', 'seed of the per-call bootstrap (with --noise-floor)', parseNonNegativeInt, 0)
     .option(
       '-o, --out <dir>',
       'also write comparison.md, comparison.json, the compare chart (SVG, PNG) and an HTML report',
