@@ -26,8 +26,9 @@ import { MALLOC_TUNING, respawnWithMallocTuning } from '../src/cli/malloc-tuning
 import { createLlamaCppModel } from '../src/models/engines/llama-cpp/create-llama-cpp-model.js';
 import { loadNodeLlamaCpp } from '../src/models/engines/llama-cpp/node-llama-cpp-loader.js';
 import { createTransformersJsModel } from '../src/models/engines/transformers-js/create-transformers-js-model.js';
-import { exportGguf, type GgufDtype } from '../src/models/gguf/gguf-export.js';
+import { exportGguf } from '../src/models/gguf/gguf-export.js';
 import { countParameters, createModel, initWeights, type Model, ModelConfig } from '../src/models/index.js';
+import type { BuiltinDtype } from '../src/models/onnx/precision.js';
 import { resolvePrecision } from '../src/models/onnx/precision.js';
 import { argmax } from '../src/models/paradigms/sampling.js';
 import { Rng } from '../src/rng.js';
@@ -57,14 +58,14 @@ const median = (xs: readonly number[]): number => {
 /** One engine × dtype under test: a prefill and a decode measurement, in tokens/s. */
 interface Variant {
   readonly engine: string;
-  readonly dtype: GgufDtype;
+  readonly dtype: BuiltinDtype;
   prefillTps(prompt: Int32Array): Promise<number>;
   decodeTps(prompt: Int32Array): Promise<number>;
   dispose(): Promise<void>;
 }
 
 /** Prefill and decode through dantinox's Model contract (ort, transformers.js, llama.cpp/Model). */
-function modelVariant(engine: string, dtype: GgufDtype, model: Model): Variant {
+function modelVariant(engine: string, dtype: BuiltinDtype, model: Model): Variant {
   const shape = { batch: 1, seq: promptLen };
   const v = model.config.vocabSize;
   return {
@@ -94,7 +95,7 @@ function modelVariant(engine: string, dtype: GgufDtype, model: Model): Variant {
 }
 
 /** llama.cpp through node-llama-cpp itself: last-token prefill and greedy steps, F32 KV cache, exact threads. */
-async function nativeLlamaVariant(path: string, dtype: GgufDtype, contextSize: number): Promise<Variant> {
+async function nativeLlamaVariant(path: string, dtype: BuiltinDtype, contextSize: number): Promise<Variant> {
   const { llama } = await loadNodeLlamaCpp();
   const model = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
   const context = await model.createContext({

@@ -26,16 +26,27 @@ export interface TensorTypeInfo {
  * The names are the ones onnxruntime-node uses, so a session's input metadata indexes this table directly.
  */
 export const TENSOR_TYPES = Object.freeze({
+  /** 4 bytes per element: IEEE 754 single precision. */
   float32: Object.freeze({ onnx: 1, bytes: 4, safetensors: 'F32' }),
+  /** 1 byte per element: unsigned 8-bit integer. */
   uint8: Object.freeze({ onnx: 2, bytes: 1, safetensors: 'U8' }),
+  /** 1 byte per element: signed 8-bit integer. */
   int8: Object.freeze({ onnx: 3, bytes: 1, safetensors: 'I8' }),
+  /** 4 bytes per element: signed 32-bit integer. */
   int32: Object.freeze({ onnx: 6, bytes: 4, safetensors: 'I32' }),
+  /** 8 bytes per element: signed 64-bit integer (token ids, shapes). */
   int64: Object.freeze({ onnx: 7, bytes: 8, safetensors: 'I64' }),
+  /** 1 byte per element: boolean. */
   bool: Object.freeze({ onnx: 9, bytes: 1, safetensors: 'BOOL' }),
+  /** 2 bytes per element: IEEE 754 half precision. */
   float16: Object.freeze({ onnx: 10, bytes: 2, safetensors: 'F16' }),
+  /** 8 bytes per element: IEEE 754 double precision. */
   float64: Object.freeze({ onnx: 11, bytes: 8, safetensors: 'F64' }),
+  /** 2 bytes per element: bfloat16 (float32 with a 7-bit mantissa). */
   bfloat16: Object.freeze({ onnx: 16, bytes: 2, safetensors: 'BF16' }),
+  /** 0.5 bytes per element: unsigned 4-bit integer, two per byte (no safetensors name). */
   uint4: Object.freeze({ onnx: 21, bytes: 0.5 }),
+  /** 0.5 bytes per element: signed 4-bit integer, two per byte (no safetensors name). */
   int4: Object.freeze({ onnx: 22, bytes: 0.5 }),
 } as const satisfies Record<string, TensorTypeInfo>);
 
@@ -130,29 +141,34 @@ function dtype(
  * | `bnb4` | 4-bit NF4/FP4 blocks of 64 with a float32 absmax (`MatMulBnb4`) | `model_bnb4.onnx` |
  */
 export const DTYPES = Object.freeze({
+  /** 4 bytes per weight: float32 weights and compute. */
   fp32: dtype('fp32', 'float32 weights and compute', {
     bits: 32,
     storage: 'float32',
     activation: 'float32',
     onnxFile: 'model.onnx',
   }),
+  /** 2 bytes per weight: float16 weights, activations and KV cache. */
   fp16: dtype('fp16', 'float16 weights, activations and KV cache', {
     bits: 16,
     storage: 'float16',
     activation: 'float16',
     onnxFile: 'model_fp16.onnx',
   }),
+  /** 2 bytes per weight: bfloat16 weights (safetensors checkpoints; no ONNX variant file). */
   bf16: dtype('bf16', 'bfloat16 weights (safetensors checkpoints; no ONNX variant file)', {
     bits: 16,
     storage: 'bfloat16',
     activation: 'float32',
   }),
+  /** 1 byte per weight: int8 weights with per-tensor or per-channel scales, activations quantized on the fly. */
   q8: dtype('q8', 'int8 weights with per-tensor or per-channel scales, activations quantized on the fly', {
     bits: 8,
     storage: 'int8',
     activation: 'float32',
     onnxFile: 'model_quantized.onnx',
   }),
+  /** 0.640625 bytes per weight: 4-bit weights in blocks of 32 with a float32 scale and a 4-bit zero point. */
   q4: dtype('q4', '4-bit weights in blocks of 32 with a float32 scale and a 4-bit zero point (MatMulNBits)', {
     bits: 4,
     storage: 'uint8',
@@ -161,6 +177,7 @@ export const DTYPES = Object.freeze({
     block: { size: 32, scaleBytes: 4, zeroPointBits: 4 },
     safetensors: false,
   }),
+  /** 0.578125 bytes per weight: 4-bit weights in blocks of 32 with float16 scales; float16 activations. */
   q4f16: dtype('q4f16', '4-bit weights in blocks of 32 with float16 scales; float16 activations', {
     bits: 4,
     storage: 'uint8',
@@ -169,18 +186,21 @@ export const DTYPES = Object.freeze({
     block: { size: 32, scaleBytes: 2, zeroPointBits: 4 },
     safetensors: false,
   }),
+  /** 1 byte per weight: signed 8-bit weights. */
   int8: dtype('int8', 'signed 8-bit weights', {
     bits: 8,
     storage: 'int8',
     activation: 'float32',
     onnxFile: 'model_int8.onnx',
   }),
+  /** 1 byte per weight: unsigned 8-bit weights. */
   uint8: dtype('uint8', 'unsigned 8-bit weights', {
     bits: 8,
     storage: 'uint8',
     activation: 'float32',
     onnxFile: 'model_uint8.onnx',
   }),
+  /** 0.5625 bytes per weight: 4-bit NF4/FP4 weights in blocks of 64 with a float32 absmax. */
   bnb4: dtype('bnb4', '4-bit NF4/FP4 weights in blocks of 64 with a float32 absmax (MatMulBnb4)', {
     bits: 4,
     storage: 'uint8',
@@ -214,7 +234,7 @@ export function isDtype(value: unknown): value is Dtype {
  * The {@link Dtype} a user's text names: a table name (`q4`) or one of the long spellings `float32`, `float16`,
  * `bfloat16`, `quantized`.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` naming the allowed dtypes when `value` names none.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the allowed dtypes when `value` names none.
  */
 export function parseDtype(value: string, what = 'dtype'): Dtype {
   const name = value.trim().toLowerCase();

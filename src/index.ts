@@ -4,6 +4,7 @@
  * `dantinox/models`.
  *
  * @packageDocumentation
+ * @module dantinox
  */
 
 export {
@@ -29,4 +30,5 @@ export {
 } from './errors.js';
 export { ModelConfig, type ModelConfigInput, type PresetName } from './models/model-config.js';
 export type { DantinoxPlugin, PluginRegistries } from './plugin.js';
+export { type RegisterOptions, Registry } from './registry.js';
 export { Rng } from './rng.js';

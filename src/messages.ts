@@ -380,7 +380,7 @@ export const messages = {
   emptySuite: (): string =>
     'BenchmarkSuite requires at least one task: pass `tasks: [new ThroughputTask(), …]` or use BenchmarkSuite.default().',
   /** A task or chart registered under a name that is taken. */
-  duplicatePlugin: (kind: 'task' | 'chart', name: string): string =>
+  duplicatePlugin: (kind: string, name: string): string =>
     `A ${kind} named "${name}" is already registered. Pick another name, or register with { override: true } to replace it.`,
   /** Something given to the task registry that is not a factory under a name. */
   notATaskFactory: (name: string): string =>
@@ -423,8 +423,8 @@ export const messages = {
   /** The note that replaces KV-cache decode metrics for diffusion. */
   decodeNotApplicable: (paradigm: string): string => `not applicable (${paradigm} has no KV-cache decode)`,
   /** A result sink whose hook threw: reported, and the run goes on. */
-  sinkFailed: (sink: string, hook: string, cause: unknown): string =>
-    `result sink "${sink}" failed in ${hook}: ${errorText(cause)}; the run goes on, but this sink's output may be incomplete.`,
+  sinkFailed: (kind: 'sink' | 'hook', name: string, hook: string, cause: unknown): string =>
+    `${kind === 'sink' ? 'result sink' : 'run hook'} "${name}" failed in ${hook}: ${errorText(cause)}; the run goes on, but this ${kind}'s output may be incomplete.`,
   /** A task that threw: logged, and its row records the error. */
   taskFailed: (task: string, error: string): string => `task ${task} failed: ${error}`,
   /** The error of a task rebuilt from a JSONL stream that stopped before the task finished. */
@@ -778,6 +778,9 @@ export const messages = {
   /** The launcher's notice when its worker died from a signal it did not send. */
   workerKilled: (signal: string, outDir: string | undefined): string =>
     `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${outDir === undefined ? '' : ` The cells measured before are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
+  /** A variant's own process that ended before answering. */
+  variantProcessDied: (variant: string, code: number | null, signal: string | null): string =>
+    `variant ${variant}: its process ended before finishing (${signal === null ? `exit code ${code}` : `killed by ${signal}`}${signal === 'SIGKILL' ? ', most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms' : ''}); its rows are marked failed and the matrix goes on.`,
   /** The line a bench run ends with when a signal stopped it. */
   benchStopped: (signal: string): string =>
     `Stopped by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}: every cell measured before is in every output above.`,

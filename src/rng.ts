@@ -55,7 +55,7 @@ export class Rng {
   /**
    * A uniform integer in [0, `high`) (`high` ≤ 2^32), unbiased by rejection.
    *
-   * @throws {@link DantinoxError} `INVALID_OPTION` when `high` is not an integer in [1, 2^32].
+   * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when `high` is not an integer in [1, 2^32].
    */
   int(high: number): number {
     if (!Number.isInteger(high) || high <= 0 || high > 2 ** 32) {

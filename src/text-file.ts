@@ -12,7 +12,7 @@ import { messages } from './messages.js';
  * The text of `bytes`: UTF-16 LE/BE when they start with its byte-order mark, else strict UTF-8 (a UTF-8 BOM is
  * dropped).
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` when the bytes hold a NUL byte (a binary file) or are not valid
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when the bytes hold a NUL byte (a binary file) or are not valid
  * UTF-8; the message names `path`, `what` the file is for and the offset of the first bad byte.
  */
 export function decodeText(bytes: Uint8Array, path: string, what: string): string {
@@ -30,7 +30,7 @@ export function decodeText(bytes: Uint8Array, path: string, what: string): strin
 /**
  * Reads `path` as text with {@link decodeText}.
  *
- * @throws {@link DantinoxError} `IO` when the file cannot be read, `INVALID_INPUT` when it is not text.
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be read, `INVALID_INPUT` when it is not text.
  */
 export function readTextFile(path: string, what: string): string {
   let bytes: Uint8Array;

@@ -147,7 +147,14 @@ export function calibrationPath(fingerprint: MachineFingerprint, dir: string = c
 }
 
 /** Clock frequency in GHz from a `/proc/cpuinfo` text: the model name's `@ x.xxGHz`, else `cpu MHz`. */
-export function parseCpuGhz(cpuinfo: string): { ghz: number; from: string } | undefined {
+export function parseCpuGhz(cpuinfo: string):
+  | {
+      /** Clock frequency in GHz. */
+      ghz: number;
+      /** Where it was read (`cpuinfo_max_freq`, the model name or `cpu MHz`). */
+      from: string;
+    }
+  | undefined {
   const named = /^model name\s*:.*@\s*([\d.]+)\s*GHz/m.exec(cpuinfo);
   if (named !== null) return { ghz: Number(named[1]), from: 'the model name' };
   const mhz = /^cpu MHz\s*:\s*([\d.]+)/m.exec(cpuinfo);
@@ -160,7 +167,14 @@ export function parseCpuGhz(cpuinfo: string): { ghz: number; from: string } | un
 }
 
 /** This CPU's clock in GHz: the kernel's maximum (cpufreq), else {@link parseCpuGhz} of `/proc/cpuinfo`. */
-export function cpuGhz(): { ghz: number; from: string } | undefined {
+export function cpuGhz():
+  | {
+      /** Clock frequency in GHz. */
+      ghz: number;
+      /** Where it was read (`cpuinfo_max_freq`, the model name or `cpu MHz`). */
+      from: string;
+    }
+  | undefined {
   try {
     const khz = Number(readFileSync('/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq', 'utf8'));
     if (khz > 0) return { ghz: khz / 1e6, from: 'cpuinfo_max_freq' };
@@ -178,7 +192,12 @@ export function cpuGhz(): { ghz: number; from: string } | undefined {
 export function theoreticalPeak(
   fingerprint: MachineFingerprint,
   ghz: { ghz: number; from: string } | undefined,
-): TheoreticalPeak | { unavailable: string } {
+):
+  | TheoreticalPeak
+  | {
+      /** Why there is no theoretical peak (e.g. the clock frequency is not reported). */
+      unavailable: string;
+    } {
   if (ghz === undefined)
     return { unavailable: messages.noTheoreticalPeak('the clock frequency is not reported') };
   const cores = Math.min(fingerprint.threads, fingerprint.logicalCpus);
@@ -271,7 +290,7 @@ export interface CalibrationOutcome {
  * const { calibration } = await loadOrCalibrate({ threads: 2 });
  * calibration.ceilings.gemmGflops.fp32; // GFLOP/s measured on this machine
  * ```
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; a file-system error when the
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; a file-system error when the
  * cache cannot be written.
  */
 export async function loadOrCalibrate(options: CalibrateOptions): Promise<CalibrationOutcome> {

@@ -144,7 +144,7 @@ export const BenchmarkConfig = {
   /**
    * Validates `input` (camelCase or the seed's snake_case; missing fields take their defaults).
    *
-   * @throws {@link ValidationError} with code `INVALID_OPTION`, listing every problem (unknown keys with a
+   * @throws {@link dantinox!ValidationError} with code `INVALID_OPTION`, listing every problem (unknown keys with a
    * did-you-mean, wrong types, out-of-range values, the same field given twice with different values).
    */
   parse(input: unknown = {}): BenchmarkConfig {
@@ -186,7 +186,7 @@ export const BenchmarkConfig = {
   /**
    * Reads a `.json`, `.yaml` or `.yml` file and validates it; an empty file gives the defaults (as the seed).
    *
-   * @throws {@link DantinoxError} with code `IO` when the file cannot be read or parsed, and
+   * @throws {@link dantinox!DantinoxError} with code `IO` when the file cannot be read or parsed, and
    * {@link ValidationError} (`INVALID_OPTION`) when its contents are invalid.
    */
   load(path: string): BenchmarkConfig {
@@ -197,7 +197,7 @@ export const BenchmarkConfig = {
    * Reads a `.json`, `.yaml` or `.yml` file without validating it (an empty file gives `{}`), for callers that
    * take sections of their own out of it first (e.g. `dantinox bench`'s `matrix:`).
    *
-   * @throws {@link DantinoxError} with code `IO` when the file cannot be read, decoded or parsed.
+   * @throws {@link dantinox!DantinoxError} with code `IO` when the file cannot be read, decoded or parsed.
    */
   readFile(path: string): unknown {
     const text = readTextFile(path, 'benchmark config');
@@ -215,7 +215,7 @@ export const BenchmarkConfig = {
    * Writes `config` to `path` with the seed's snake_case keys: JSON for `.json`, YAML otherwise. Creates the
    * parent directory.
    *
-   * @throws {@link DantinoxError} with code `IO` when the file cannot be written.
+   * @throws {@link dantinox!DantinoxError} with code `IO` when the file cannot be written.
    */
   save(config: BenchmarkConfig, path: string): void {
     const data = BenchmarkConfig.toSnakeCase(config);

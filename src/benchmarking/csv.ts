@@ -34,7 +34,12 @@ export function formatCsv(
  *
  * @throws Error when a quoted field is not closed.
  */
-export function parseCsv(text: string): { header: string[]; rows: (string | undefined)[][] } {
+export function parseCsv(text: string): {
+  /** The first record: the column names. */
+  header: string[];
+  /** The other records, one array of fields per row; an empty field is `undefined`. */
+  rows: (string | undefined)[][];
+} {
   const records: (string | undefined)[][] = [];
   let record: (string | undefined)[] = [];
   let field = '';

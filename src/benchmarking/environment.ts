@@ -75,7 +75,12 @@ const ISA_FLAGS = [
 ];
 
 /** CPU model and ISA flags from `/proc/cpuinfo` (Linux), falling back to `os.cpus()` with no flags. */
-export function readCpuInfo(cpuinfo?: string): { model: string; flags: string[] } {
+export function readCpuInfo(cpuinfo?: string): {
+  /** The CPU model name. */
+  model: string;
+  /** The ISA flags (`avx2`, `avx512f`, `avx512_vnni`…). */
+  flags: string[];
+} {
   let text = cpuinfo;
   if (text === undefined) {
     try {

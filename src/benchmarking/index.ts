@@ -13,6 +13,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module dantinox/benchmarking
  */
 
 export {
@@ -107,6 +108,28 @@ export {
   type JsonlTaskRecord,
 } from './jsonl-sink.js';
 export { createWriterLogger, type Logger, type LogLevel, silentLogger, type TextWriter } from './logger.js';
+export {
+  expandMatrix,
+  type MatrixAxisValues,
+  type MatrixExclude,
+  type MatrixSpec,
+  type MatrixVariant,
+} from './matrix/expand-matrix.js';
+export { MATRIX_AXIS_NAMES, type MatrixAxisName } from './matrix/matrix-axes.js';
+export { type MatrixDefinition, type MatrixManifest, readMatrixManifest } from './matrix/matrix-manifest.js';
+export {
+  MatrixReport,
+  type MatrixReportVariant,
+  type MatrixRun,
+  type VariantState,
+} from './matrix/matrix-report.js';
+export {
+  parseShard,
+  type ResolveShardOptions,
+  resolveShard,
+  type ShardSpec,
+  shardFolderName,
+} from './matrix/shard.js';
 export { describeMetric, matchesMetricKey, STANDARD_COLUMNS } from './metric-schema.js';
 export {
   createProgress,
@@ -158,4 +181,12 @@ export {
   PerplexityTask,
   type PerplexityTaskOptions,
 } from './tasks/perplexity-task.js';
+export {
+  type OpProfiler,
+  PROFILE_METRICS,
+  type ProfiledCallsInput,
+  type ProfilerUnavailable,
+  ProfileTask,
+  type ProfileTaskOptions,
+} from './tasks/profile-task.js';
 export { THROUGHPUT_METRICS, ThroughputTask, type ThroughputTaskOptions } from './tasks/throughput-task.js';

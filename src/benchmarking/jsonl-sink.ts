@@ -15,11 +15,14 @@ import type { BenchmarkResult, CellRecord } from './task.js';
 
 /** First line of a run's stream. */
 export interface JsonlRunRecord extends RunStart {
+  /** Always `run`. */
   readonly type: 'run';
 }
 /** One finished cell, with the wall time since the run started. */
 export interface JsonlCellRecord extends CellRecord {
+  /** Always `cell`. */
   readonly type: 'cell';
+  /** Wall time from the start of the run to the end of this cell, in seconds. */
   readonly elapsedS: number;
 }
 /**
@@ -27,13 +30,18 @@ export interface JsonlCellRecord extends CellRecord {
  * those), so raw samples are written once.
  */
 export interface JsonlTaskRecord {
+  /** Always `task`. */
   readonly type: 'task';
+  /** The task's row. */
   readonly result: BenchmarkResult;
 }
 /** Last line of a run that ended (normally or by abort). */
 export interface JsonlEndRecord {
+  /** Always `end`. */
   readonly type: 'end';
+  /** Wall time of the whole run, in seconds. */
   readonly totalTimeS: number;
+  /** Whether the run was stopped by its abort signal before every task finished. */
   readonly aborted: boolean;
 }
 /** Any line of a run's stream. */
@@ -58,7 +66,7 @@ export class JsonlSink implements ResultSink {
   /**
    * Creates (truncates) the file and its directory, so an unwritable path fails before anything is measured.
    *
-   * @throws {@link DantinoxError} with code `IO` when it cannot be created.
+   * @throws {@link dantinox!DantinoxError} with code `IO` when it cannot be created.
    */
   constructor(path: string) {
     this.path = path;
@@ -73,18 +81,18 @@ export class JsonlSink implements ResultSink {
     }
   }
 
-  /** Writes the `run` line. @throws {@link DantinoxError} `IO` when the write fails. */
+  /** Writes the `run` line. @throws {@link dantinox!DantinoxError} `IO` when the write fails. */
   onStart(run: RunStart): void {
     this.#append({ type: 'run', ...run });
   }
 
-  /** Writes a `cell` line. @throws {@link DantinoxError} `IO` when the write fails. */
+  /** Writes a `cell` line. @throws {@link dantinox!DantinoxError} `IO` when the write fails. */
   onCell(cell: CellRecord, elapsedS: number): void {
     this.#streamed.push(cell);
     this.#append({ ...cell, type: 'cell', elapsedS });
   }
 
-  /** Writes the `task` line. @throws {@link DantinoxError} `IO` when the write fails. */
+  /** Writes the `task` line. @throws {@link dantinox!DantinoxError} `IO` when the write fails. */
   onTask(result: BenchmarkResult): void {
     const streamed = this.#streamed;
     this.#streamed = [];
@@ -94,7 +102,7 @@ export class JsonlSink implements ResultSink {
     this.#append({ type: 'task', result: same ? row : result });
   }
 
-  /** Writes the `end` line. @throws {@link DantinoxError} `IO` when the write fails. */
+  /** Writes the `end` line. @throws {@link dantinox!DantinoxError} `IO` when the write fails. */
   onEnd(report: SuiteReport, end: RunEnd): void {
     this.#append({ type: 'end', totalTimeS: report.totalTimeS, aborted: end.aborted });
   }

@@ -26,7 +26,7 @@ export class ReportFileSink implements ResultSink {
     this.name = path;
   }
 
-  /** @throws {@link DantinoxError} `IO` when the file cannot be written (the suite logs it and goes on). */
+  /** @throws {@link dantinox!DantinoxError} `IO` when the file cannot be written (the suite logs it and goes on). */
   onEnd(report: SuiteReport): void {
     report.save(this.path);
   }

@@ -156,7 +156,7 @@ function reviveProfiling(raw: unknown): ProfilingResult | undefined {
 /**
  * Restores the class instances and NaNs of a result read from JSON; `where` names it in `path` for errors.
  *
- * @throws {@link DantinoxError} `IO` when it is not an object, has no task name, or a field of the wrong kind.
+ * @throws {@link dantinox!DantinoxError} `IO` when it is not an object, has no task name, or a field of the wrong kind.
  */
 function reviveResult(raw: unknown, path: string, where: string): BenchmarkResult {
   const r = objectAt(raw, path, where);
@@ -378,7 +378,7 @@ function fromCsv(path: string, text: string): SuiteReportData {
 /**
  * Reads a report file into {@link SuiteReportData}, choosing the format by extension.
  *
- * @throws {@link DantinoxError} with code `IO` when the file cannot be read, has an unknown extension or is
+ * @throws {@link dantinox!DantinoxError} with code `IO` when the file cannot be read, has an unknown extension or is
  * not a report; `INVALID_INPUT` when it is empty, binary or not UTF-8/UTF-16 text.
  */
 export function readReportFile(path: string): SuiteReportData {

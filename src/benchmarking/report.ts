@@ -254,7 +254,7 @@ export class SuiteReport {
    * cell's raw `samplesMs` on one line), anything else → CSV. Creates
    * the parent directory. Returns the path.
    *
-   * @throws {@link DantinoxError} with code `IO` when the file cannot be written.
+   * @throws {@link dantinox!DantinoxError} with code `IO` when the file cannot be written.
    */
   save(path: string): string {
     const ext = extname(path).toLowerCase();
@@ -272,7 +272,7 @@ export class SuiteReport {
    * Loads a report saved by {@link SuiteReport.save} (`.csv`, `.json`) or the JSONL stream of a run (`.jsonl`,
    * e.g. after a crash). A CSV loads back into a report with an equal table; JSON and JSONL keep everything.
    *
-   * @throws {@link DantinoxError} with code `IO` when the file cannot be read or is not a report.
+   * @throws {@link dantinox!DantinoxError} with code `IO` when the file cannot be read or is not a report.
    */
   static load(path: string): SuiteReport {
     return new SuiteReport(readReportFile(path));

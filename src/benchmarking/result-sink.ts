@@ -67,26 +67,45 @@ export interface ResultSink {
 /** The hooks of {@link ResultSink}, every one present. */
 type SinkHooks = Required<Omit<ResultSink, 'name'>>;
 
+/** The arguments of hook `K` of `T` (an optional method). */
+type HookArgs<T, K extends keyof T> = T[K] extends ((...args: infer A) => unknown) | undefined ? A : never;
+
+/**
+ * A function that calls hook `hook` of every object of `targets` in order, awaiting each: one that throws (or
+ * rejects) is logged at `error` level through `logger`, with its name (or `<kind> #<position>`), and the next
+ * still runs. Shared by result sinks and run hooks.
+ */
+export function hookCaller<T extends { readonly name?: string }>(
+  targets: readonly T[],
+  logger: Logger,
+  kind: 'sink' | 'hook',
+): <K extends keyof T>(hook: K, ...args: HookArgs<T, K>) => Promise<void> {
+  return async (hook, ...args) => {
+    for (const [i, target] of targets.entries()) {
+      const fn = target[hook];
+      if (typeof fn !== 'function') continue;
+      try {
+        await fn.apply(target, args);
+      } catch (cause) {
+        logger.log(
+          'error',
+          messages.sinkFailed(kind, target.name ?? `${kind} #${i + 1}`, String(hook), cause),
+        );
+      }
+    }
+  };
+}
+
 /**
  * One sink that forwards every hook to `sinks` in order and never throws: a failing sink is logged at `error`
  * level through `logger` (with its name and the hook) and the next sink still runs.
  */
 export function fanOutSinks(sinks: readonly ResultSink[], logger: Logger): SinkHooks {
-  const call = async <K extends keyof SinkHooks>(hook: K, args: Parameters<SinkHooks[K]>): Promise<void> => {
-    for (const [i, sink] of sinks.entries()) {
-      const fn = sink[hook] as ((...a: Parameters<SinkHooks[K]>) => Awaitable<void>) | undefined;
-      if (fn === undefined) continue;
-      try {
-        await fn.apply(sink, args);
-      } catch (cause) {
-        logger.log('error', messages.sinkFailed(sink.name ?? `sink #${i + 1}`, hook, cause));
-      }
-    }
-  };
+  const call = hookCaller(sinks, logger, 'sink');
   return {
-    onStart: (run) => call('onStart', [run]),
-    onCell: (cell, elapsedS) => call('onCell', [cell, elapsedS]),
-    onTask: (result) => call('onTask', [result]),
-    onEnd: (report, end) => call('onEnd', [report, end]),
+    onStart: (run) => call('onStart', run),
+    onCell: (cell, elapsedS) => call('onCell', cell, elapsedS),
+    onTask: (result) => call('onTask', result),
+    onEnd: (report, end) => call('onEnd', report, end),
   };
 }

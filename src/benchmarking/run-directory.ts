@@ -85,7 +85,7 @@ export class RunDirectory {
    * The sinks that write the run's results: the JSONL stream (created now, so an unwritable directory fails
    * before anything is measured), then results.csv and results.json at the end.
    *
-   * @throws {@link DantinoxError} `IO` when results.jsonl cannot be created.
+   * @throws {@link dantinox!DantinoxError} `IO` when results.jsonl cannot be created.
    */
   sinks(): ResultSink[] {
     return [
@@ -109,7 +109,7 @@ export class RunDirectory {
    * The results file of `path`: the path itself when it is a file, else the first of `results.json`,
    * `results.jsonl`, `results.csv` in the directory. Returns an absolute path.
    *
-   * @throws {@link DantinoxError} `IO` when the path does not exist or the directory holds no results file.
+   * @throws {@link dantinox!DantinoxError} `IO` when the path does not exist or the directory holds no results file.
    */
   static locate(path: string, cwd: string = process.cwd()): string {
     const full = resolve(cwd, path);
@@ -129,7 +129,7 @@ export class RunDirectory {
   /**
    * Loads a run: a run directory, or a `.csv`, `.json` or `.jsonl` results file (see {@link SuiteReport.load}).
    *
-   * @throws {@link DantinoxError} `IO` when nothing is there, the file cannot be read or is not a report.
+   * @throws {@link dantinox!DantinoxError} `IO` when nothing is there, the file cannot be read or is not a report.
    */
   static load(path: string, cwd: string = process.cwd()): SuiteReport {
     return SuiteReport.load(RunDirectory.locate(path, cwd));

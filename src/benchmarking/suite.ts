@@ -128,8 +128,8 @@ export class BenchmarkSuite {
   readonly config: BenchmarkConfig;
 
   /**
-   * @throws {@link DantinoxError} `INVALID_OPTION` for an empty task list or duplicate task names, and
-   * {@link ValidationError} for an invalid config.
+   * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an empty task list or duplicate task names, and
+   * {@link dantinox!ValidationError} for an invalid config.
    */
   constructor(options: BenchmarkSuiteOptions) {
     if (options.tasks.length === 0) throw new DantinoxError('INVALID_OPTION', messages.emptySuite());
@@ -161,7 +161,7 @@ export class BenchmarkSuite {
    * as soon as it finishes (the JSONL file first); the CSV/JSON reports are written at the end. A sink that
    * throws is logged at `error` level and the run goes on.
    *
-   * @throws {@link DantinoxError} `IO` when the JSONL file cannot be created (before anything is measured).
+   * @throws {@link dantinox!DantinoxError} `IO` when the JSONL file cannot be created (before anything is measured).
    */
   async run(paradigm: Paradigm, model: Model, options: SuiteRunOptions = {}): Promise<SuiteReport> {
     const clock = options.clock ?? hrtimeClock;

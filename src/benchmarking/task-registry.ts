@@ -6,6 +6,7 @@
  */
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { type RegisterOptions, Registry } from '../registry.js';
 import type { BenchmarkTask } from './task.js';
 import type { PerplexityData } from './tasks/eval-windows.js';
 import { type KldReference, KldTask } from './tasks/kld-task.js';
@@ -26,10 +27,14 @@ export type TaskFactory = (input: TaskFactoryInput) => BenchmarkTask;
 
 /** The built-in tasks by name, in the seed's default order. */
 export const builtinTasks = {
+  /** Forward throughput over the sequence-length and batch-size sweeps ({@link ThroughputTask}). */
   throughput: () => new ThroughputTask(),
+  /** Prefill, KV-cache decode and generation latency: TTFT, TPOT, end to end ({@link LatencyTask}). */
   latency: () => new LatencyTask(),
+  /** Perplexity on `--data`, else the Brown corpus ({@link PerplexityTask}). */
   perplexity: (input: TaskFactoryInput) =>
     new PerplexityTask(input.data === undefined ? {} : { dataSource: input.data }),
+  /** KL divergence from a reference model, in nats per token ({@link KldTask}). */
   kld: (input: TaskFactoryInput) =>
     new KldTask({
       reference:
@@ -51,10 +56,7 @@ export const DEFAULT_TASKS: readonly BuiltinTaskName[] = Object.freeze([
 ]);
 
 /** Options of {@link TaskRegistry.register}. */
-export interface RegisterTaskOptions {
-  /** Replace a task already registered under the same name. @default false */
-  readonly override?: boolean;
-}
+export type RegisterTaskOptions = RegisterOptions;
 
 /**
  * A set of task factories by name. Create one with {@link createTaskRegistry}; registries are independent.
@@ -66,49 +68,27 @@ export interface RegisterTaskOptions {
  * const suite = new BenchmarkSuite({ tasks: tasks.create(['throughput', 'generation_speed']) });
  * ```
  */
-export class TaskRegistry {
-  readonly #factories = new Map<string, TaskFactory>();
+export class TaskRegistry extends Registry<TaskFactory> {
+  constructor() {
+    super('task');
+  }
 
   /**
    * Registers `factory` under `name`.
    *
-   * @throws {@link DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
+   * @throws {@link dantinox!DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
    * `INVALID_OPTION` when `name` is empty or `factory` is not a function.
    */
   register(name: string, factory: TaskFactory, options: RegisterTaskOptions = {}): void {
     if (typeof name !== 'string' || name.trim() === '' || typeof factory !== 'function')
       throw new DantinoxError('INVALID_OPTION', messages.notATaskFactory(String(name)));
-    if (this.#factories.has(name) && options.override !== true)
-      throw new DantinoxError('DUPLICATE_PLUGIN', messages.duplicatePlugin('task', name));
-    this.#factories.set(name, factory);
-  }
-
-  /**
-   * The factory registered as `name`.
-   *
-   * @throws {@link DantinoxError} `UNKNOWN_PLUGIN` listing the available names (with a did-you-mean).
-   */
-  get(name: string): TaskFactory {
-    const factory = this.#factories.get(name);
-    if (factory === undefined)
-      throw new DantinoxError('UNKNOWN_PLUGIN', messages.unknownName('task', name, this.names()));
-    return factory;
-  }
-
-  /** True when a task is registered as `name`. */
-  has(name: string): boolean {
-    return this.#factories.has(name);
-  }
-
-  /** Registered names in registration order. */
-  names(): string[] {
-    return [...this.#factories.keys()];
+    this.add(name, factory, options);
   }
 
   /**
    * Checks a task list without creating anything: at least one name, each registered, none twice.
    *
-   * @throws {@link DantinoxError} `INVALID_OPTION` for an empty list or a repeated name, `UNKNOWN_PLUGIN` for an
+   * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an empty list or a repeated name, `UNKNOWN_PLUGIN` for an
    * unknown name (with a did-you-mean).
    */
   check(names: readonly string[]): void {
@@ -120,7 +100,7 @@ export class TaskRegistry {
   /**
    * Creates the tasks named in `names`, in order (checked as by {@link TaskRegistry.check}).
    *
-   * @throws {@link DantinoxError} as {@link TaskRegistry.check}, and `INVALID_OPTION` when a factory returns
+   * @throws {@link dantinox!DantinoxError} as {@link TaskRegistry.check}, and `INVALID_OPTION` when a factory returns
    * something that is not a task (no `run` function) or a task whose `name` differs from its registered name.
    */
   create(names: readonly string[], input: TaskFactoryInput = {}): BenchmarkTask[] {

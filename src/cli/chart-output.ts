@@ -1,6 +1,5 @@
 /**
- * Helpers the chart-writing commands share (`bench`, `plot`, `report`): checking `--format`,
- * file-name-safe run names, and printing what was rendered with the right exit code.
+ * Helpers the chart-writing commands share (`bench`, `plot`, `report`): checking `--format` and printing what was rendered with the right exit code.
  *
  * @packageDocumentation
  */
@@ -14,7 +13,7 @@ import { ExitCode } from './exit-code.js';
 /**
  * Checks `--format` values.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for an unknown format.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an unknown format.
  */
 export function checkFormats(formats: readonly string[]): ChartFormat[] {
   for (const f of formats) {
@@ -23,15 +22,6 @@ export function checkFormats(formats: readonly string[]): ChartFormat[] {
     }
   }
   return formats as ChartFormat[];
-}
-
-/** A file-name-safe version of `name` (letters, digits, `.`, `_`, `-`). */
-export function safeRunName(name: string): string {
-  const safe = name
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100);
-  return safe === '' ? 'run' : safe;
 }
 
 /**

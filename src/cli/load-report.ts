@@ -21,7 +21,7 @@ export interface LoadedReport {
 /**
  * Loads the run at `path` (a directory written by `dantinox bench`, or its results.json / .jsonl / .csv).
  *
- * @throws {@link DantinoxError} `IO` when it is missing, unreadable, not a report, or holds no results.
+ * @throws {@link dantinox!DantinoxError} `IO` when it is missing, unreadable, not a report, or holds no results.
  */
 export function loadReport(path: string, cwd: string): LoadedReport {
   const file = RunDirectory.locate(path, cwd);
@@ -42,7 +42,7 @@ const naturalOrder = (a: string, b: string): number => a.localeCompare(b, 'en', 
  * file of its own but whose subdirectories are run directories — each of those runs, in natural name order
  * (`1`, `2`, …, `10`): a folder of repeated runs of one variant, such as `bench --out runs/base/$i` writes.
  *
- * @throws {@link DantinoxError} `IO` when the path is missing, holds neither results nor run folders, or a run
+ * @throws {@link dantinox!DantinoxError} `IO` when the path is missing, holds neither results nor run folders, or a run
  * cannot be read.
  */
 export function loadRunGroup(path: string, cwd: string): LoadedReport[] {

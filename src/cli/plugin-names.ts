@@ -13,7 +13,7 @@ const EXAMPLES = { task: 'examples/custom-task.ts', chart: 'examples/custom-char
 /**
  * Checks that every name is registered.
  *
- * @throws {@link DantinoxError} `UNKNOWN_PLUGIN` for the first unknown name, listing the available ones.
+ * @throws {@link dantinox!DantinoxError} `UNKNOWN_PLUGIN` for the first unknown name, listing the available ones.
  */
 export function checkPluginNames(
   kind: 'task' | 'chart',

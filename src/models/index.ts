@@ -5,6 +5,7 @@
  * Importing this entry loads no native module: the ONNX runtime is loaded lazily when a model is created.
  *
  * @packageDocumentation
+ * @module dantinox/models
  */
 
 // ── calibration ─────────────────────────────────────────────────────────────
@@ -16,6 +17,25 @@ export {
   type OrtCalibration,
   type ProbeResult,
 } from './calibration/calibrate-ort.js';
+export { describeModel } from './describe-model.js';
+// ── engines ─────────────────────────────────────────────────────────────────
+export { ENGINE_NAMES, type EngineName } from './engines/engine-name.js';
+export {
+  builtinEngines,
+  type ConfigSource,
+  type CreateEngineRegistryOptions,
+  createEngineModel,
+  createEngineRegistry,
+  defaultEngines,
+  type EngineAdapter,
+  type EngineLoadOptions,
+  type EngineModelOptions,
+  EngineRegistry,
+  type EngineRequest,
+  type EngineSource,
+  type FolderSource,
+  loadEngineModel,
+} from './engines/engine-registry.js';
 // ── GGUF (llama.cpp) ────────────────────────────────────────────────────────
 export {
   type CreateLlamaCppModelOptions,
@@ -36,13 +56,22 @@ export {
   profileModelCalls,
   supportedExecutionProviders,
 } from './engines/ort/index.js';
+export {
+  type CreateTransformersJsModelOptions,
+  createTransformersJsModel,
+} from './engines/transformers-js/create-transformers-js-model.js';
+export {
+  type LoadTransformersJsModelOptions,
+  loadTransformersJsModel,
+  TRANSFORMERS_JS_ENGINE,
+  TRANSFORMERS_JS_VERSION,
+  TransformersJsModel,
+} from './engines/transformers-js/transformers-js-model.js';
 export { encodeGgml, GGML_TYPES, type GgmlTypeInfo, type GgmlTypeName } from './gguf/ggml-types.js';
 export { type GgufArchitecture, ggufBlocker } from './gguf/gguf-architecture.js';
 export {
   exportGguf,
-  GGUF_DTYPES,
   GGUF_TYPE_OF,
-  type GgufDtype,
   type GgufExportOptions,
   type GgufExportResult,
   type GgufSource,
@@ -81,6 +110,12 @@ export {
   type PosEncoding,
   type PresetName,
 } from './model-config.js';
+export {
+  type CheckedSelection,
+  checkModelSelection,
+  DEFAULT_PRESET,
+  type ModelSelection,
+} from './model-selection.js';
 // ── ONNX runtime ────────────────────────────────────────────────────────────
 export { countGraphFlops, type GraphFlops, type GraphFlopsOptions } from './onnx/graph-flops.js';
 export { type CreateModelOptions, createModel, OnnxModel } from './onnx/onnx-model.js';
@@ -103,9 +138,9 @@ export {
 } from './paradigms/diffusion-paradigm.js';
 export { crossEntropy, logSoftmax, logSumExp } from './paradigms/log-probs.js';
 export { argmax, type SamplingOptions, sampleToken } from './paradigms/sampling.js';
-
 // ── reference model ─────────────────────────────────────────────────────────
 export { ReferenceModel, type ReferenceModelOptions } from './reference-model.js';
+export { type ResolvedModelConfig, resolveModelConfig } from './resolve-model-config.js';
 // ── weights ─────────────────────────────────────────────────────────────────
 export { loadSafetensors, type SafetensorsFile, saveSafetensors } from './safetensors.js';
 export { checkTokenBatch } from './token-checks.js';

@@ -46,7 +46,7 @@ export interface MemoryCheckOptions {
 /**
  * Refuses `neededBytes` of allocation for `what` when it exceeds the available memory.
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` stating the estimate, what is available and the fixes
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` stating the estimate, what is available and the fixes
  * (a smaller shape, or `force`).
  */
 export function checkFitsInMemory(what: string, neededBytes: number, options: MemoryCheckOptions = {}): void {

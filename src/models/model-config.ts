@@ -256,7 +256,7 @@ export const ModelConfig = {
   /**
    * Reads a config from a `.json`, `.yaml` or `.yml` file and validates it with {@link ModelConfig.parse}.
    *
-   * @throws {@link DantinoxError} with code `IO` when the file cannot be read or parsed.
+   * @throws {@link dantinox!DantinoxError} with code `IO` when the file cannot be read or parsed.
    */
   load(path: string): ModelConfig {
     const text = readTextFile(path, 'model config');
@@ -285,7 +285,7 @@ export const ModelConfig = {
   /**
    * A built-in preset, optionally with fields overridden.
    *
-   * @throws {@link DantinoxError} with code `INVALID_OPTION` for an unknown preset name.
+   * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` for an unknown preset name.
    */
   preset(name: string, overrides: ModelConfigInput = {}): ModelConfig {
     if (!Object.hasOwn(PRESETS, name)) {

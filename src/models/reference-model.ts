@@ -87,7 +87,7 @@ export class ReferenceModel implements Model {
   /**
    * Builds a reference model from `config` with seeded random weights or the given ones.
    *
-   * @throws {@link ValidationError} `INVALID_INPUT` when `weights` does not match the config.
+   * @throws {@link dantinox!ValidationError} `INVALID_INPUT` when `weights` does not match the config.
    */
   static create(config: ModelConfig, options: ReferenceModelOptions = {}): ReferenceModel {
     const weights = options.weights ?? initWeights(config, options.seed ?? 0);

@@ -12,6 +12,7 @@ import { endianness } from 'node:os';
 import { TENSOR_TYPES } from '../dtype.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { halfToFloat } from './float16.js';
 import { numElements, type WeightMap, type WeightTensor } from './weights.js';
 
 /** Contents of a safetensors file: its tensors (as float32) and its string metadata. */
@@ -47,7 +48,7 @@ function assertLittleEndian(): void {
  * `__metadata__`. The header is padded with spaces to a multiple of 8 bytes so tensor data stays aligned.
  *
  * @param metadata - string key/value pairs stored in the header (e.g. the model config as JSON). @default {}
- * @throws {@link DantinoxError} `IO` when the file cannot be written; `INVALID_INPUT` when a tensor's data length
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be written; `INVALID_INPUT` when a tensor's data length
  * does not match its shape.
  */
 export async function saveSafetensors(
@@ -121,16 +122,6 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** IEEE half → float. */
-function halfToFloat(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
-  if (exp === 0x1f) return frac === 0 ? sign * Number.POSITIVE_INFINITY : Number.NaN;
-  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
-}
-
 interface HeaderEntry {
   readonly name: string;
   readonly dtype: string;
@@ -198,7 +189,7 @@ function parseHeader(
  * Reads a safetensors file, converting F16 and BF16 tensors to float32. Tensors are read one by one straight
  * into their own buffers (F32) or through one temporary buffer per tensor (F16/BF16).
  *
- * @throws {@link DantinoxError} `IO` when the file cannot be read or is malformed (bad header length, header
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be read or is malformed (bad header length, header
  * not JSON, offsets out of range or inconsistent with the shape, truncated data); `UNSUPPORTED` for a dtype
  * other than F32, F16 or BF16.
  */

@@ -15,7 +15,7 @@ import type { ModelConfig } from './model-config.js';
  *
  * @param pastLength - tokens already in a KV cache before these. @default 0
  * @param what - what the input is for, used in the context-length message. @default 'the input'
- * @throws {@link DantinoxError} `INVALID_INPUT` naming the first problem found.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming the first problem found.
  */
 export function checkTokenBatch(
   config: ModelConfig,
@@ -63,7 +63,7 @@ export interface ClaimableDecodeState extends DecodeState {
  * `owner`, neither disposed nor consumed; `tokens` must hold one id per sequence and fit in `maxContext` after
  * the cached positions. Marks the state consumed and returns it, narrowed.
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` naming the first problem found.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming the first problem found.
  */
 export function claimDecodeState<S extends ClaimableDecodeState>(
   config: ModelConfig,

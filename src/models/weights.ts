@@ -175,7 +175,7 @@ function tensorRng(seed: number, name: string): Rng {
  * biases 0.
  *
  * @param seed - integer seed. @default 0
- * @throws {@link DantinoxError} `INVALID_OPTION` when `seed` is not a safe integer.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when `seed` is not a safe integer.
  */
 export function initWeights(config: ModelConfig, seed = 0): WeightMap {
   return new Map(seededWeights(config, seed));
@@ -188,7 +188,7 @@ export function initWeights(config: ModelConfig, seed = 0): WeightMap {
  * file); a tensor asked for twice is computed twice.
  *
  * @param seed - integer seed. @default 0
- * @throws {@link DantinoxError} `INVALID_OPTION` when `seed` is not a safe integer.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when `seed` is not a safe integer.
  */
 export function seededWeights(config: ModelConfig, seed = 0): WeightMap {
   if (!Number.isSafeInteger(seed)) {
@@ -258,7 +258,7 @@ class SeededWeights implements ReadonlyMap<string, WeightTensor> {
 /**
  * Checks that `weights` holds exactly the tensors of `config` with the right shapes and data lengths.
  *
- * @throws {@link ValidationError} with code `INVALID_INPUT` listing every missing, extra or mis-shaped tensor.
+ * @throws {@link dantinox!ValidationError} with code `INVALID_INPUT` listing every missing, extra or mis-shaped tensor.
  */
 export function checkWeights(config: ModelConfig, weights: WeightMap): void {
   const issues: ValidationIssue[] = [];

@@ -83,7 +83,7 @@ function checkDf(df: number): void {
  * The upper tail P(T > t) of Student's t distribution with `df` degrees of freedom (any real df > 0; `Infinity`
  * is the standard normal): ½·I_{df/(df+t²)}(df/2, ½) for t ≥ 0, by symmetry for t < 0.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` when df is not > 0.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when df is not > 0.
  */
 export function studentTSf(t: number, df: number): number {
   checkDf(df);
@@ -105,7 +105,7 @@ function checkProbability(p: number): void {
  * The p-quantile of the standard normal distribution, z with P(Z ≤ z) = p (Acklam's rational approximation,
  * relative error below 1.2·10⁻⁹): 1.959964 for p = 0.975, 0.841621 for p = 0.8.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` when p is not in (0, 1).
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when p is not in (0, 1).
  */
 export function normalQuantile(p: number): number {
   checkProbability(p);
@@ -144,7 +144,7 @@ export function normalQuantile(p: number): number {
  * from the Cornish–Fisher expansion around the normal quantile, kept inside a shrinking bracket (bisection when
  * a step leaves it), to a relative precision of about 1e-12.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` when p is not in (0, 1) or df is not > 0.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when p is not in (0, 1) or df is not > 0.
  */
 export function studentTQuantile(p: number, df: number): number {
   checkProbability(p);

@@ -22,7 +22,15 @@ export interface Ceilings {
 }
 
 /** A ratio, or why it cannot be given. */
-export type Utilisation = { readonly value: number } | { readonly unavailable: string };
+export type Utilisation =
+  | {
+      /** The ratio (dimensionless). */
+      readonly value: number;
+    }
+  | {
+      /** Why there is no ratio (e.g. no calibrated ceiling for the dtype). */
+      readonly unavailable: string;
+    };
 
 /**
  * Model FLOP utilisation (dimensionless, 0–1 for a sane ceiling): achieved FLOP/s (`flops` per call ÷ `seconds`

@@ -170,7 +170,7 @@ function countResolved(config: ModelConfig, o: ResolvedCount, pass: FlopsPass): 
  * countFlops(config, { seqLen: 512, batchSize: 4, formula: 'seed' }); // the seed's numbers
  * ```
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` when `seqLen` is not a positive integer,
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when `seqLen` is not a positive integer,
  * `batchSize` is not a positive integer, `pastLength` is negative or fractional, `seqLen + pastLength` exceeds
  * `config.maxContext`, `formula` or `moe` is unknown, or `pastLength > 0` with `formula: 'seed'`.
  */
@@ -183,7 +183,7 @@ export function countFlops(config: ModelConfig, options: CountFlopsOptions): Flo
  * cache of `context` tokens, i.e. {@link countFlops} with `seqLen: 1, pastLength: context` (the new token
  * attends over `context + 1` keys, or its sliding-window band).
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` when `context` is negative or fractional,
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when `context` is negative or fractional,
  * `context + 1` exceeds `config.maxContext`, `batchSize` is not a positive integer or `moe` is unknown.
  */
 export function countDecodeFlops(config: ModelConfig, options: CountDecodeFlopsOptions): FlopsBreakdown {
@@ -204,7 +204,7 @@ export function countDecodeFlops(config: ModelConfig, options: CountDecodeFlopsO
  * 2 × forward (Kaplan et al. 2020; Hoffmann et al. 2022, App. F). Activation recomputation and the optimizer
  * update are not counted (model FLOPs, as used for MFU).
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` for the same inputs as {@link countFlops}.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` for the same inputs as {@link countFlops}.
  */
 export function countTrainingFlops(config: ModelConfig, options: CountTrainingFlopsOptions): FlopsBreakdown {
   return countResolved(config, resolveOptions(config, { ...options, pastLength: 0 }), 'training');

@@ -1,5 +1,5 @@
 /**
- * `dantinox/profiling`: analytical FLOPs, parameter and memory counts of a {@link ModelConfig}, and
+ * `dantinox/profiling`: analytical FLOPs, parameter and memory counts of a {@link dantinox!ModelConfig}, and
  * wall-clock timing — an injectable nanosecond clock with calibrated overhead, a rolling-window
  * {@link LatencyTracker} with interpolated percentiles and distribution-free confidence intervals, and
  * {@link profileFn}. Pure TypeScript: this entry point never loads a runtime.
@@ -14,6 +14,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module dantinox/profiling
  */
 export { countAttendedKeys } from './attended-keys.js';
 export {
@@ -90,7 +91,7 @@ export {
   resetPeakRss,
 } from './process-memory.js';
 export { type ProfileFnOptions, profileFn } from './profile-fn.js';
-export { ProfilingResult, type ProfilingResultInit } from './profiling-result.js';
+export { type ProfilingFields, ProfilingResult, type ProfilingResultInit } from './profiling-result.js';
 export {
   noiseFloorOf,
   type RunLevelMethod,

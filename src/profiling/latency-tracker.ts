@@ -93,7 +93,7 @@ export class LatencyTracker {
   #recorded = 0;
   #firstNs = 0;
 
-  /** @throws {@link DantinoxError} with code `INVALID_OPTION` when `window` is not a positive integer. */
+  /** @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when `window` is not a positive integer. */
   constructor(options: LatencyTrackerOptions = {}) {
     const { window = 10_000, barrier, clock = hrtimeClock } = options;
     checkPositiveInt('window', window);
@@ -142,7 +142,7 @@ export class LatencyTracker {
    *
    * @param elapsedMs - Elapsed time, in milliseconds (≥ 0).
    * @param nTokens - Tokens processed by the timed call (≥ 0).
-   * @throws {@link DantinoxError} with code `INVALID_OPTION` when either is negative or not finite.
+   * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when either is negative or not finite.
    */
   record(elapsedMs: number, nTokens: number): void {
     checkNonNegativeNumber('elapsedMs', elapsedMs);
@@ -158,7 +158,7 @@ export class LatencyTracker {
    *
    * @param nTokens - Tokens processed by the call (≥ 0), for throughput.
    * @param fn - The work to time, sync or async.
-   * @throws {@link DantinoxError} with code `INVALID_OPTION` (synchronously) when `nTokens` is negative or not finite.
+   * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` (synchronously) when `nTokens` is negative or not finite.
    */
   measure<T>(nTokens: number, fn: () => T): Promise<Awaited<T>> {
     checkNonNegativeNumber('nTokens', nTokens);
@@ -208,7 +208,7 @@ export class LatencyTracker {
    * a span disposed during an exception **still records** its sample; call `span.cancel()` in a `catch` to
    * drop it, or use {@link LatencyTracker.measure}, which records nothing when the work throws.
    *
-   * @throws {@link DantinoxError} with code `INVALID_OPTION` (synchronously) when `nTokens` is negative or not finite.
+   * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` (synchronously) when `nTokens` is negative or not finite.
    */
   span(nTokens: number): Promise<LatencySpan> {
     checkNonNegativeNumber('nTokens', nTokens);

@@ -52,7 +52,7 @@ export interface MemoryFootprint {
  * memoryFootprint(ModelConfig.preset('gpt2-small'), { dtype: 'fp16' }).kvBytesPerToken; // 36_864
  * ```
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` for an unknown dtype, naming the known ones.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` for an unknown dtype, naming the known ones.
  */
 export function memoryFootprint(config: ModelConfig, options: MemoryFootprintOptions = {}): MemoryFootprint {
   checkConfigNumbers(config);

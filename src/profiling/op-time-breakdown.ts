@@ -106,7 +106,7 @@ function traceEvents(trace: unknown): TraceEvent[] {
  * type of the `Node` events (`*_kernel_time`, with their `op_name`) that start within it. Session set-up events
  * and fence events are ignored. Accepts the event array or `{ traceEvents: [...] }`.
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` when `trace` is not an event list or holds no `model_run` event.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when `trace` is not an event list or holds no `model_run` event.
  */
 export function parseOrtProfile(trace: unknown): OrtRunProfile[] {
   const events = traceEvents(trace);

@@ -10,7 +10,7 @@ import { messages } from '../messages.js';
 /**
  * Asserts that `value` is an integer ≥ 1.
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` otherwise.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` otherwise.
  */
 export function checkPositiveInt(name: string, value: unknown): asserts value is number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -24,7 +24,7 @@ export function checkPositiveInt(name: string, value: unknown): asserts value is
 /**
  * Asserts that `value` is an integer ≥ 0.
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` otherwise.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` otherwise.
  */
 export function checkNonNegativeInt(name: string, value: unknown): asserts value is number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
@@ -38,7 +38,7 @@ export function checkNonNegativeInt(name: string, value: unknown): asserts value
 /**
  * Asserts that `value` is a finite number ≥ 0.
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` otherwise.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` otherwise.
  */
 export function checkNonNegativeNumber(name: string, value: unknown): asserts value is number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
@@ -52,7 +52,7 @@ export function checkNonNegativeNumber(name: string, value: unknown): asserts va
 /**
  * Asserts that `value` is one of `allowed`.
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` and a did-you-mean suggestion otherwise.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` and a did-you-mean suggestion otherwise.
  */
 export function checkOneOf<T extends string>(
   kind: string,
@@ -81,7 +81,7 @@ const CONFIG_NUMBERS = [
  * Asserts that `config` is an object whose size fields are positive integers and whose `expansion` is a positive
  * number, so a count never silently returns NaN for a config that did not come from `ModelConfig.parse`.
  *
- * @throws {@link DantinoxError} with code `INVALID_MODEL_CONFIG` naming the first bad field.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_MODEL_CONFIG` naming the first bad field.
  */
 export function checkConfigNumbers(config: unknown): void {
   if (config === null || typeof config !== 'object') {
@@ -120,7 +120,7 @@ export function checkConfigNumbers(config: unknown): void {
 /**
  * Asserts that `options` is an object (the options argument of a count).
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` otherwise.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` otherwise.
  */
 export function checkOptionsObject(fn: string, options: unknown, example: string): void {
   if (options === null || typeof options !== 'object') {

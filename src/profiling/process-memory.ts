@@ -21,7 +21,14 @@ export interface RssSample {
 let resetWorked = false;
 
 /** Reads `VmRSS` and `VmHWM` (kB) from a `/proc/<pid>/status` text; `undefined` when absent. */
-export function parseProcStatus(text: string): { rssBytes: number; peakRssBytes: number } | undefined {
+export function parseProcStatus(text: string):
+  | {
+      /** Resident set size now (`VmRSS`), in bytes. */
+      rssBytes: number;
+      /** Peak resident set size (`VmHWM`), in bytes. */
+      peakRssBytes: number;
+    }
+  | undefined {
   const kb = (name: string): number | undefined => {
     const m = new RegExp(`^${name}:\\s+(\\d+)\\s*kB`, 'm').exec(text);
     return m === null ? undefined : Number(m[1]) * 1024;
@@ -61,9 +68,14 @@ export function resetPeakRss(): boolean {
 }
 
 /** Runs `work` and returns its result with its wall time (ms) and the process's peak RSS while it ran (bytes). */
-export async function measureResources<T>(
-  work: () => Promise<T>,
-): Promise<{ readonly value: T; readonly ms: number; readonly peak: RssSample }> {
+export async function measureResources<T>(work: () => Promise<T>): Promise<{
+  /** What `work` resolved to. */
+  readonly value: T;
+  /** Wall time of `work`, in ms. */
+  readonly ms: number;
+  /** The process's peak RSS while `work` ran. */
+  readonly peak: RssSample;
+}> {
   resetPeakRss();
   const t0 = process.hrtime.bigint();
   const value = await work();

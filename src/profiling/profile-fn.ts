@@ -24,7 +24,7 @@ export interface ProfileFnOptions<A extends unknown[]> {
  * const output = await timedGenerate(prompt, rng); // records one sample
  * ```
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` (as a rejection of the call) when `nTokens`
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` (as a rejection of the call) when `nTokens`
  * evaluates to a negative or non-finite number.
  */
 export function profileFn<A extends unknown[], R, This = unknown>(

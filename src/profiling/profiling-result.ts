@@ -4,46 +4,6 @@
 import type { FlopsBreakdown } from './flops-breakdown.js';
 import { type Interval, minSamplesForQuantileCi } from './statistics.js';
 
-/** The fields of a {@link ProfilingResult}; times in milliseconds. */
-export interface ProfilingResultInit {
-  /** Samples in the window. */
-  readonly nSamples: number;
-  /** Σ tokens over the window. */
-  readonly totalTokens: number;
-  /** Σ elapsed time over the window, in ms. */
-  readonly totalMs: number;
-  /** Mean latency, in ms. */
-  readonly meanMs: number;
-  /** Median latency (linear interpolation), in ms. */
-  readonly p50Ms: number;
-  /** 90th-percentile latency, in ms. */
-  readonly p90Ms: number;
-  /** 95th-percentile latency, in ms. */
-  readonly p95Ms: number;
-  /** 99th-percentile latency, in ms. */
-  readonly p99Ms: number;
-  /** Sample standard deviation of the latency (Bessel), in ms; `NaN` for one sample. */
-  readonly stdMs: number;
-  /** Fastest sample, in ms. */
-  readonly minMs: number;
-  /** Slowest sample, in ms. */
-  readonly maxMs: number;
-  /** Unscaled median absolute deviation of the latency, in ms. */
-  readonly madMs: number;
-  /** 95% distribution-free confidence interval of p50, in ms; `NaN` bounds below 6 samples. */
-  readonly p50CiMs: Interval;
-  /** 95% distribution-free confidence interval of p99, in ms; `NaN` bounds below 368 samples. */
-  readonly p99CiMs: Interval;
-  /** Σ tokens / Σ seconds over the window, in tokens per second; 0 when Σ seconds is 0. */
-  readonly throughputTps: number;
-  /** The first sample recorded since construction or the last reset (the cold call), in ms; 0 if none. */
-  readonly firstMs: number;
-  /** Samples recorded since construction or the last reset, including those evicted from the window. */
-  readonly nRecorded: number;
-  /** An analytical FLOPs count attached to the result (the seed's `flops` field). */
-  readonly flops?: FlopsBreakdown | undefined;
-}
-
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 /** Milliseconds with two decimals (the seed's `X.XX ms`), or three significant digits below 0.1 ms. */
@@ -63,62 +23,49 @@ function ms(value: number): string {
  */
 export class ProfilingResult {
   /** Samples in the window. */
-  readonly nSamples: number;
+  declare readonly nSamples: number;
   /** Σ tokens over the window. */
-  readonly totalTokens: number;
+  declare readonly totalTokens: number;
   /** Σ elapsed time over the window, in ms. */
-  readonly totalMs: number;
+  declare readonly totalMs: number;
   /** Mean latency, in ms. */
-  readonly meanMs: number;
+  declare readonly meanMs: number;
   /** Median latency (linear interpolation), in ms. */
-  readonly p50Ms: number;
+  declare readonly p50Ms: number;
   /** 90th-percentile latency, in ms. */
-  readonly p90Ms: number;
+  declare readonly p90Ms: number;
   /** 95th-percentile latency, in ms. */
-  readonly p95Ms: number;
+  declare readonly p95Ms: number;
   /** 99th-percentile latency, in ms. */
-  readonly p99Ms: number;
+  declare readonly p99Ms: number;
   /** Sample standard deviation (Bessel), in ms; `NaN` for one sample, 0 for none. */
-  readonly stdMs: number;
+  declare readonly stdMs: number;
   /** Fastest sample, in ms. */
-  readonly minMs: number;
+  declare readonly minMs: number;
   /** Slowest sample, in ms. */
-  readonly maxMs: number;
+  declare readonly maxMs: number;
   /** Unscaled median absolute deviation, in ms. */
-  readonly madMs: number;
+  declare readonly madMs: number;
   /** 95% distribution-free confidence interval of p50, in ms; `NaN` bounds below 6 samples. */
-  readonly p50CiMs: Interval;
+  declare readonly p50CiMs: Interval;
   /** 95% distribution-free confidence interval of p99, in ms; `NaN` bounds below 368 samples. */
-  readonly p99CiMs: Interval;
+  declare readonly p99CiMs: Interval;
   /** Σ tokens / Σ seconds, in tokens per second; 0 when Σ seconds is 0. */
-  readonly throughputTps: number;
+  declare readonly throughputTps: number;
   /** The first (cold) sample since construction or reset, in ms; 0 if none. */
-  readonly firstMs: number;
+  declare readonly firstMs: number;
   /** Samples recorded since construction or reset, including evicted ones. */
-  readonly nRecorded: number;
+  declare readonly nRecorded: number;
   /** Attached analytical FLOPs count, if any. */
-  readonly flops: FlopsBreakdown | undefined;
+  declare readonly flops: FlopsBreakdown | undefined;
 
   /** Builds a result from its fields (usually via {@link LatencyTracker.result}); the intervals are copied and frozen. */
   constructor(init: ProfilingResultInit) {
-    this.nSamples = init.nSamples;
-    this.totalTokens = init.totalTokens;
-    this.totalMs = init.totalMs;
-    this.meanMs = init.meanMs;
-    this.p50Ms = init.p50Ms;
-    this.p90Ms = init.p90Ms;
-    this.p95Ms = init.p95Ms;
-    this.p99Ms = init.p99Ms;
-    this.stdMs = init.stdMs;
-    this.minMs = init.minMs;
-    this.maxMs = init.maxMs;
-    this.madMs = init.madMs;
-    this.p50CiMs = Object.freeze([init.p50CiMs[0], init.p50CiMs[1]] as const);
-    this.p99CiMs = Object.freeze([init.p99CiMs[0], init.p99CiMs[1]] as const);
-    this.throughputTps = init.throughputTps;
-    this.firstMs = init.firstMs;
-    this.nRecorded = init.nRecorded;
-    this.flops = init.flops;
+    Object.assign(this, init, {
+      p50CiMs: Object.freeze([init.p50CiMs[0], init.p50CiMs[1]] as const),
+      p99CiMs: Object.freeze([init.p99CiMs[0], init.p99CiMs[1]] as const),
+      flops: init.flops,
+    });
     Object.freeze(this);
   }
 
@@ -188,3 +135,16 @@ function interval(ci: Interval, q: number): string {
   if (Number.isNaN(ci[0])) return `n/a (needs ≥ ${minSamplesForQuantileCi(q)} samples)`;
   return `[${ms(ci[0])}, ${ms(ci[1])}] ms`;
 }
+
+/** The data fields of {@link ProfilingResult} (its methods left out). */
+export type ProfilingFields = {
+  readonly [K in keyof ProfilingResult as ProfilingResult[K] extends (...args: never[]) => unknown
+    ? never
+    : K]: ProfilingResult[K];
+};
+
+/** The fields of a {@link ProfilingResult}; times in milliseconds. */
+export type ProfilingResultInit = Omit<ProfilingFields, 'flops'> & {
+  /** Analytical FLOPs of one measured call, when known. */
+  readonly flops?: FlopsBreakdown | undefined;
+};

@@ -151,7 +151,7 @@ function checkSpread(spread: RunSpread): void {
  * @param candidate - Per-run values of the candidate, finite.
  * @returns `tested`, or `untestable` for an empty side or one run per side without `earlierSpread` (or with it on
  * values that are not all > 0).
- * @throws {@link DantinoxError} `INVALID_INPUT` for a non-finite value, `INVALID_OPTION` for a bad option.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a non-finite value, `INVALID_OPTION` for a bad option.
  */
 export function runLevelTest(
   baseline: readonly number[],
@@ -268,7 +268,7 @@ function checkAlpha(alpha: number): void {
  * the same code that a two-sided test at level `alpha` still calls noise, given the run-to-run spread —
  * `exp(t_{1−α/2, df} · sd · √2) − 1` (the difference of two runs' logs has SD sd·√2).
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for alpha outside (0, 1) or a bad spread.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for alpha outside (0, 1) or a bad spread.
  */
 export function noiseFloorOf(spread: RunSpread, alpha = 0.05): number {
   checkAlpha(alpha);
@@ -280,7 +280,7 @@ export function noiseFloorOf(spread: RunSpread, alpha = 0.05): number {
  * The run-to-run spread (SD of ln per-run values) a given noise floor stands for, the inverse of
  * {@link noiseFloorOf} with a known spread (normal quantile): `ln(1 + floor) / (z_{1−α/2} · √2)`.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for alpha outside (0, 1) or a floor that is not ≥ 0.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for alpha outside (0, 1) or a floor that is not ≥ 0.
  */
 export function spreadOfNoiseFloor(floor: number, alpha = 0.05): number {
   checkAlpha(alpha);
@@ -316,7 +316,7 @@ export interface RunsNeededInput {
  * normal approximation with very few runs; take the result as a minimum. A value within 10⁻⁶ of an integer
  * counts as that integer.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` when spread is not ≥ 0, change not > 0, alpha or power not in
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when spread is not ≥ 0, change not > 0, alpha or power not in
  * (0, 1).
  */
 export function runsPerSideNeeded(input: RunsNeededInput): number {

@@ -70,7 +70,7 @@ function checkConfidence(confidence: number): void {
  * @param sorted - Samples in ascending order (not checked).
  * @param q - Quantile in [0, 1].
  * @returns The quantile, or `NaN` for an empty sample.
- * @throws {@link DantinoxError} with code `INVALID_OPTION` when q is outside [0, 1].
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when q is outside [0, 1].
  */
 export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   checkQuantile(q);
@@ -88,7 +88,7 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
  * The smallest sample size for which {@link quantileRanks} gives a two-sided interval for the q-quantile at
  * this confidence: both (1 − q)^n and q^n must be ≤ (1 − confidence)/2. 6 for the median, 368 for p99, at 95%.
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` when q is not in (0, 1) or confidence not in (0, 1).
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when q is not in (0, 1) or confidence not in (0, 1).
  */
 export function minSamplesForQuantileCi(q: number, confidence = 0.95): number {
   checkQuantile(q);
@@ -111,7 +111,7 @@ export function minSamplesForQuantileCi(q: number, confidence = 0.95): number {
  * @returns The ranks and exact coverage, or `undefined` when n is too small for a two-sided interval
  * (see {@link minSamplesForQuantileCi}): then no pair of sample values bounds the quantile with that
  * confidence, and none is pretended.
- * @throws {@link DantinoxError} with code `INVALID_OPTION` when q or confidence is out of range.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when q or confidence is out of range.
  */
 export function quantileRanks(n: number, q: number, confidence = 0.95): OrderStatisticRanks | undefined {
   checkQuantile(q);
@@ -146,7 +146,7 @@ export function quantileRanks(n: number, q: number, confidence = 0.95): OrderSta
  * ascending sample, using the order-statistic ranks of {@link quantileRanks}.
  *
  * @returns The interval, or `[NaN, NaN]` when the sample is too small for one.
- * @throws {@link DantinoxError} with code `INVALID_OPTION` when q or confidence is out of range.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when q or confidence is out of range.
  */
 export function quantileCiSorted(sorted: ArrayLike<number>, q: number, confidence = 0.95): Interval {
   const ranks = quantileRanks(sorted.length, q, confidence);
@@ -160,7 +160,7 @@ export function quantileCiSorted(sorted: ArrayLike<number>, q: number, confidenc
  * of p50 and p99 ({@link quantileCiSorted}; `NaN` bounds when n is too small: < 6 for p50, < 368 for p99),
  * and the unscaled median absolute deviation. An empty sample gives n = 0 and `NaN` everywhere else.
  *
- * @throws {@link DantinoxError} with code `INVALID_INPUT` when a sample is not a finite number.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_INPUT` when a sample is not a finite number.
  */
 export function summarize(samples: ArrayLike<number>): SampleSummary {
   const n = samples.length;

@@ -59,7 +59,7 @@ const cache = new WeakMap<Clock, TimerDiagnostics>();
  * const { overheadNs, resolutionNs } = calibrateTimer(); // e.g. ~30–70 ns for process.hrtime.bigint
  * ```
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` when `pairs` or `warmupPairs` is not a positive integer.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` when `pairs` or `warmupPairs` is not a positive integer.
  */
 export function calibrateTimer(
   clock: Clock = hrtimeClock,

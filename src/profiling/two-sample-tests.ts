@@ -73,7 +73,7 @@ function checkFinite(samples: ArrayLike<number>): void {
  * twice the upper tail, capped at 1. This matches SciPy's `mannwhitneyu(a, b, method='asymptotic')`. The
  * approximation is good from about 8 samples per side; below that, p-values are approximate.
  *
- * @throws {@link DantinoxError} with code `INVALID_INPUT` when a sample is not a finite number.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_INPUT` when a sample is not a finite number.
  */
 export function mannWhitneyU(a: ArrayLike<number>, b: ArrayLike<number>): MannWhitneyResult {
   checkFinite(a);
@@ -198,7 +198,7 @@ function percentileInterval(replicates: Float64Array, confidence: number): Inter
  * sample itself: the interval of `stat(resample) / stat(sample)` (multiply by the estimate for an interval of
  * the statistic). Seeded like {@link bootstrapRelativeChange}; an empty sample gives `[NaN, NaN]`.
  *
- * @throws {@link DantinoxError} with code `INVALID_INPUT` for a non-finite sample, `INVALID_OPTION` for bad options.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_INPUT` for a non-finite sample, `INVALID_OPTION` for bad options.
  */
 export function bootstrapRatio(
   sample: ArrayLike<number>,
@@ -230,7 +230,7 @@ export function bootstrapRatio(
  * intervals. An empty sample gives `[NaN, NaN]`.
  *
  * @returns One interval per statistic, in order.
- * @throws {@link DantinoxError} with code `INVALID_INPUT` when a sample is not finite, or `INVALID_OPTION` when
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_INPUT` when a sample is not finite, or `INVALID_OPTION` when
  * `resamples` is not a positive integer or `confidence` is not in (0, 1).
  */
 export function bootstrapRelativeChange(

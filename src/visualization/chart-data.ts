@@ -35,7 +35,7 @@ const isRowTable = (data: ChartData): data is RowTable =>
 /**
  * Row objects of `data` (an array is returned as is; an arquero table is materialised).
  *
- * @throws {DantinoxError} `INVALID_INPUT` when `data` is neither an array of objects nor a table.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when `data` is neither an array of objects nor a table.
  */
 export function toRows(data: ChartData): readonly ChartRow[] {
   if (Array.isArray(data)) {
@@ -54,7 +54,7 @@ export function toRows(data: ChartData): readonly ChartRow[] {
  * Reads chart rows from a file: `.csv` (header row; cells stay text, empty cells are empty; charts parse numbers),
  * `.json` (an array of row objects, or `{ rows: [...] }`) or `.jsonl` (one row object per line).
  *
- * @throws {DantinoxError} `IO` when the file cannot be read; `INVALID_INPUT` when it is empty, binary or not
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be read; `INVALID_INPUT` when it is empty, binary or not
  * UTF-8/UTF-16 text, cannot be parsed or has an unsupported extension.
  */
 export async function readChartData(path: string): Promise<readonly ChartRow[]> {

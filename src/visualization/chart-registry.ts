@@ -6,6 +6,7 @@
  */
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { type RegisterOptions, Registry } from '../registry.js';
 import { Chart, type ChartAccepts, type ChartClass, type ChartParam } from './chart.js';
 import { CompareChart } from './charts/compare-chart.js';
 import { KldParetoChart } from './charts/kld-pareto-chart.js';
@@ -21,16 +22,27 @@ import { TrendChart } from './charts/trend-chart.js';
 
 /** The built-in charts by name, in the seed's registration order. */
 export const builtinCharts = {
+  /** Loss vs step or epoch, validation dashed ({@link TrainingCurveChart}). */
   training_curve: TrainingCurveChart,
+  /** Tokens/s vs sequence length, one line per model ({@link ThroughputChart}). */
   throughput: ThroughputChart,
+  /** Tokens/s vs batch size ({@link ThroughputBatchChart}). */
   throughput_batch: ThroughputBatchChart,
+  /** Mean latency vs throughput with the p50–p99 range and the Pareto frontier ({@link LatencyChart}). */
   latency: LatencyChart,
+  /** Peak tokens/s vs perplexity, one labelled point per model, with the frontier ({@link ParetoChart}). */
   pareto: ParetoChart,
+  /** KL divergence from the fp32 reference vs decode tokens/s, one point per variant (`KldParetoChart`). */
   pareto_kld: KldParetoChart,
+  /** Several metrics per model, each spoke min-max normalised ({@link RadarChart}). */
   radar: RadarChart,
+  /** Achieved GFLOP/s vs arithmetic intensity under the calibrated roofs ({@link RooflineChart}). */
   roofline: RooflineChart,
+  /** Share of ONNX Runtime kernel time per operator category (`TimeBreakdownChart`). */
   time_breakdown: TimeBreakdownChart,
+  /** Relative change per metric with its interval, coloured by verdict ({@link CompareChart}). */
   compare: CompareChart,
+  /** A metric over runs, with its interval band ({@link TrendChart}). */
   trend: TrendChart,
 } as const satisfies Record<string, ChartClass>;
 
@@ -49,13 +61,13 @@ export interface BuiltinChartOptionsMap {
   latency: NonNullable<ConstructorParameters<typeof LatencyChart>[0]>;
   /** {@link ParetoChart} options. */
   pareto: NonNullable<ConstructorParameters<typeof ParetoChart>[0]>;
-  /** {@link KldParetoChart} options. */
+  /** Options of the `pareto_kld` chart (`KldParetoChart`). */
   pareto_kld: NonNullable<ConstructorParameters<typeof KldParetoChart>[0]>;
   /** {@link RadarChart} options. */
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
   /** {@link RooflineChart} options. */
   roofline: NonNullable<ConstructorParameters<typeof RooflineChart>[0]>;
-  /** {@link TimeBreakdownChart} options. */
+  /** Options of the `time_breakdown` chart (`TimeBreakdownChart`). */
   time_breakdown: NonNullable<ConstructorParameters<typeof TimeBreakdownChart>[0]>;
   /** {@link CompareChart} options. */
   compare: NonNullable<ConstructorParameters<typeof CompareChart>[0]>;
@@ -76,10 +88,7 @@ export interface ChartInfo {
 }
 
 /** Options of {@link ChartRegistry.register}. */
-export interface RegisterChartOptions {
-  /** Replace a chart already registered under the same name. @default false */
-  readonly override?: boolean;
-}
+export type RegisterChartOptions = RegisterOptions;
 
 /** A chart class of any options type, as stored in a registry. */
 export type AnyChartClass = ChartClass;
@@ -88,13 +97,15 @@ export type AnyChartClass = ChartClass;
  * A set of chart classes by name. Create one with {@link createChartRegistry}; registries are independent, so
  * tests and applications can register charts without affecting each other.
  */
-export class ChartRegistry {
-  readonly #charts = new Map<string, AnyChartClass>();
+export class ChartRegistry extends Registry<AnyChartClass> {
+  constructor() {
+    super('chart');
+  }
 
   /**
    * Registers `chart` under its static `name`.
    *
-   * @throws {DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
+   * @throws {@link dantinox!DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set;
    * `INVALID_OPTION` when `chart` is not a {@link Chart} subclass with a non-empty static `name`.
    */
   register(chart: AnyChartClass, options: RegisterChartOptions = {}): void {
@@ -111,37 +122,12 @@ export class ChartRegistry {
     if (typeof name !== 'string' || name.trim() === '' || own?.enumerable !== true) {
       throw new DantinoxError('INVALID_OPTION', messages.notAChart(`class ${String(name)}`));
     }
-    if (this.#charts.has(name) && options.override !== true) {
-      throw new DantinoxError('DUPLICATE_PLUGIN', messages.duplicatePlugin('chart', name));
-    }
-    this.#charts.set(name, chart);
-  }
-
-  /**
-   * The chart class registered as `name`.
-   *
-   * @throws {DantinoxError} `UNKNOWN_PLUGIN` listing the available names (with a did-you-mean suggestion).
-   */
-  get(name: string): AnyChartClass {
-    const chart = this.#charts.get(name);
-    if (chart === undefined)
-      throw new DantinoxError('UNKNOWN_PLUGIN', messages.unknownName('chart', name, this.names()));
-    return chart;
-  }
-
-  /** True when a chart is registered as `name`. */
-  has(name: string): boolean {
-    return this.#charts.has(name);
-  }
-
-  /** Registered names in registration order. */
-  names(): string[] {
-    return [...this.#charts.keys()];
+    this.add(name, chart, options);
   }
 
   /** Metadata of every registered chart, in registration order. */
   list(): ChartInfo[] {
-    return [...this.#charts.values()].map((c) => ({
+    return this.values().map((c) => ({
       name: c.name,
       description: c.description,
       accepts: c.accepts,

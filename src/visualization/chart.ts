@@ -131,7 +131,7 @@ export abstract class Chart<Options extends object = object> {
   /**
    * Builds the chart's spec from `data` (rows or an arquero table) after checking {@link Chart.requirements}.
    *
-   * @throws {DantinoxError} `INVALID_INPUT` naming the chart and the missing columns (or when the data has no
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming the chart and the missing columns (or when the data has no
    * drawable values); `INVALID_OPTION` for a bad render config or chart option.
    */
   spec(data: ChartData, config: RenderConfig = {}): ChartSpec {
@@ -148,7 +148,7 @@ export abstract class Chart<Options extends object = object> {
  * Checks `rows` against `accepts.required`: every requirement needs a matching column with at least one
  * non-empty value.
  *
- * @throws {DantinoxError} `INVALID_INPUT` listing every unmet requirement, the chart and the columns present.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` listing every unmet requirement, the chart and the columns present.
  */
 export function checkRequirements(chart: string, rows: readonly ChartRow[], accepts: ChartAccepts): void {
   const columns = columnNames(rows);

@@ -34,8 +34,20 @@ export interface ReportRun {
  * not apply to the data at all (e.g. a training curve of a benchmark): the report only names them, in one line.
  */
 export type ReportChart =
-  | { readonly name: string; readonly spec: ChartSpec }
-  | { readonly name: string; readonly skipped: string; readonly missingColumns?: boolean };
+  | {
+      /** The chart's name. */
+      readonly name: string;
+      /** Its Vega-Lite or Vega spec, drawn in the page. */
+      readonly spec: ChartSpec;
+    }
+  | {
+      /** The chart's name. */
+      readonly name: string;
+      /** Why it was not drawn. */
+      readonly skipped: string;
+      /** Whether it was skipped because the data lacks its columns (listed in one short line). */
+      readonly missingColumns?: boolean;
+    };
 
 /** Input of {@link buildHtmlReport}. */
 export interface HtmlReportInput {
@@ -78,7 +90,7 @@ const BUNDLES = [
  * Paths of the browser bundles inlined in the report (`vega.min.js`, `vega-lite.min.js`,
  * `vega-embed.min.js`), found next to each package's resolved entry point.
  *
- * @throws {DantinoxError} `DEPENDENCY_MISSING` when a bundle cannot be found.
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` when a bundle cannot be found.
  */
 export function browserBundlePaths(): string[] {
   const require = createRequire(import.meta.url);
@@ -306,7 +318,7 @@ const EMBED_SCRIPT = `
  * The report as one HTML string with every script inlined (≈ 0.9 MB of Vega bundles): it opens offline,
  * from a file, with no network access.
  *
- * @throws {DantinoxError} `INVALID_INPUT` without runs; `DEPENDENCY_MISSING` when a bundle is missing.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` without runs; `DEPENDENCY_MISSING` when a bundle is missing.
  */
 export async function buildHtmlReport(input: HtmlReportInput): Promise<string> {
   if (input.runs.length === 0) throw new DantinoxError('INVALID_INPUT', messages.reportNoRuns());

@@ -11,6 +11,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module dantinox/visualization
  */
 export {
   Chart,

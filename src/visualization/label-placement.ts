@@ -48,7 +48,8 @@ export function estimateTextWidth(text: string, fontSize: number): number {
 const overlaps = (a: Box, b: Box): boolean => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 
 /**
- * The corner of each label (same order as `points`): the first of {@link LABEL_CORNERS} whose box stays inside
+ * The corner of each label (same order as `points`): the first corner, in the order
+ * north-east, south-east, north-west, south-west (`LABEL_CORNERS`), whose box stays inside
  * the plot and overlaps no earlier label nor any point marker; if none is free, the one with the least overlap.
  */
 export function placeLabels(points: readonly LabelledPoint[], options: PlaceLabelsOptions): LabelCorner[] {

@@ -18,7 +18,7 @@ export const PNG_FONT_FAMILY = 'DejaVu Sans';
  * Absolute paths of the bundled fonts (DejaVu Sans regular and bold), resolved from the `dejavu-fonts-ttf`
  * package with Node's module resolution.
  *
- * @throws {DantinoxError} `DEPENDENCY_MISSING` when the package cannot be resolved.
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` when the package cannot be resolved.
  */
 export function defaultFontFiles(): string[] {
   const require = createRequire(import.meta.url);
@@ -69,7 +69,7 @@ export interface RasterImage {
 /**
  * Rasterises an SVG string to PNG bytes at `scale` device pixels per CSS pixel.
  *
- * @throws {DantinoxError} `DEPENDENCY_MISSING` when `@resvg/resvg-js` or the fonts cannot be loaded;
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` when `@resvg/resvg-js` or the fonts cannot be loaded;
  * `RUNTIME_ERROR` when resvg rejects the SVG.
  */
 export async function svgToPng(svg: string, options: SvgToPngOptions = {}): Promise<Uint8Array> {
@@ -80,7 +80,7 @@ export async function svgToPng(svg: string, options: SvgToPngOptions = {}): Prom
  * Rasterises an SVG string like {@link svgToPng} and also returns the raw RGBA pixels (for checks such as
  * "the title area holds text").
  *
- * @throws {DantinoxError} as {@link svgToPng}.
+ * @throws {@link dantinox!DantinoxError} as {@link svgToPng}.
  */
 export async function rasterizeSvg(svg: string, options: SvgToPngOptions = {}): Promise<RasterImage> {
   const fontFiles = options.fontFiles ? [...options.fontFiles] : defaultFontFiles();

@@ -53,7 +53,7 @@ const positive = (name: string, value: number | undefined, fallback: number, max
 /**
  * Fills in the defaults of a {@link RenderConfig} and validates it.
  *
- * @throws {DantinoxError} `INVALID_OPTION` for a non-positive or huge size/scale, or an unknown theme.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a non-positive or huge size/scale, or an unknown theme.
  */
 export function resolveRenderConfig(config: RenderConfig = {}): ResolvedRenderConfig {
   const theme = config.theme ?? 'publication';

@@ -50,7 +50,7 @@ export interface RenderSvgOptions {
  * The text of the SVG uses the spec's fonts; text widths are estimated by Vega (no canvas in Node), so
  * layouts are computed identically on every machine.
  *
- * @throws {DantinoxError} `RUNTIME_ERROR` when Vega cannot compile, parse or render the spec.
+ * @throws {@link dantinox!DantinoxError} `RUNTIME_ERROR` when Vega cannot compile, parse or render the spec.
  */
 export async function renderSvg(spec: ChartSpec, options: RenderSvgOptions = {}): Promise<string> {
   const chart = options.chart ?? 'chart';

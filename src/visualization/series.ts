@@ -27,7 +27,7 @@ export type SeriesLabeler = (row: ChartRow) => string;
  *   becomes `model (run)` so runs of the same model stay apart. Rows without a model fall back to `run`, `type`,
  *   `name`, then {@link DEFAULT_SERIES_LABEL}.
  *
- * @throws {DantinoxError} `INVALID_INPUT` when `column` is given but absent from every row.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when `column` is given but absent from every row.
  */
 export function seriesLabeler(rows: readonly ChartRow[], column?: string): SeriesLabeler {
   const columns = columnNames(rows);

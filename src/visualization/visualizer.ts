@@ -37,6 +37,7 @@ export type ChartSelection = string | readonly [name: string, options: object] |
 /** Outcome of one chart: written files, or why it was not drawn. */
 export type ChartRenderResult =
   | {
+      /** `rendered`: the files were written. */
       readonly status: 'rendered';
       /** Written files by format (`html` is the shared report page). */
       readonly paths: Readonly<Partial<Record<ChartFormat, string>>>;
@@ -145,7 +146,7 @@ export class Visualizer {
    * `@Visualizer.register({ override: true })` to replace a chart of the same name. Registration happens once
    * the class's static fields (its `name`) are initialised. Also callable directly: `Visualizer.register(MyChart)`.
    *
-   * @throws {DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set.
+   * @throws {@link dantinox!DantinoxError} `DUPLICATE_PLUGIN` when the name is taken and `override` is not set.
    */
   static register<C extends AnyChartClass>(chart: C, context?: ClassDecoratorContext<C>): void;
   static register(
@@ -191,7 +192,7 @@ export class Visualizer {
   /**
    * Chart instances for `selection` (default: every registered chart).
    *
-   * @throws {DantinoxError} `UNKNOWN_PLUGIN` for an unknown name, listing the available ones.
+   * @throws {@link dantinox!DantinoxError} `UNKNOWN_PLUGIN` for an unknown name, listing the available ones.
    */
   resolveCharts(selection?: readonly ChartSelection[]): Chart<object>[] {
     const entries = selection ?? this.registry.names();
@@ -212,7 +213,7 @@ export class Visualizer {
    * `<runName>-<chart>.<ext>` (and one `<runName>-report.html` for `html`). A chart whose data is missing is
    * `skipped` with the reason; a chart that throws is `failed`; the others still render.
    *
-   * @throws {DantinoxError} `UNKNOWN_PLUGIN` for an unknown chart name; `INVALID_OPTION` for an unknown format or
+   * @throws {@link dantinox!DantinoxError} `UNKNOWN_PLUGIN` for an unknown chart name; `INVALID_OPTION` for an unknown format or
    * a bad run name; `IO` when an output file exists and `overwrite` is not set (nothing is written), or a file
    * cannot be written; errors of {@link loadChartInput} for unreadable data.
    */
@@ -311,7 +312,7 @@ export class Visualizer {
    * summary table, and every chart drawn from the runs' rows together (each run's rows get a `run` column
    * so the same model in two runs appears as two series). Returns what happened to each chart.
    *
-   * @throws {DantinoxError} `IO` when the file exists and `overwrite` is not set or cannot be written;
+   * @throws {@link dantinox!DantinoxError} `IO` when the file exists and `overwrite` is not set or cannot be written;
    * `UNKNOWN_PLUGIN` for an unknown chart name; `INVALID_INPUT` without runs.
    */
   async report(runs: readonly ReportRun[], options: VisualizerReportOptions): Promise<RenderResults> {

@@ -354,8 +354,10 @@ describe('BenchmarkSuite', () => {
       'end 2 aborted=false',
     ]);
     expect(logged).toEqual([
-      `error: ${messages.sinkFailed('broken', 'onStart', new Error('cannot connect'))}`,
-      ...Array(3).fill(`error: ${messages.sinkFailed('broken', 'onCell', new Error('upload refused'))}`),
+      `error: ${messages.sinkFailed('sink', 'broken', 'onStart', new Error('cannot connect'))}`,
+      ...Array(3).fill(
+        `error: ${messages.sinkFailed('sink', 'broken', 'onCell', new Error('upload refused'))}`,
+      ),
     ]);
     expect(report.failedCount).toBe(0);
     expect(SuiteReport.load(join(dir, 'sinks.jsonl')).toJSON()).toEqual(report.toJSON());

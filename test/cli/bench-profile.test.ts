@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SuiteReport } from '../../src/benchmarking/index.js';
-import { opProfiler } from '../../src/cli/open-model.js';
 import { messages } from '../../src/messages.js';
+import { opProfiler } from '../../src/runs/open-model.js';
 import { type CliRun, ensureBuilt, runCli } from './built-cli.js';
 
 let cwd: string;

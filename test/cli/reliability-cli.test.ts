@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, runCli } from '../../src/cli/index.js';
-import { claimRunDir } from '../../src/cli/output-dir.js';
 import { messages } from '../../src/messages.js';
 import { ModelConfig } from '../../src/models/model-config.js';
 import { countFlops } from '../../src/profiling/index.js';
+import { claimRunDir } from '../../src/runs/output-dir.js';
 import { captureIo } from './capture-io.js';
 
 describe('dantinox refuses before spending', () => {

@@ -1,6 +1,6 @@
 /**
- * The TypeScript blocks of README.md, type-checked as they stand under the repository's strict `tsconfig.json`,
- * with the package's import names (`dantinox`, `dantinox/<layer>`) mapped to `src/`.
+ * The TypeScript blocks of README.md and of the `docs/` pages, type-checked as they stand under the repository's
+ * strict `tsconfig.json`, with the package's import names (`dantinox`, `dantinox/<layer>`) mapped to `src/`.
  *
  * Every ```ts block is checked, each as its own module. A block that uses names the reader supplies (a `model`,
  * a `prompt`, a function of theirs) declares them in an HTML comment right above the fence, which Markdown does
@@ -20,8 +20,10 @@ import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** One ```ts block of the README. */
+/** One ```ts block of a Markdown page. */
 export interface Snippet {
+  /** The repository-relative page it is on, e.g. `README.md` or `docs/library.md`. */
+  readonly page: string;
   /** 1-based line of the opening fence. */
   readonly line: number;
   /** The heading the block sits under. */
@@ -34,8 +36,8 @@ export interface Snippet {
 
 const CONTEXT_OPEN = '<!-- ts-context\n';
 
-/** Every ```ts / ```typescript block of `markdown`, in order. */
-export function tsSnippets(markdown: string): Snippet[] {
+/** Every ```ts / ```typescript block of `markdown` (the text of `page`), in order. */
+export function tsSnippets(markdown: string, page = 'README.md'): Snippet[] {
   const lines = markdown.split('\n');
   const out: Snippet[] = [];
   let heading = '';
@@ -50,19 +52,23 @@ export function tsSnippets(markdown: string): Snippet[] {
       const above = lines.slice(0, i).join('\n').trimEnd();
       const comment = above.endsWith('-->') ? above.slice(above.lastIndexOf('<!--'), -3) : '';
       const context = comment.startsWith(CONTEXT_OPEN) ? comment.slice(CONTEXT_OPEN.length) : '';
-      out.push({ line: i + 1, heading, code: lines.slice(i + 1, close).join('\n'), context });
+      out.push({ page, line: i + 1, heading, code: lines.slice(i + 1, close).join('\n'), context });
     }
     i = close;
   }
   return out;
 }
 
-/** Virtual file name of a snippet (inside the repository, so the package's `"type": "module"` applies). */
-const fileOf = (s: Snippet): string => join(ROOT, 'test', 'docs', `README.md-line-${s.line}.ts`);
+/**
+ * Virtual file name of a snippet: in `test/docs/` (inside the repository, so the package's `"type": "module"`
+ * applies, and a context's `../../examples/…` import resolves), one per page and line.
+ */
+const fileOf = (s: Snippet): string =>
+  join(ROOT, 'test', 'docs', `${s.page.replaceAll('/', '__')}-line-${s.line}.ts`);
 
 /**
  * Type-checks `snippets` in one program and returns the diagnostics per snippet, formatted as
- * `README.md:<line>: <message>` (line numbers point into the README; '' means the snippet is clean).
+ * `<page>:<line>: <message>` (line numbers point into the page; '' means the snippet is clean).
  */
 export function typecheckSnippets(snippets: readonly Snippet[]): string[] {
   const configFile = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
@@ -73,7 +79,7 @@ export function typecheckSnippets(snippets: readonly Snippet[]): string[] {
     noUnusedLocals: false, // a snippet may define a class or value only to show it
     paths: { dantinox: ['./src/index.ts'], 'dantinox/*': ['./src/*/index.ts'] },
   };
-  // Context first, then the block: a diagnostic on file line k is README line fence + k − (context lines).
+  // Context first, then the block: a diagnostic on file line k is page line fence + k − (context lines).
   const sources = new Map(snippets.map((s) => [fileOf(s), `${s.context}${s.code}\nexport {};\n`] as const));
   const contextLines = (s: Snippet): number => (s.context === '' ? 0 : s.context.split('\n').length - 1);
   const host = ts.createCompilerHost(options);
@@ -91,11 +97,11 @@ export function typecheckSnippets(snippets: readonly Snippet[]): string[] {
   const program = ts.createProgram([...sources.keys()], options, host);
   return snippets.map((s) => {
     const file = program.getSourceFile(fileOf(s));
-    if (!file) return `README.md:${s.line}: not compiled`;
+    if (!file) return `${s.page}:${s.line}: not compiled`;
     return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]
       .map((d) => {
         const at = d.start === undefined ? 0 : file.getLineAndCharacterOfPosition(d.start).line;
-        return `README.md:${s.line + 1 + at - contextLines(s)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+        return `${s.page}:${s.line + 1 + at - contextLines(s)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
       })
       .join('\n');
   });

@@ -1,29 +1,33 @@
 /**
- * README.md is checked line by line where it can be: every TypeScript block type-checks, every repository path it
- * names exists, it cites nothing outside the repository, and the sample outputs that do not depend on the
- * machine are recomputed.
+ * README.md and every `docs/**\/*.md` page are checked line by line where they can be: every TypeScript block
+ * type-checks, every repository path they name exists, every relative link resolves (to a heading, with
+ * `#anchor`), they cite nothing outside the repository, and the sample outputs that do not depend on the machine
+ * are recomputed. The README stays a front door: at most 20 KB, linking every `docs/` page. Their `dantinox`
+ * command lines are run by `cli-examples.test.ts`.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../src/benchmarking/config.js';
-import { describeModel } from '../../src/cli/describe-model.js';
+import { describeModel } from '../../src/models/describe-model.js';
 import { ModelConfig, type PresetName } from '../../src/models/model-config.js';
 import { Gpt2Tokenizer } from '../../src/models/tokenizers/gpt2-tokenizer.js';
 import { countFlops, countParameters, memoryFootprint } from '../../src/profiling/index.js';
-import { ensureBuilt, ROOT, runCli } from '../cli/built-cli.js';
+import { headingAnchors, markdownPages, pageLinks, pageText, ROOT } from './markdown-pages.js';
 import { readmeText, tsSnippets, typecheckSnippets } from './readme-snippets.js';
 
 const readme = readmeText();
+const pages = markdownPages();
+/** The library guide, which holds the library's sample outputs and the `BenchmarkConfig` table. */
+const library = pageText('docs/library.md');
 
-/** The first fenced block of `lang` ('' for a bare fence) after `marker`. */
-function blockAfter(marker: string, lang = ''): string {
-  const start = readme.indexOf(marker);
-  expect(start, `README has no "${marker}"`).toBeGreaterThanOrEqual(0);
-  const open = readme.indexOf(`\`\`\`${lang}\n`, start);
-  const close = readme.indexOf('\n```', open + 1);
-  return readme.slice(open + lang.length + 4, close + 1);
+/** The first fenced block of `lang` ('' for a bare fence) after `marker` in `text` (default: the README). */
+function blockAfter(marker: string, lang = '', text = readme): string {
+  const start = text.indexOf(marker);
+  expect(start, `no "${marker}"`).toBeGreaterThanOrEqual(0);
+  const open = text.indexOf(`\`\`\`${lang}\n`, start);
+  const close = text.indexOf('\n```', open + 1);
+  return text.slice(open + lang.length + 4, close + 1);
 }
 
 /** Repository-relative text files (.ts, .md, .json, .yaml) under `dir`, without generated output. */
@@ -33,9 +37,9 @@ function textFiles(dir: string): string[] {
     .map((e) => relative(ROOT, join(e.parentPath, e.name)));
 }
 
-/** `key=value` pairs of every `model: …` line of the sample summaries. */
-const summaryModelLines = (): Record<string, string>[] =>
-  [...readme.matchAll(/^ {2}model: (.+)$/gm)].map((m) =>
+/** `key=value` pairs of every `model: …` line of the sample summaries of `text`. */
+const summaryModelLines = (text: string): Record<string, string>[] =>
+  [...text.matchAll(/^ {2}model: (.+)$/gm)].map((m) =>
     Object.fromEntries((m[1] as string).split(', ').map((kv) => kv.split('=') as [string, string])),
   );
 
@@ -48,15 +52,45 @@ describe('README', () => {
     );
   });
 
+  it('is a front door: at most 20 KB (20,480 bytes)', () => {
+    expect(statSync(join(ROOT, 'README.md')).size).toBeLessThanOrEqual(20_480);
+  });
+
+  it('links every docs/ page', () => {
+    const linked = new Set(
+      pageLinks(readme)
+        .map((l) => l.target.split('#')[0] as string)
+        .filter((t) => t.startsWith('docs/')),
+    );
+    const docPages = pages.filter((p) => p.startsWith('docs/'));
+    expect(docPages.length).toBeGreaterThanOrEqual(8);
+    expect(docPages.filter((p) => !linked.has(p))).toEqual([]);
+  });
+
+  it('shows a chart picture that exists', () => {
+    const picture = /!\[[^\]]+\]\((docs\/[^)]+\.png)\)/.exec(readme);
+    expect(picture).not.toBeNull();
+    expect(
+      readFileSync(join(ROOT, picture?.[1] as string))
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
+  });
+});
+
+describe('README and docs pages', () => {
   it('every ```ts block type-checks under the strict tsconfig (names the reader supplies: <!-- ts-context -->)', () => {
-    const snippets = tsSnippets(readme);
-    expect(snippets.length).toBeGreaterThanOrEqual(10);
-    expect(snippets.map((s) => s.heading)).toContain('Library quickstart');
+    const snippets = pages.flatMap((page) => tsSnippets(pageText(page), page));
+    expect(snippets.filter((s) => s.page === 'README.md').length).toBeGreaterThanOrEqual(4);
+    expect(snippets.length).toBeGreaterThanOrEqual(20);
+    expect(snippets.filter((s) => s.page === 'README.md').map((s) => s.heading)).toContain(
+      'Library quickstart',
+    );
     const errors = typecheckSnippets(snippets).filter((e) => e !== '');
     expect(errors.join('\n')).toBe('');
   }, 180_000);
 
-  it('the snippet check uses the ts-context comment and reports errors at their README line', () => {
+  it('the snippet check uses the ts-context comment and reports errors at their page line', () => {
     const markdown = [
       '# T', //                                          line 1
       '<!-- ts-context', //                              2
@@ -78,6 +112,8 @@ describe('README', () => {
     const [first, second] = typecheckSnippets(snippets);
     expect(first).toMatch(/^README\.md:7: Type 'number' is not assignable to type 'string'\.$/);
     expect(second).toMatch(/^README\.md:10: Cannot find name 'given'\.$/);
+    const [inDocs] = typecheckSnippets(tsSnippets(markdown, 'docs/page.md'));
+    expect(inDocs).toMatch(/^docs\/page\.md:7: /);
   }, 180_000);
 
   it('cites no file outside the repository, and neither do the sources, tests, benches, examples and docs', () => {
@@ -92,6 +128,7 @@ describe('README', () => {
       'README.md',
       ...['src', 'test', 'bench', 'examples', 'docs'].flatMap((dir) => textFiles(dir)),
     ];
+    expect(files).toEqual(expect.arrayContaining(pages));
     const citing = files.flatMap((file) => {
       const text = readFileSync(join(ROOT, file), 'utf8');
       return outside.filter((o) => text.includes(o)).map((o) => `${file}: ${o}`);
@@ -99,45 +136,63 @@ describe('README', () => {
     expect(citing).toEqual([]);
   });
 
-  it('every repository path it names exists', () => {
-    const named = new Set<string>();
-    for (const m of readme.matchAll(/`((?:src|test|examples|bench|docs)\/[^`\s<>*{}…]+)`/g))
-      named.add(m[1] as string);
-    for (const m of readme.matchAll(/\]\(((?:src|test|examples|bench|docs)[^)#\s]*)\)/g))
-      named.add(m[1] as string);
-    expect(named.size).toBeGreaterThan(5);
-    const generated = (p: string): boolean => p.includes('/.output/'); // written by test runs, not in git
-    expect([...named].filter((p) => !generated(p) && !existsSync(join(ROOT, p)))).toEqual([]);
+  it('every repository path they name exists', () => {
+    const missing: string[] = [];
+    let named = 0;
+    for (const page of pages) {
+      const text = pageText(page);
+      for (const m of text.matchAll(/`((?:src|test|examples|bench|docs)\/[^`\s<>*{}…]+)`/g)) {
+        const path = m[1] as string;
+        named++;
+        const generated = path.includes('/.output/'); // written by test runs, not in git
+        if (!generated && !existsSync(join(ROOT, path))) missing.push(`${page}: ${path}`);
+      }
+    }
+    expect(named).toBeGreaterThan(20);
+    expect(missing).toEqual([]);
   });
 
-  it('shows a chart picture that exists', () => {
-    const picture = /!\[[^\]]+\]\((docs\/[^)]+\.png)\)/.exec(readme);
-    expect(picture).not.toBeNull();
-    expect(
-      readFileSync(join(ROOT, picture?.[1] as string))
-        .subarray(1, 4)
-        .toString(),
-    ).toBe('PNG');
+  it('every relative link resolves to a file of the repository, and an #anchor to a heading of it', () => {
+    const broken: string[] = [];
+    let checked = 0;
+    for (const page of pages) {
+      for (const { line, target } of pageLinks(pageText(page))) {
+        if (/^[a-z]+:/i.test(target)) {
+          broken.push(`${page}:${line}: ${target} (links point into the repository)`);
+          continue;
+        }
+        checked++;
+        const [path = '', anchor] = target.split('#');
+        const file = path === '' ? join(ROOT, page) : resolve(ROOT, dirname(page), path);
+        if (relative(ROOT, file).startsWith('..'))
+          broken.push(`${page}:${line}: ${target} (outside the repository)`);
+        else if (!existsSync(file)) broken.push(`${page}:${line}: ${target} (no such file)`);
+        else if (anchor !== undefined && !headingAnchors(readFileSync(file, 'utf8')).has(anchor))
+          broken.push(`${page}:${line}: ${target} (no heading with that anchor)`);
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect(broken).toEqual([]);
   });
 });
 
-describe('README sample outputs that do not depend on the machine', () => {
+describe('sample outputs that do not depend on the machine', () => {
   const small = ModelConfig.preset('small');
 
-  it('the FLOPs breakdown of small at seq 512, batch 4, exact and seed formulas', () => {
+  it('the FLOPs breakdown of small at seq 512, batch 4, exact (README) and seed formulas (library guide)', () => {
     expect(blockAfter("prints (the seed's five-line format")).toBe(
       `${String(countFlops(small, { seqLen: 512, batchSize: 4 }))}\n`,
     );
     const seed = countFlops(small, { seqLen: 512, batchSize: 4, formula: 'seed' });
-    expect(readme).toContain(
+    expect(library).toContain(
       `gives attention ${(seed.attention / 1e9).toFixed(2)} GFLOPs (total ${(seed.total / 1e9).toFixed(2)})`,
     );
   });
 
-  it('the defaults of the BenchmarkConfig table, and that it lists every field', () => {
-    const table = readme.slice(
-      readme.indexOf('### Configuration (`BenchmarkConfig`)'),
-      readme.indexOf('### Built-in tasks'),
+  it('the defaults of the BenchmarkConfig table of the library guide, and that it lists every field', () => {
+    const table = library.slice(
+      library.indexOf('### Configuration (`BenchmarkConfig`)'),
+      library.indexOf('### Built-in tasks'),
     );
     const documented: Record<string, unknown> = {};
     for (const m of table.matchAll(
@@ -154,7 +209,7 @@ describe('README sample outputs that do not depend on the machine', () => {
     expect(documented).toEqual({ ...BenchmarkConfig.parse({}) });
   });
 
-  it('parameter count and fp16 memory of small', () => {
+  it('parameter count and fp16 memory of small (README)', () => {
     const group = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, '_');
     const memory = memoryFootprint(small, { dtype: 'float16' });
     expect(readme).toContain(`{ total: ${group(countParameters(small).total)}, active`);
@@ -163,21 +218,23 @@ describe('README sample outputs that do not depend on the machine', () => {
     );
   });
 
-  it('the GPT-2 tokenizer example', () => {
-    const ids = /`encode\('Hello world'\)` is `(\[[\d, ]+\])`/.exec(readme)?.[1];
+  it('the GPT-2 tokenizer example (models guide)', () => {
+    const ids = /`encode\('Hello world'\)` is `(\[[\d, ]+\])`/.exec(pageText('docs/models.md'))?.[1];
     expect(ids).toBeDefined();
     expect(new Gpt2Tokenizer().encode('Hello world')).toEqual(JSON.parse(ids as string));
   });
 
   it('the model lines of the sample summaries: preset facts, engine version and the run_id each call produces', () => {
-    const lines = summaryModelLines();
-    expect(lines.length).toBeGreaterThanOrEqual(2);
+    const [cliLine] = summaryModelLines(readme); // `dantinox bench`
+    const [libraryLine] = summaryModelLines(library); // `report.summary()`
+    expect(cliLine).toBeDefined();
+    expect(libraryLine).toBeDefined();
     const ortVersion = (
       JSON.parse(readFileSync(join(ROOT, 'node_modules/onnxruntime-node/package.json'), 'utf8')) as {
         version: string;
       }
     ).version;
-    for (const line of lines) {
+    for (const line of [cliLine, libraryLine] as Record<string, string>[]) {
       const preset = ModelConfig.preset(line['model'] as PresetName);
       expect(line).toMatchObject({
         params: String(countParameters(preset).total),
@@ -192,28 +249,12 @@ describe('README sample outputs that do not depend on the machine', () => {
     }
     // `dantinox bench` names its run after the results folder; the library's default is <model>-<ISO time>.
     const cliRun = /Results: results\/(\S+)/.exec(readme)?.[1];
-    expect(lines[0]?.['run_id']).toBe(`${lines[0]?.['model']}-${cliRun}`);
-    expect(lines[1]?.['run_id']).toMatch(
-      new RegExp(`^${lines[1]?.['model']}-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d-\\d{3}Z$`),
+    expect(cliLine?.['run_id']).toBe(`${cliLine?.['model']}-${cliRun}`);
+    expect(libraryLine?.['run_id']).toMatch(
+      new RegExp(`^${libraryLine?.['model']}-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d-\\d{3}Z$`),
     );
     expect(readme).toContain(
       `Model: small (built-in preset, untrained random weights with seed 0): ${describeModel(small)}`,
     );
   });
-});
-
-describe('README error examples, run for real', () => {
-  beforeAll(() => ensureBuilt(), 180_000);
-
-  it('each `$ dantinox …` line prints the error line shown under it and exits 2', async () => {
-    const block = blockAfter("A newcomer's mistakes get one line");
-    const examples = [...block.matchAll(/^\$ dantinox (.+)\n(error: .+)$/gm)];
-    expect(examples.length).toBeGreaterThanOrEqual(4);
-    const cwd = mkdtempSync(join(tmpdir(), 'dx-readme-')); // no valid.txt here
-    for (const [, args, error] of examples) {
-      const run = await runCli((args as string).split(' '), { cwd });
-      expect(run.stderr.trim(), `dantinox ${args}`).toBe(error);
-      expect(run.code, `dantinox ${args}`).toBe(2);
-    }
-  }, 180_000);
 });

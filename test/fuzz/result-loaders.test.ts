@@ -17,9 +17,9 @@ import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
 import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
 import { PerplexityTask } from '../../src/benchmarking/tasks/perplexity-task.js';
 import { ThroughputTask } from '../../src/benchmarking/tasks/throughput-task.js';
-import { loadRun } from '../../src/cli/load-runs.js';
 import { DantinoxError } from '../../src/errors.js';
 import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
+import { loadRun } from '../../src/runs/load-runs.js';
 import { FakeModel } from '../benchmarking/fake-model.js';
 
 const FORMATS = ['csv', 'json', 'jsonl'] as const;

@@ -686,9 +686,9 @@ const asRuns = (x: SuiteReport | readonly SuiteReport[]): readonly SuiteReport[]
  * if (result.counts.regressed > 0) process.exitCode = 1;
  * ```
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` when a side has no run, when the sides measure different models
- * (see {@link MODEL_IDENTITY_KEYS}) and `allowDifferentModels` is not set, or when the runs of one side (or the
- * earlier runs) are not repeats of one variant ({@link REPEAT_IDENTITY_KEYS}); `INVALID_OPTION` for an
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when a side has no run, when the sides measure different
+ * models (see {@link MODEL_IDENTITY_KEYS}) and `allowDifferentModels` is not set, or when the runs of one side (or
+ * the earlier runs) are not repeats of one variant ({@link REPEAT_IDENTITY_KEYS}); `INVALID_OPTION` for an
  * out-of-range option.
  */
 export function compareReports(

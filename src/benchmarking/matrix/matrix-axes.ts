@@ -126,8 +126,3 @@ export const MATRIX_AXIS_NAMES: readonly MatrixAxisName[] = MATRIX_AXES.map((a) 
 export function matrixAxis(name: MatrixAxisName): MatrixAxisDefinition {
   return MATRIX_AXES.find((a) => a.name === name) as MatrixAxisDefinition;
 }
-
-/** Whether `name` is a matrix axis. */
-export function isMatrixAxisName(name: string): name is MatrixAxisName {
-  return (MATRIX_AXIS_NAMES as readonly string[]).includes(name);
-}

@@ -93,7 +93,7 @@ export function createMatrixManifest(
 /**
  * Writes `dir/matrix.json`.
  *
- * @throws {@link DantinoxError} `IO` when it cannot be written.
+ * @throws {@link dantinox!DantinoxError} `IO` when it cannot be written.
  */
 export function writeMatrixManifest(dir: string, manifest: MatrixManifest): string {
   const path = join(dir, MATRIX_MANIFEST);
@@ -114,7 +114,7 @@ export function isMatrixDirectory(dir: string): boolean {
 /**
  * Reads `dir/matrix.json`.
  *
- * @throws {@link DantinoxError} `IO` when it is missing, unreadable or not a matrix manifest.
+ * @throws {@link dantinox!DantinoxError} `IO` when it is missing, unreadable or not a matrix manifest.
  */
 export function readMatrixManifest(dir: string): MatrixManifest {
   const path = join(dir, MATRIX_MANIFEST);

@@ -62,6 +62,16 @@ export function loadVariantReport(dir: string, id: string): SuiteReport | undefi
   return undefined;
 }
 
+/** One variant as the HTML report takes it. */
+export interface MatrixRun {
+  /** The variant id. */
+  readonly name: string;
+  /** Its rows, each with the `variant` column first. */
+  readonly rows: Record<string, CsvValue>[];
+  /** Its environment block, when recorded. */
+  readonly environment?: Record<string, unknown>;
+}
+
 /**
  * The combined results of a matrix's variants.
  *
@@ -92,7 +102,7 @@ export class MatrixReport {
   }
 
   /** One run per variant (its id, its rows with the `variant` column, its environment), as the HTML report takes them. */
-  toRuns(): { name: string; rows: Record<string, CsvValue>[]; environment?: Record<string, unknown> }[] {
+  toRuns(): MatrixRun[] {
     return this.variants.map((v) => ({
       name: v.id,
       rows: v.report.toRows().map((row) => ({ variant: v.id, ...row })),
@@ -117,7 +127,7 @@ export class MatrixReport {
   /**
    * Writes `dir/results.csv` and `dir/results.json`; returns their names.
    *
-   * @throws {@link DantinoxError} `IO` when a file cannot be written.
+   * @throws {@link dantinox!DantinoxError} `IO` when a file cannot be written.
    */
   save(dir: string): string[] {
     const files: [string, string][] = [

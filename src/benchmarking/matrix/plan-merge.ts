@@ -41,7 +41,7 @@ export interface MergePlan {
  * holding a shard's `matrix.json` (a shared output directory with `shard-<i>-of-<n>` folders; a merged run
  * written beside them is not a shard and is left out).
  *
- * @throws {@link DantinoxError} `IO` for a path that is neither.
+ * @throws {@link dantinox!DantinoxError} `IO` for a path that is neither.
  */
 export function findMatrixFolders(paths: readonly string[]): string[] {
   return paths.flatMap((path) => {
@@ -64,7 +64,7 @@ export function findMatrixFolders(paths: readonly string[]): string[] {
  * that finished it. A duplicated shard and folders of different matrices are always errors; missing shards or
  * unfinished variants are errors unless `allowPartial`, in which case they are listed in `missing`.
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` for different matrices, a variant in two folders, or (without
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for different matrices, a variant in two folders, or (without
  * `allowPartial`) a missing or unfinished variant; `IO` for a folder without a readable `matrix.json`.
  */
 export function planMerge(dirs: readonly string[], options: { readonly allowPartial: boolean }): MergePlan {

@@ -20,21 +20,12 @@ export interface ShardSpec {
   /** What set it: `--shard`, `JOB_COMPLETION_INDEX` or `SLURM_ARRAY_TASK_ID`. */
   readonly source: string;
 }
-
-/** Scheduler environment variables read by {@link resolveShard}. */
-export const SHARD_VARIABLES = [
-  'SLURM_ARRAY_TASK_ID',
-  'SLURM_ARRAY_TASK_COUNT',
-  'SLURM_ARRAY_TASK_MIN',
-  'JOB_COMPLETION_INDEX',
-] as const;
-
 const INTEGER = /^\s*\d+\s*$/;
 
 /**
  * Parses `i/n` (0-based index, shard count), e.g. `0/4`.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` unless `0 ≤ i < n`.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` unless `0 ≤ i < n`.
  */
 export function parseShard(text: string): ShardSpec {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
@@ -68,7 +59,7 @@ export interface ResolveShardOptions {
  * (`index = SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN`, `count = SLURM_ARRAY_TASK_COUNT`), otherwise a
  * Kubernetes Indexed Job (`index = JOB_COMPLETION_INDEX`, `count = --shards`).
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for a malformed `--shard`, a variable that is not a
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a malformed `--shard`, a variable that is not a
  * non-negative integer, a missing count, an index outside `0…count−1`, or `--shards` with no index.
  */
 export function resolveShard(options: ResolveShardOptions): ShardSpec | undefined {

@@ -19,7 +19,14 @@ import { brownCorpusText } from '../data/brown-corpus.js';
 import type { BenchmarkContext } from '../task.js';
 
 /** Validation text: a path to a UTF-8 file, or the text itself with a name for the report. */
-export type PerplexityData = string | { readonly text: string; readonly name: string };
+export type PerplexityData =
+  | string
+  | {
+      /** The text itself. */
+      readonly text: string;
+      /** Its name in the results (`meta.data_source`) and in error messages. */
+      readonly name: string;
+    };
 
 /** Where the windows' text and tokenizer come from. */
 export interface EvalTextOptions {
@@ -71,7 +78,7 @@ const tokenCache = new Map<string, Int32Array>();
  *   An `evalSeqLen` above the model's `maxContext` is clamped to it (with a warning).
  * - **Sliding windows** (`evalStride` set, ar): see {@link slidingBatches}.
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` when there is no tokenizer, the text is shorter than one window
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when there is no tokenizer, the text is shorter than one window
  * or a token id falls outside the vocabulary; `IO` when the data file cannot be read or decoded;
  * `RESOURCE_EXHAUSTED` when one batch's activations cannot fit in the available memory.
  */

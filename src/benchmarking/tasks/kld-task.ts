@@ -93,7 +93,7 @@ export class KldTask {
   /**
    * Compares `model` with the reference.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` when the vocabularies differ, the paradigm is not `ar`, or the
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when the vocabularies differ, the paradigm is not `ar`, or the
    * windows cannot be made (see the perplexity task).
    */
   async run(

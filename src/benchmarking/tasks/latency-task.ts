@@ -124,7 +124,7 @@ export class LatencyTask implements BenchmarkTask {
   /**
    * Runs the cells.
    *
-   * @throws {@link DantinoxError} `INVALID_OPTION` when no sequence length fits the model, `RUNTIME_ERROR` when
+   * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when no sequence length fits the model, `RUNTIME_ERROR` when
    * no cell completed.
    */
   async run(

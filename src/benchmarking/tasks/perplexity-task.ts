@@ -99,7 +99,7 @@ export class PerplexityTask implements BenchmarkTask {
   /**
    * Evaluates the loss.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` when there is no tokenizer, the text is shorter than one window
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when there is no tokenizer, the text is shorter than one window
    * or a token id falls outside the vocabulary; `IO` when the data file cannot be read.
    */
   async run(

@@ -31,15 +31,26 @@ export type ProfilePhase = (typeof PROFILE_PHASES)[number];
  * prefill over `promptIds`, then a decode step of `decodeId`, or a second forward pass when `decodeId` is
  * undefined) and resolves to ONNX Runtime's trace (see `profileModelCalls`).
  */
-export type OpProfiler = (calls: {
+export type OpProfiler = (calls: ProfiledCallsInput) => Promise<unknown>;
+
+/** The calls an {@link OpProfiler} profiles: token ids. */
+export interface ProfiledCallsInput {
+  /** The prompt of the prefill. */
   readonly promptIds: Int32Array;
+  /** The token of the decode step (`undefined`: a second forward pass instead). */
   readonly decodeId: Int32Array | undefined;
-}) => Promise<unknown>;
+}
+
+/** Why a model has no operator profiler (its engine is not ONNX Runtime). */
+export interface ProfilerUnavailable {
+  /** The reason, recorded in the profile row. */
+  readonly unavailable: string;
+}
 
 /** Options of {@link ProfileTask}. */
 export interface ProfileTaskOptions {
   /** The profiler of the variant, or why there is none (e.g. an engine without an operator profiler). */
-  readonly profiler: OpProfiler | { readonly unavailable: string };
+  readonly profiler: OpProfiler | ProfilerUnavailable;
 }
 
 /** Column of the milliseconds of `category` (or `kernels`, `run`) in `phase`: `profile_prefill_matmul_ms`. */
@@ -129,7 +140,7 @@ export class ProfileTask implements BenchmarkTask {
   /**
    * Profiles the variant's calls.
    *
-   * @throws {@link DantinoxError} `INVALID_OPTION` when no sequence length fits; the profiler's errors.
+   * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when no sequence length fits; the profiler's errors.
    */
   async run(paradigm: Paradigm, model: Model, config: BenchmarkConfig, rng: Rng): Promise<BenchmarkResult> {
     const profiler = this.#profiler;

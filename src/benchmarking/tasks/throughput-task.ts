@@ -96,7 +96,7 @@ export class ThroughputTask implements BenchmarkTask {
     this.name = options.name ?? 'throughput';
   }
 
-  /** Runs both sweeps. @throws {@link DantinoxError} `RUNTIME_ERROR` when no cell completed. */
+  /** Runs both sweeps. @throws {@link dantinox!DantinoxError} `RUNTIME_ERROR` when no cell completed. */
   async run(
     _paradigm: Paradigm,
     model: Model,

@@ -4,8 +4,6 @@
  *
  * @packageDocumentation
  */
-import { accessSync, constants } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
@@ -16,23 +14,21 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { ENGINE_NAMES, type EngineName } from '../../models/engines/engine-name.js';
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
+import { DEFAULT_PRESET } from '../../models/model-selection.js';
 import {
-  addMatrixAxisOptions,
-  axisFlags,
-  buildBenchMatrix,
-  checkVariants,
+  DEFAULT_CALIBRATION_MS,
+  type HistoryOptions,
+  loadPlugins,
+  planRun,
   readBenchConfigFile,
-  type SharedSelection,
-  variantConfig,
-} from '../bench-matrix.js';
-import { DEFAULT_CALIBRATION_MS } from '../calibration-step.js';
+  timestampName,
+} from '../../runs/index.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
-import { addHistoryOptions, checkHistoryOptions, type HistoryCliOptions } from '../history-options.js';
-import { loadPlugins } from '../load-plugins.js';
+import { addHistoryOptions, checkHistoryOptions } from '../history-options.js';
 import { tellLauncher } from '../malloc-tuning.js';
-import { DEFAULT_PRESET } from '../model-selection.js';
+import { addMatrixAxisOptions, axisFlags } from '../matrix-axis-options.js';
 import {
   parseNameList,
   parseNonNegativeInt,
@@ -40,8 +36,8 @@ import {
   parsePositiveInt,
   parsePositiveIntList,
 } from '../option-parsers.js';
-import { claimRunDir, prepareOutputDir, timestampName } from '../output-dir.js';
 import { checkPluginNames, collect } from '../plugin-names.js';
+import { runBenchPlan } from '../run-bench-plan.js';
 
 /**
  * The sweep `dantinox bench` runs when no `--bench-config` is given: the library defaults
@@ -178,7 +174,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly recalibrate?: boolean;
   readonly calibrationMs: number;
   readonly profile?: boolean;
-} & HistoryCliOptions;
+} & HistoryOptions;
 
 const EXAMPLES = `
 Examples:
@@ -214,18 +210,6 @@ function benchmarkConfig(
     if (spec !== null && value !== undefined) flags[key] = value;
   }
   return BenchmarkConfig.parse({ ...base, ...flags });
-}
-
-/** Checks `--data` before any model is built. */
-function checkDataFile(data: string | undefined, cwd: string): string | undefined {
-  if (data === undefined) return undefined;
-  const path = isAbsolute(data) ? data : resolve(cwd, data);
-  try {
-    accessSync(path, constants.R_OK);
-  } catch (cause) {
-    throw new DantinoxError('IO', messages.dataFileMissing(data), { cause });
-  }
-  return path;
 }
 
 /** Registers `dantinox bench` on `program`. */
@@ -317,36 +301,14 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
           isAbsolute(options.benchConfig) ? options.benchConfig : resolve(io.cwd, options.benchConfig),
         );
   const config = benchmarkConfig(options, file?.config);
-  const dataPath = checkDataFile(options.data, io.cwd);
   const registries = await loadPlugins(options.plugin ?? [], io.cwd);
-  const taskNames = options.tasks ?? DEFAULT_TASKS;
-  checkPluginNames('task', taskNames, registries.tasks.names());
-  registries.tasks.check(taskNames);
-  const matrix = buildBenchMatrix({
-    flags: axisFlags(options),
-    ...(file?.matrix === undefined ? {} : { file: file.matrix }),
-    config,
-    tasks: taskNames,
-    ...(options.data === undefined ? {} : { data: options.data }),
-  });
+  const tasks = options.tasks ?? DEFAULT_TASKS;
+  checkPluginNames('task', tasks, registries.tasks.names());
   const shard = resolveShard({
     ...(options.shard === undefined ? {} : { shard: options.shard }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
     env: process.env,
   });
-  // Any --ep name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
-  const executionProvider = options.ep as ExecutionProvider | undefined;
-  const force = options.force === true;
-  // Every variant's model is checked (and a built-in one that cannot fit refused) before anything is written.
-  const shared: SharedSelection = {
-    ...(executionProvider === undefined ? {} : { executionProvider }),
-    force,
-    ...(options.headDtype === undefined ? {} : { headDtype: options.headDtype }),
-    ...(options.blockSize === undefined ? {} : { blockSize: options.blockSize }),
-    ...(options.reference === undefined ? {} : { reference: options.reference }),
-    ...(options.referenceEngine === undefined ? {} : { referenceEngine: options.referenceEngine }),
-  };
-  checkVariants(matrix.variants, config, io.cwd, shared);
   checkHistoryOptions(options, io.cwd);
   if (shard !== undefined && options.out === undefined)
     throw new DantinoxError('INVALID_OPTION', messages.shardWithoutOut());
@@ -355,42 +317,41 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const startedAt = io.now();
   const outArg = options.out ?? join('results', timestampName(startedAt));
   const shownDir = shard === undefined ? outArg : join(outArg, shardFolderName(shard));
-  if (options.resume !== true) claimRunDir(shownDir, io.cwd, force);
-  const dir = prepareOutputDir(shownDir, io.cwd);
-  tellLauncher({ outDir: shownDir });
   const { createWriterLogger } = await import('../../benchmarking/index.js');
   const level: LogLevel = options.verbose === true ? 'debug' : options.quiet === true ? 'error' : 'warn';
-  const logger = createWriterLogger(io.stderr, level);
-  for (const threads of new Set(matrix.variants.map((v) => variantConfig(v, config).threads)))
-    if (threads !== null && threads > availableParallelism())
-      logger.log('warn', messages.threadsAboveCores(threads, availableParallelism()));
-  if (dataPath !== undefined && !taskNames.includes('perplexity') && !taskNames.includes('kld'))
-    logger.log('warn', messages.dataUnused());
-  const { runBenchMatrix } = await import('../run-matrix.js');
-  return runBenchMatrix(
-    {
-      matrix,
-      shard,
-      dir,
-      shownDir,
-      resume: options.resume === true,
-      config,
-      tasks: taskNames,
-      registries,
-      dataPath,
-      charts: options.charts,
-      quiet: options.quiet === true,
-      logger,
-      startedAt,
-      commandLine: ['dantinox', ...ctx.argv].join(' '),
-      cwd: io.cwd,
-      shared,
-      calibration: options.calibrate
-        ? { budgetMs: options.calibrationMs, recalibrate: options.recalibrate === true }
-        : undefined,
-      history: options,
-      profile: options.profile === true,
+  const plan = planRun({
+    dir: shownDir,
+    cwd: io.cwd,
+    axes: axisFlags(options),
+    ...(file?.matrix === undefined ? {} : { matrix: file.matrix }),
+    config,
+    tasks,
+    registries,
+    plugins: options.plugin ?? [],
+    logLevel: level,
+    ...(options.data === undefined ? {} : { data: options.data }),
+    // Any --ep name is passed on: createModel/loadHfModel ask the binding and refuse one it does not carry.
+    shared: {
+      ...(options.ep === undefined ? {} : { executionProvider: options.ep as ExecutionProvider }),
+      force: options.force === true,
+      ...(options.headDtype === undefined ? {} : { headDtype: options.headDtype }),
+      ...(options.blockSize === undefined ? {} : { blockSize: options.blockSize }),
+      ...(options.reference === undefined ? {} : { reference: options.reference }),
+      ...(options.referenceEngine === undefined ? {} : { referenceEngine: options.referenceEngine }),
     },
-    ctx,
-  );
+    ...(shard === undefined ? {} : { shard }),
+    resume: options.resume === true,
+    force: options.force === true,
+    charts: options.charts,
+    calibration: options.calibrate
+      ? { budgetMs: options.calibrationMs, recalibrate: options.recalibrate === true }
+      : false,
+    history: options,
+    profile: options.profile === true,
+    logger: createWriterLogger(io.stderr, level),
+    startedAt,
+    commandLine: ['dantinox', ...ctx.argv].join(' '),
+  });
+  tellLauncher({ outDir: shownDir });
+  return runBenchPlan(plan, options.quiet === true, ctx);
 }

@@ -5,13 +5,9 @@
  * @packageDocumentation
  */
 import type { Command } from 'commander';
-import {
-  DEFAULT_CALIBRATION_MS,
-  defaultThreads,
-  formatCalibration,
-  runCalibration,
-} from '../calibration-step.js';
+import { DEFAULT_CALIBRATION_MS, defaultThreads, runCalibration } from '../../runs/index.js';
 import type { CommandContext } from '../command-context.js';
+import { formatCalibration } from '../format-calibration.js';
 import { parsePositiveInt } from '../option-parsers.js';
 
 /** Parsed options of `dantinox calibrate`. */

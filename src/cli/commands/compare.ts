@@ -73,7 +73,7 @@ function parsePercent(value: string, bad: (value: string) => string): number {
 /**
  * Parses a `--threshold` percentage: `5%`, `5` and `2.5%` are 5%, 5% and 2.5% (the result is a fraction).
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for anything else.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for anything else.
  */
 export function parseThreshold(value: string): number {
   return parsePercent(value, messages.badThreshold);
@@ -82,7 +82,7 @@ export function parseThreshold(value: string): number {
 /**
  * Parses a `--noise-floor` percentage like {@link parseThreshold} (the result is a fraction).
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for anything but a percentage ≥ 0.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for anything but a percentage ≥ 0.
  */
 export function parseNoiseFloor(value: string): number {
   return parsePercent(value, messages.badNoiseFloor);
@@ -105,7 +105,7 @@ interface SidePaths {
  * Splits the positional runs: `A1 A2 -- B1 B2` is one baseline side and one candidate side; without `--`, the
  * first path is the baseline and each other path a candidate.
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` for an empty side, several `--` or fewer than two runs.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for an empty side, several `--` or fewer than two runs.
  */
 export function splitRunArguments(args: readonly string[]): SidePaths {
   const at = args.indexOf(RUN_SEPARATOR);
@@ -192,7 +192,7 @@ export function registerCompareCommand(program: Command, ctx: CommandContext): C
  * Loads the runs (`A1 A2 -- B1 B2`, or a baseline then candidates; folders of repeated runs expanded), compares
  * every candidate side with the baseline side, prints the result and writes `--out` files.
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` or `IO` for bad runs (see {@link splitRunArguments},
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` or `IO` for bad runs (see {@link splitRunArguments},
  * {@link loadRunGroup}, {@link compareReports}).
  */
 export async function runCompare(

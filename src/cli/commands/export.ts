@@ -9,12 +9,12 @@ import { type Command, Option } from 'commander';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { GgufExportResult } from '../../models/gguf/gguf-export.js';
+import { DEFAULT_PRESET } from '../../models/model-selection.js';
+import { resolveModelConfig } from '../../models/resolve-model-config.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
 import { formatBytes } from '../format-quantity.js';
-import { DEFAULT_PRESET } from '../model-selection.js';
 import { parseNonNegativeInt } from '../option-parsers.js';
-import { resolveModelConfig } from '../resolve-model-config.js';
 
 /** Parsed options of `dantinox export`. */
 interface ExportCliOptions {

@@ -6,6 +6,8 @@
  */
 import type { Command } from 'commander';
 import { DTYPE_NAMES } from '../../dtype.js';
+import { describeModel } from '../../models/describe-model.js';
+import { resolveModelConfig } from '../../models/resolve-model-config.js';
 import {
   type CountFlopsOptions,
   countFlops,
@@ -15,10 +17,8 @@ import {
 } from '../../profiling/index.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
-import { describeModel } from '../describe-model.js';
 import { formatBytes, formatCount, formatInteger } from '../format-quantity.js';
 import { parseDtypeOption, parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
-import { resolveModelConfig } from '../resolve-model-config.js';
 
 /** `--seq-len` when not given, unless the model's context is shorter. */
 const DEFAULT_SEQ_LEN = 512;

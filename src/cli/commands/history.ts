@@ -8,10 +8,10 @@ import { type Command, Option } from 'commander';
 import { ResultsHistory, type TrendPoint } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { gitInfo } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
-import { gitInfo } from '../git-info.js';
 import { loadReport } from '../load-report.js';
 
 /** The default history file, relative to the working directory. */

@@ -12,10 +12,10 @@ import { MatrixReport, variantDir } from '../../benchmarking/matrix/matrix-repor
 import { findMatrixFolders, planMerge } from '../../benchmarking/matrix/plan-merge.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { prepareOutputDir } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
-import { prepareOutputDir } from '../output-dir.js';
 
 /** Parsed options of `dantinox merge`. */
 interface MergeCliOptions {
@@ -88,7 +88,7 @@ async function runMerge(
   if (options.charts) {
     const [{ createWriterLogger, RunDirectory }, { writeMatrixCharts }] = await Promise.all([
       import('../../benchmarking/index.js'),
-      import('../run-matrix.js'),
+      import('../../runs/index.js'),
     ]);
     const logger = createWriterLogger(io.stderr, options.verbose === true ? 'debug' : 'warn');
     const written = await writeMatrixCharts(

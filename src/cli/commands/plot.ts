@@ -5,12 +5,11 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { loadPlugins, loadRuns, safeRunName } from '../../runs/index.js';
 import { CHART_FORMATS, combineRuns, Visualizer } from '../../visualization/index.js';
-import { checkFormats, reportRenderResults, safeRunName } from '../chart-output.js';
+import { checkFormats, reportRenderResults } from '../chart-output.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
-import { loadPlugins } from '../load-plugins.js';
-import { loadRuns } from '../load-runs.js';
 import { parseNameList } from '../option-parsers.js';
 import { checkPluginNames, collect } from '../plugin-names.js';
 

@@ -6,12 +6,11 @@
 import { extname, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RunDirectory } from '../../benchmarking/index.js';
+import { type LoadedRun, loadPlugins, loadRuns } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import { reportRenderResults } from '../chart-output.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
-import { loadPlugins } from '../load-plugins.js';
-import { type LoadedRun, loadRuns } from '../load-runs.js';
 import { parseNameList } from '../option-parsers.js';
 import { checkPluginNames, collect } from '../plugin-names.js';
 

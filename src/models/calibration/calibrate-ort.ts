@@ -32,10 +32,13 @@ export interface ProbeResult {
   readonly unit: 'GFLOP/s' | 'GB/s';
   /** Median rate over the timed runs; absent when the probe could not run. */
   readonly value?: number;
-  /** Median, 10th and 90th percentile of one run in ms, and the number of timed runs. */
+  /** Median time of one run, in ms. */
   readonly medianMs?: number;
+  /** 10th percentile of the time of one run, in ms. */
   readonly p10Ms?: number;
+  /** 90th percentile of the time of one run, in ms. */
   readonly p90Ms?: number;
+  /** Number of timed runs. */
   readonly n?: number;
   /** Why the probe has no value (e.g. the engine has no kernel for the dtype). */
   readonly unavailable?: string;
@@ -129,7 +132,7 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
  * const { ceilings } = await calibrateOrt({ threads: 2 });
  * ceilings.gemmGflops.fp32; // GFLOP/s
  * ```
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`.
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`.
  */
 export async function calibrateOrt(options: CalibrateOrtOptions): Promise<OrtCalibration> {
   const ort = await loadOrt();

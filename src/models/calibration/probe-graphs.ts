@@ -7,6 +7,8 @@
  *
  * @packageDocumentation
  */
+
+import { toFloat16Bits } from '../float16.js';
 import { GRAPH_OPSET, MS_DOMAIN, onnx } from '../onnx/graph-builder.js';
 
 /** ONNX element type codes of the probe tensors. */
@@ -104,21 +106,6 @@ function probeModel(
   };
 }
 
-/** fp32 → IEEE half bits (round to nearest, enough for timing inputs of magnitude ≤ 1). */
-function toHalf(values: Float32Array): Uint16Array {
-  const f = new Float32Array(1);
-  const u = new Uint32Array(f.buffer);
-  const out = new Uint16Array(values.length);
-  for (let i = 0; i < values.length; i++) {
-    f[0] = values[i] as number;
-    const x = u[0] as number;
-    const sign = (x >>> 16) & 0x8000;
-    const exp = ((x >>> 23) & 0xff) - 127 + 15;
-    out[i] = exp <= 0 ? sign : exp >= 31 ? sign | 0x7c00 : sign | (exp << 10) | ((x >>> 13) & 0x3ff);
-  }
-  return out;
-}
-
 /** `chain` fp32 (or fp16) products x ← x·W of an n×n input by an n×n weight. */
 export function gemmFloatProbe(n: number, chain: number, half: boolean): ProbeGraph {
   const type = half ? ElemType.float16 : ElemType.float;
@@ -132,17 +119,22 @@ export function gemmFloatProbe(n: number, chain: number, half: boolean): ProbeGr
     x = out;
   }
   const t = { type, dims: [n, n] };
-  const model = probeModel(nodes, [{ name: 'a', ...t }], [{ name: 'w', ...t, data: half ? toHalf(w) : w }], {
-    name: 'y',
-    ...t,
-  });
+  const model = probeModel(
+    nodes,
+    [{ name: 'a', ...t }],
+    [{ name: 'w', ...t, data: half ? toFloat16Bits(w) : w }],
+    {
+      name: 'y',
+      ...t,
+    },
+  );
   const dtype = half ? 'fp16' : 'fp32';
   return {
     id: `gemm-${dtype}`,
     measures: dtype,
     description: `MatMul ${dtype} ${n}×${n}·${n}×${n}, ${chain} chained`,
     ...model,
-    feeds: [{ name: 'a', ...t, data: half ? toHalf(a) : a }],
+    feeds: [{ name: 'a', ...t, data: half ? toFloat16Bits(a) : a }],
     work: 2 * n * n * n * chain,
   };
 }

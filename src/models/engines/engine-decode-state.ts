@@ -1,6 +1,7 @@
 /**
- * The decode state shared by the llama.cpp and transformers.js engines: owner, rows, cached length and the
- * engine's cache handle, released on dispose unless a decode step took it over.
+ * The decode state shared by the engines (ONNX Runtime's KV buffers, llama.cpp sequences, transformers.js
+ * tensors): owner, rows, cached length and the engine's cache handle, released on dispose unless a decode step
+ * took it over.
  *
  * @packageDocumentation
  */

@@ -3,8 +3,6 @@
  *
  * @packageDocumentation
  */
-import { DantinoxError } from '../../errors.js';
-import { messages } from '../../messages.js';
 
 /**
  * Engines: `ort` (dantinox's own ONNX graphs on onnxruntime-node), `llama.cpp` (a GGUF export run by
@@ -14,13 +12,3 @@ export const ENGINE_NAMES = ['ort', 'llama.cpp', 'transformers.js'] as const;
 
 /** One of {@link ENGINE_NAMES}. */
 export type EngineName = (typeof ENGINE_NAMES)[number];
-
-/**
- * Parses an engine name.
- *
- * @throws {@link DantinoxError} `INVALID_OPTION` listing the engines.
- */
-export function parseEngineName(text: string): EngineName {
-  if ((ENGINE_NAMES as readonly string[]).includes(text)) return text as EngineName;
-  throw new DantinoxError('INVALID_OPTION', messages.unknownName('engine', text, ENGINE_NAMES));
-}

@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-import { floatToHalf } from '../hf/float16.js';
+import { floatToHalf } from '../float16.js';
 
 /** Name of a ggml tensor type that dantinox writes. */
 export type GgmlTypeName = 'F32' | 'F16' | 'Q8_0' | 'Q4_0';

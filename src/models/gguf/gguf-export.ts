@@ -9,6 +9,7 @@ import { messages } from '../../messages.js';
 import { exportTokenizerFiles, type HfExportTokenizer } from '../hf/hf-export.js';
 import { readHfWeights } from '../hf/hf-weights.js';
 import type { ModelConfig } from '../model-config.js';
+import { BUILTIN_DTYPES, type BuiltinDtype } from '../onnx/precision.js';
 import { checkWeights, type WeightMap } from '../weights.js';
 import { encodeGgml, type GgmlTypeName } from './ggml-types.js';
 import {
@@ -21,14 +22,8 @@ import {
 import { ggufTokenizerMetadata } from './gguf-tokenizer.js';
 import { type GgufTensor, type GgufValue, writeGguf } from './gguf-writer.js';
 
-/** Weight dtypes a GGUF export writes: `fp32` → F32, `fp16` → F16, `q8` → Q8_0, `q4` → Q4_0. */
-export const GGUF_DTYPES = ['fp32', 'fp16', 'q8', 'q4'] as const;
-
-/** A weight dtype of {@link GGUF_DTYPES}. */
-export type GgufDtype = (typeof GGUF_DTYPES)[number];
-
-/** The ggml type each {@link GgufDtype} writes its matrices in. */
-export const GGUF_TYPE_OF: Readonly<Record<GgufDtype, GgmlTypeName>> = Object.freeze({
+/** The ggml type each built-in dtype writes its matrices in: `fp32` → F32, `fp16` → F16, `q8` → Q8_0, `q4` → Q4_0. */
+export const GGUF_TYPE_OF: Readonly<Record<BuiltinDtype, GgmlTypeName>> = Object.freeze({
   fp32: 'F32',
   fp16: 'F16',
   q8: 'Q8_0',
@@ -36,7 +31,7 @@ export const GGUF_TYPE_OF: Readonly<Record<GgufDtype, GgmlTypeName>> = Object.fr
 });
 
 /** llama.cpp's `general.file_type` (`LLAMA_FTYPE_*`) of each dtype. */
-const FILE_TYPE: Readonly<Record<GgufDtype, number>> = { fp32: 0, fp16: 1, q4: 2, q8: 7 };
+const FILE_TYPE: Readonly<Record<BuiltinDtype, number>> = { fp32: 0, fp16: 1, q4: 2, q8: 7 };
 
 /** What {@link exportGguf} converts: a config with its weights, e.g. an `OnnxModel`. */
 export interface GgufSource {
@@ -53,7 +48,7 @@ export interface GgufExportOptions {
    * llama.cpp's own files. Block types (`q8`, `q4`) need rows (the input dimension) that are multiples of 32.
    * @default 'fp32'
    */
-  readonly dtype?: GgufDtype;
+  readonly dtype?: BuiltinDtype;
   /** Tokenizer to embed, as for `exportHfModel`. @default 'auto' */
   readonly tokenizer?: HfExportTokenizer;
   /** `general.name`. @default 'dantinox' */
@@ -88,7 +83,7 @@ export interface GgufExportResult {
  * const model = await createModel(ModelConfig.preset('small'));
  * exportGguf(model, 'small-q8.gguf', { dtype: 'q8' });
  * ```
- * @throws {@link DantinoxError} `UNSUPPORTED` for what llama.cpp cannot represent (diffusion, sliding windows,
+ * @throws {@link dantinox!DantinoxError} `UNSUPPORTED` for what llama.cpp cannot represent (diffusion, sliding windows,
  * sinusoidal or no positions, row lengths that are not multiples of 32 for block types, non-byte-level
  * tokenizers); `INVALID_OPTION` for an unknown dtype or a tokenizer that does not fit; `INVALID_INPUT` when the
  * weights do not match the config; `IO` when the file cannot be written.
@@ -99,8 +94,11 @@ export function exportGguf(
   options: GgufExportOptions = {},
 ): GgufExportResult {
   const dtype = options.dtype ?? 'fp32';
-  if (!(GGUF_DTYPES as readonly string[]).includes(dtype)) {
-    throw new DantinoxError('INVALID_OPTION', messages.unknownName('GGUF dtype', String(dtype), GGUF_DTYPES));
+  if (!(BUILTIN_DTYPES as readonly string[]).includes(dtype)) {
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.unknownName('GGUF dtype', String(dtype), BUILTIN_DTYPES),
+    );
   }
   if (typeof source === 'string') {
     // A folder: its weights, and its own tokenizer unless one is given.

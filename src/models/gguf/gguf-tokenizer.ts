@@ -28,7 +28,7 @@ function unsupported(problem: string): DantinoxError {
  * unused), token types (added special tokens are control tokens), the merges in rank order, and
  * `<|endoftext|>` (or the only special token) as BOS/EOS when there is one.
  *
- * @throws {@link DantinoxError} `UNSUPPORTED` for a tokenizer llama.cpp's `gpt2` tokenizer cannot reproduce (not
+ * @throws {@link dantinox!DantinoxError} `UNSUPPORTED` for a tokenizer llama.cpp's `gpt2` tokenizer cannot reproduce (not
  * a byte-level BPE) or one with more ids than the model.
  */
 export function ggufTokenizerMetadata(

@@ -165,7 +165,7 @@ export function ggufHeader(
  * Writes a GGUF v3 file: `metadata` in insertion order, then `tensors` in order, each tensor's data aligned to
  * {@link GGUF_ALIGNMENT} bytes. Returns the number of bytes written.
  *
- * @throws {@link DantinoxError} `UNSUPPORTED` when a block type's row length is not a multiple of its block,
+ * @throws {@link dantinox!DantinoxError} `UNSUPPORTED` when a block type's row length is not a multiple of its block,
  * `INVALID_INPUT` when a tensor's bytes do not match its shape, `IO` when the file cannot be written.
  */
 export function writeGguf(

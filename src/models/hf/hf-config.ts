@@ -168,7 +168,7 @@ function llamaLikeFields(f: FieldReader, modelType: HfModelType, path: string): 
  * Maps the JSON object of a Hugging Face `config.json` to a {@link ModelConfig} (see the module notes for the
  * field mapping). `path` only names the file in errors.
  *
- * @throws {@link DantinoxError} `UNSUPPORTED` for a `model_type` outside {@link HF_MODEL_TYPES} or an unknown
+ * @throws {@link dantinox!DantinoxError} `UNSUPPORTED` for a `model_type` outside {@link HF_MODEL_TYPES} or an unknown
  *   activation; `INVALID_MODEL_CONFIG` for a missing or malformed field or an architecture dantinox cannot
  *   represent.
  */
@@ -202,7 +202,7 @@ export function hfConfigFromJson(json: unknown, path = 'config.json'): HfConfig 
 /**
  * Reads and maps a `config.json` file with {@link hfConfigFromJson}.
  *
- * @throws {@link DantinoxError} `IO` when the file cannot be read or is not JSON; otherwise as
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be read or is not JSON; otherwise as
  *   {@link hfConfigFromJson}.
  */
 export function readHfConfig(path: string): HfConfig {

@@ -170,7 +170,7 @@ function buildMask(g: GraphBuilder, config: ModelConfig): string {
  * Builds the decoder graph of `config` with `weights` (canonical names, checked by the caller), its matrices
  * stored in `precision`.
  *
- * @throws {@link DantinoxError} `UNSUPPORTED` when the architecture has no Hugging Face layout
+ * @throws {@link dantinox!DantinoxError} `UNSUPPORTED` when the architecture has no Hugging Face layout
  *   (see {@link hfExportBlocker}).
  */
 export function buildHfDecoderGraph(

@@ -78,7 +78,7 @@ function checkDim(
  * Reads the I/O of `session` and checks it against the convention and against `config` (layer count, KV heads,
  * head size).
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` naming `path`, what is wrong and what was expected.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming `path`, what is wrong and what was expected.
  */
 export function decoderIo(session: InferenceSession, config: ModelConfig, path: string): DecoderIo {
   const inputs = session.inputNames;

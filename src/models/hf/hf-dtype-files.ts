@@ -8,23 +8,23 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { BUILTIN_DTYPES, type BuiltinDtype, HF_ONNX_FILES } from '../onnx/precision.js';
+import { BUILTIN_DTYPES, type BuiltinDtype, hfOnnxFile } from '../onnx/precision.js';
 
 /** The dtypes whose transformers.js file exists in `folder/onnx/`, in table order. */
 export function hfFolderDtypes(folder: string): BuiltinDtype[] {
-  return BUILTIN_DTYPES.filter((d) => existsSync(join(folder, 'onnx', HF_ONNX_FILES[d])));
+  return BUILTIN_DTYPES.filter((d) => existsSync(join(folder, 'onnx', hfOnnxFile(d))));
 }
 
 /**
  * The path, relative to `folder`, of the ONNX file of `dtype` (e.g. `onnx/model_q4.onnx`).
  *
- * @throws {@link DantinoxError} `IO` when the folder has no such file, listing the dtypes it has.
+ * @throws {@link dantinox!DantinoxError} `IO` when the folder has no such file, listing the dtypes it has.
  */
 export function hfDtypeFile(folder: string, dtype: BuiltinDtype): string {
-  const file = join('onnx', HF_ONNX_FILES[dtype]);
+  const file = join('onnx', hfOnnxFile(dtype));
   if (existsSync(join(folder, file))) return file;
   throw new DantinoxError(
     'IO',
-    messages.hfDtypeMissing(folder, dtype, HF_ONNX_FILES[dtype], hfFolderDtypes(folder)),
+    messages.hfDtypeMissing(folder, dtype, hfOnnxFile(dtype), hfFolderDtypes(folder)),
   );
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
-import { type AccuracyLevel, type BuiltinDtype, HF_ONNX_FILES, resolvePrecision } from '../onnx/precision.js';
+import { type AccuracyLevel, type BuiltinDtype, hfOnnxFile, resolvePrecision } from '../onnx/precision.js';
 import { checkWeights, countParameters, type WeightMap } from '../weights.js';
 import type { HfModelType } from './hf-config.js';
 import { buildHfDecoderGraph, hfExportBlocker } from './hf-decoder-graph.js';
@@ -77,7 +77,7 @@ export function hfModelTypeOf(config: ModelConfig): HfModelType | undefined {
  * The tokenizer files an export writes for `choice` and a model of `vocabSize` ids (`auto`: GPT-2's BPE from
  * 50,257 ids, else the byte-level vocabulary).
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` when the chosen vocabulary does not fit in `vocabSize`.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when the chosen vocabulary does not fit in `vocabSize`.
  */
 export function exportTokenizerFiles(choice: HfExportTokenizer, vocabSize: number): HfTokenizerFiles {
   const pick = choice === 'auto' ? (vocabSize >= 50257 ? 'gpt2' : 'bytes') : choice;
@@ -147,9 +147,9 @@ export function hfConfigJson(
  * layout, with the decoder-with-past I/O names. Loading the folder back with {@link loadHfModel} gives the same
  * logits as the built-in model. Existing files of the same names are overwritten.
  *
- * @throws {@link DantinoxError} `UNSUPPORTED` for architectures without a Hugging Face layout (MoE, diffusion,
+ * @throws {@link dantinox!DantinoxError} `UNSUPPORTED` for architectures without a Hugging Face layout (MoE, diffusion,
  *   sinusoidal or no positions, mixed norm/position choices); `INVALID_OPTION` for a tokenizer that does not fit
- *   the vocabulary; `INVALID_INPUT` ({@link ValidationError}) when `weights` do not match `config`; `IO` when the
+ *   the vocabulary; `INVALID_INPUT` ({@link dantinox!ValidationError}) when `weights` do not match `config`; `IO` when the
  *   folder cannot be written.
  */
 export function exportHfModel(
@@ -176,7 +176,7 @@ export function exportHfModel(
   const eos = endOfText(tok);
   const special = eos === undefined ? {} : { bos_token_id: eos, eos_token_id: eos };
   const files: Partial<Record<BuiltinDtype, string>> = {};
-  for (const p of precisions) files[p.dtype] = `onnx/${HF_ONNX_FILES[p.dtype]}`;
+  for (const p of precisions) files[p.dtype] = `onnx/${hfOnnxFile(p.dtype)}`;
   const tjs = external ? { 'transformers.js_config': { use_external_data_format: true } } : {};
   try {
     mkdirSync(join(folder, 'onnx'), { recursive: true });
@@ -189,7 +189,7 @@ export function exportHfModel(
     let onnxBytes = 0;
     for (const p of precisions) {
       const { graph } = buildHfDecoderGraph(config, weights, p);
-      onnxBytes += graph.write(join(folder, 'onnx', HF_ONNX_FILES[p.dtype]), {
+      onnxBytes += graph.write(join(folder, 'onnx', hfOnnxFile(p.dtype)), {
         externalData: external,
       });
     }

@@ -238,7 +238,7 @@ export function hfGraphMismatches(hf: HfConfig, graph: OnnxGraphInfo): HfGraphMi
 /**
  * Refuses a folder whose `config.json` disagrees with its ONNX graph (see the module notes for what is compared).
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` naming each disagreeing field, its config.json value and what the
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming each disagreeing field, its config.json value and what the
  *   graph holds.
  */
 export function checkHfGraph(hf: HfConfig, graph: OnnxGraphInfo, configPath: string, onnxPath: string): void {

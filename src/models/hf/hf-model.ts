@@ -19,11 +19,11 @@ import {
   positionIds,
   resolveThreads,
 } from '../engines/ort/index.js';
+import { float16ToFloat32 } from '../float16.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
 import type { BuiltinDtype } from '../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
-import { float16ToFloat32 } from './float16.js';
 import { type HfModelType, readHfConfig } from './hf-config.js';
 import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
 import { hfDtypeFile } from './hf-dtype-files.js';
@@ -145,7 +145,10 @@ export class HfModel implements Model {
   /** Resolves at once: `session.run()` has already finished all of ONNX Runtime's work when it resolves. */
   async barrier(): Promise<void> {}
 
-  /** Parameters declared by the ONNX file's initializers (see {@link countOnnxParameters}). */
+  /**
+   * Parameters declared by the ONNX file's initializers: weight-typed tensors of at least 2 elements, without
+   * rotary tables, quantization scales and zero points, and counting a tied head's copy of the embedding once.
+   */
   numParameters(): number {
     return this.#parameters;
   }
@@ -257,7 +260,7 @@ function requireFile(folder: string, file: string, what: string): string {
  * const suite = BenchmarkSuite.default();
  * const report = await suite.run(Paradigm.for(model.config), model);
  * ```
- * @throws {@link DantinoxError} `IO` for a missing folder or file (naming it and what it should hold);
+ * @throws {@link dantinox!DantinoxError} `IO` for a missing folder or file (naming it and what it should hold);
  *   `UNSUPPORTED` for a `model_type` other than gpt2, llama, mistral, qwen2, phi3; `INVALID_MODEL_CONFIG` for a
  *   malformed config.json; `INVALID_INPUT` for a graph whose inputs/outputs do not follow the convention or a
  *   tokenizer that does not fit, or a config.json that disagrees with the graph's shapes (naming each field, its

@@ -41,7 +41,7 @@ export class HfTokenizer implements Tokenizer {
    * @param tokenizerJson - the parsed `tokenizer.json`.
    * @param tokenizerConfig - the parsed `tokenizer_config.json`. @default {}
    * @param source - file path used in error messages and the name. @default 'tokenizer.json'
-   * @throws {@link DantinoxError} `INVALID_INPUT` when `@huggingface/tokenizers` rejects the JSON.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when `@huggingface/tokenizers` rejects the JSON.
    */
   constructor(
     tokenizerJson: Record<string, unknown>,
@@ -81,7 +81,7 @@ export class HfTokenizer implements Tokenizer {
  * Loads `tokenizer.json` and, when present beside it, `tokenizer_config.json`.
  *
  * @param path - the `tokenizer.json` file, or the model folder that contains it.
- * @throws {@link DantinoxError} `IO` when a file cannot be read or is not JSON; `INVALID_INPUT` when the
+ * @throws {@link dantinox!DantinoxError} `IO` when a file cannot be read or is not JSON; `INVALID_INPUT` when the
  *   tokenizer library rejects it.
  */
 export function loadHfTokenizer(path: string): HfTokenizer {
@@ -94,7 +94,7 @@ export function loadHfTokenizer(path: string): HfTokenizer {
  * The contents of a folder's `tokenizer.json` and `tokenizer_config.json` (`{}` when the latter is absent), given
  * the folder or the `tokenizer.json` path.
  *
- * @throws {@link DantinoxError} `IO` when `tokenizer.json` is missing or a file is not JSON.
+ * @throws {@link dantinox!DantinoxError} `IO` when `tokenizer.json` is missing or a file is not JSON.
  */
 export function loadHfTokenizerFiles(path: string): HfTokenizerFiles {
   const file = path.endsWith('.json') ? path : join(path, 'tokenizer.json');

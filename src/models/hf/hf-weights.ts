@@ -32,7 +32,7 @@ export interface HfWeights {
  * the canonical names `exportHfModel` gives its initializers (`blocks.0.attn.q.weight`, …), so a folder exported by
  * another tool is refused naming the first weight it lacks.
  *
- * @throws {@link DantinoxError} `IO` when a file cannot be read; `INVALID_INPUT` when config.json disagrees with
+ * @throws {@link dantinox!DantinoxError} `IO` when a file cannot be read; `INVALID_INPUT` when config.json disagrees with
  * the graph's shapes (see `loadHfModel`); `UNSUPPORTED` when a weight is missing or not a float32 initializer of
  * the expected shape; the errors of `readHfConfig`.
  */

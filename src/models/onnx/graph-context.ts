@@ -7,12 +7,12 @@
 import { TENSOR_TYPES } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { toFloat16Bits } from '../float16.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WeightMap, WeightTensor } from '../weights.js';
 import type { GraphBuilder } from './graph-builder.js';
 import type { LinearWeight } from './linear.js';
 import { type BuiltinDtype, FP32_PRECISION, type WeightPrecision } from './precision.js';
-import { toFloat16Bits } from './quantize.js';
 
 /** Names of the graph inputs the blocks read. */
 export interface GraphInputNames {
@@ -84,7 +84,7 @@ export class GraphContext {
    * folds into a float32 weight when the session is created.
    *
    * @param half - store it as float16. @default the graph's precision is `fp16`
-   * @throws {@link DantinoxError} `INVALID_INPUT` when the weight is missing.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when the weight is missing.
    */
   weight(name: string, half = this.precision.dtype === 'fp16'): string {
     if (!this.#registered.has(name)) {
@@ -124,7 +124,7 @@ export class GraphContext {
     return { name, k: t.dims[0] as number, n: t.dims[1] as number, data: () => t.data, canonical: true };
   }
 
-  /** The data of weight `name`. @throws {@link DantinoxError} `INVALID_INPUT` when it is missing. */
+  /** The data of weight `name`. @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when it is missing. */
   data(name: string): Float32Array {
     const t = this.#read(name);
     if (t === undefined) throw new DantinoxError('INVALID_INPUT', `${name}: ${messages.missingWeight([])}`);

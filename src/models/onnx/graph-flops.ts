@@ -235,7 +235,7 @@ function conventionPairs(
 /**
  * Counts the FLOPs of one call of the transformer graph `model` (bytes from `buildTransformerGraph`).
  *
- * @throws {@link DantinoxError} `INVALID_INPUT` when the graph has no dantinox config metadata;
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when the graph has no dantinox config metadata;
  * `UNSUPPORTED` for an op without a shape rule.
  */
 export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): GraphFlops {

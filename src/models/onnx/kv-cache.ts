@@ -5,35 +5,13 @@
  *
  * @packageDocumentation
  */
-import type { DecodeState } from '../model.js';
+import { EngineDecodeState } from '../engines/engine-decode-state.js';
 import type { ModelConfig } from '../model-config.js';
 
 /** The decode state of {@link OnnxModel}: the cache buffers plus the number of cached positions. */
-export class OnnxDecodeState implements DecodeState {
-  /** Set when {@link OnnxModel.decodeStep} has consumed this state. */
-  consumed = false;
-  #disposed = false;
-
-  constructor(
-    /** The model that made this state (an opaque token). */
-    readonly owner: object,
-    /** Sequences in the batch. */
-    readonly batch: number,
-    /** Cached positions. */
-    readonly length: number,
-    /** The buffers (shared with the states derived from this one). */
-    readonly cache: KvCache,
-  ) {}
-
-  /** Whether {@link OnnxDecodeState.dispose} was called. */
-  get disposed(): boolean {
-    return this.#disposed;
-  }
-
-  /** Releases the cache buffers of this state; idempotent. */
-  dispose(): void {
-    this.#disposed = true;
-    if (!this.consumed) this.cache.release();
+export class OnnxDecodeState extends EngineDecodeState<KvCache> {
+  constructor(owner: object, batch: number, length: number, cache: KvCache) {
+    super(owner, batch, length, cache, (c) => c.release());
   }
 }
 

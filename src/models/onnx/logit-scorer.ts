@@ -140,7 +140,7 @@ export class LogitScorer {
   /**
    * NLL of `targets[r]` and arg-max of each row `r` of `logits` (`rows × vocab` values, row-major).
    *
-   * @throws {@link DantinoxError} `RUNTIME_ERROR` if ONNX Runtime fails.
+   * @throws {@link dantinox!DantinoxError} `RUNTIME_ERROR` if ONNX Runtime fails.
    */
   async nll(logits: Float32Array, vocab: number, targets: BigInt64Array): Promise<NllRows> {
     const { Tensor } = this.#ort;
@@ -156,7 +156,7 @@ export class LogitScorer {
    * KL(reference ‖ model), both NLLs of `targets[r]` and both arg-maxes of each row `r` (`rows × vocab` values
    * each, row-major).
    *
-   * @throws {@link DantinoxError} `RUNTIME_ERROR` if ONNX Runtime fails.
+   * @throws {@link dantinox!DantinoxError} `RUNTIME_ERROR` if ONNX Runtime fails.
    */
   async kl(
     reference: Float32Array,
@@ -201,7 +201,7 @@ let shared: Promise<LogitScorer> | undefined;
 /**
  * The process-wide {@link LogitScorer} (its two sessions are created on first use, with every core).
  *
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; `RUNTIME_ERROR` if a session
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; `RUNTIME_ERROR` if a session
  * cannot be created.
  */
 export function logitScorer(): Promise<LogitScorer> {

@@ -137,7 +137,7 @@ export class OnnxModel implements Model {
   /**
    * Full forward pass: logits `[batch, seq, vocab]` for every position.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
   async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
     this.#checkOpen();
@@ -149,7 +149,7 @@ export class OnnxModel implements Model {
   /**
    * Forward pass over a prompt that also returns its KV cache for {@link OnnxModel.decodeStep}.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
   async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
     this.#checkOpen();
@@ -163,7 +163,7 @@ export class OnnxModel implements Model {
    * One KV-cache decode step at context `state.length`: one token per sequence attends over the cached
    * positions (the last `contextWindow` of them with a sliding window) plus itself. Consumes `state`.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
    * different from the batch, bad ids, or a context that would exceed `maxContext`.
    */
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
@@ -265,8 +265,8 @@ export class OnnxModel implements Model {
  * const logits = await model.forward(Int32Array.from([1, 2, 3]), { batch: 1, seq: 3 });
  * await model.dispose();
  * ```
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; `INVALID_OPTION` for a bad
- * thread count, preset or execution provider; {@link ValidationError} `INVALID_INPUT` when `weights` do not match the config;
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; `INVALID_OPTION` for a bad
+ * thread count, preset or execution provider; {@link dantinox!ValidationError} `INVALID_INPUT` when `weights` do not match the config;
  * `RUNTIME_ERROR` when ONNX Runtime rejects the graph.
  */
 export async function createModel(

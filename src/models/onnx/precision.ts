@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { DTYPES } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { QuantizationInfo } from '../model.js';
@@ -15,13 +16,11 @@ export const BUILTIN_DTYPES = ['fp32', 'fp16', 'q8', 'q4'] as const;
 /** A weight dtype of the built-in ONNX graphs. */
 export type BuiltinDtype = (typeof BUILTIN_DTYPES)[number];
 
-/** The transformers.js ONNX file name of each built-in dtype (in a folder's `onnx/`). */
-export const HF_ONNX_FILES: Readonly<Record<BuiltinDtype, string>> = Object.freeze({
-  fp32: 'model.onnx',
-  fp16: 'model_fp16.onnx',
-  q8: 'model_quantized.onnx',
-  q4: 'model_q4.onnx',
-});
+/** The transformers.js ONNX file name of a built-in dtype (in a folder's `onnx/`), from the dtype table. */
+export function hfOnnxFile(dtype: BuiltinDtype): string {
+  // Every built-in dtype has a conventional file in the table (pinned by the dtype tests).
+  return DTYPES[dtype].onnxFile!;
+}
 
 /** `MatMulNBits` `accuracy_level` values: 0 unset, 1 fp32, 2 fp16, 3 bf16, 4 int8 compute. */
 export type AccuracyLevel = 0 | 1 | 2 | 3 | 4;
@@ -80,7 +79,7 @@ function checkDtype(dtype: string): BuiltinDtype {
 /**
  * The {@link WeightPrecision} of `options` for `config`, checked before any weight is made.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for a dtype the built-in graphs do not run, a block size that
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a dtype the built-in graphs do not run, a block size that
  * is not a power of two ≥ 16 or does not divide a 4-bit matrix's K (the message lists those that do), or an
  * accuracy level outside 0–4.
  */

@@ -7,7 +7,6 @@
  *   7-bit range of the q8 graphs); `w ≈ q · s`.
  * - {@link quantizeBlock4}: asymmetric 4-bit blocks of `blockSize` consecutive K values of one output column
  *   (a float32 scale and a 4-bit zero point per block), in `com.microsoft.MatMulNBits`'s layout.
- * - {@link toFloat16Bits}: IEEE 754 binary16 bit patterns, round to nearest even.
  *
  * Each has its inverse (`dequantize…`), used by tests and by the reference comparisons.
  *
@@ -141,42 +140,5 @@ export function dequantizeBlock4(m: Block4Matrix, k: number, n: number): Float32
       }
     }
   }
-  return out;
-}
-
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
-/** The binary16 bit pattern nearest to `x` (round to nearest even; overflow to ±∞, NaN kept). */
-export function floatToHalf(x: number): number {
-  f32[0] = x;
-  const bits = u32[0] as number;
-  const sign = (bits >>> 16) & 0x8000;
-  const exp = (bits >>> 23) & 0xff;
-  let mant = bits & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  let e = exp - 127 + 15;
-  if (e >= 31) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    const half = 1 << (shift - 1);
-    const rest = mant & ((1 << shift) - 1);
-    let v = mant >>> shift;
-    if (rest > half || (rest === half && v & 1)) v++;
-    return sign | v;
-  }
-  const rest = mant & 0x1fff;
-  let v = (e << 10) | (mant >>> 13);
-  if (rest > 0x1000 || (rest === 0x1000 && v & 1)) v++;
-  e = v >>> 10;
-  return sign | (e >= 31 ? 0x7c00 : v);
-}
-
-/** binary16 bit patterns of `data` (see {@link floatToHalf}). */
-export function toFloat16Bits(data: Float32Array): Uint16Array {
-  const out = new Uint16Array(data.length);
-  for (let i = 0; i < data.length; i++) out[i] = floatToHalf(data[i] as number);
   return out;
 }

@@ -17,7 +17,7 @@ export const CONFIG_METADATA_KEY = 'dantinox.config';
 /**
  * Writes `model`'s weights (float32, canonical names) and config to the safetensors file `path`.
  *
- * @throws {@link DantinoxError} `IO` when the file cannot be written.
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be written.
  */
 export async function saveWeights(model: Pick<OnnxModel, 'config' | 'weights'>, path: string): Promise<void> {
   await saveSafetensors(path, model.weights, { [CONFIG_METADATA_KEY]: JSON.stringify(model.config) });
@@ -27,9 +27,14 @@ export async function saveWeights(model: Pick<OnnxModel, 'config' | 'weights'>, 
  * Reads the weights and (when present) the config of a safetensors file written by {@link saveWeights} or any
  * tool using the canonical weight names.
  *
- * @throws {@link DantinoxError} `IO` for a missing or malformed file.
+ * @throws {@link dantinox!DantinoxError} `IO` for a missing or malformed file.
  */
-export async function loadWeights(path: string): Promise<{ weights: WeightMap; config?: ModelConfig }> {
+export async function loadWeights(path: string): Promise<{
+  /** The tensors, by canonical name. */
+  weights: WeightMap;
+  /** The model config stored in the file's metadata, when there is one. */
+  config?: ModelConfig;
+}> {
   const file = await loadSafetensors(path);
   const json = file.metadata[CONFIG_METADATA_KEY];
   if (json === undefined) return { weights: file.weights };
@@ -48,7 +53,7 @@ export async function loadWeights(path: string): Promise<{ weights: WeightMap; c
  * Creates an {@link OnnxModel} from a safetensors file: its config comes from the file's metadata, or from
  * `options.config` when given.
  *
- * @throws {@link DantinoxError} `IO` for a bad file or a file without config when none is passed; see
+ * @throws {@link dantinox!DantinoxError} `IO` for a bad file or a file without config when none is passed; see
  * {@link createModel} for the rest.
  */
 export async function loadModel(

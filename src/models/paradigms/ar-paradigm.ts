@@ -75,7 +75,7 @@ export class ARParadigm implements Paradigm {
    * only. Each position's loss is computed by ONNX Runtime (`LogitScorer`: a max-subtracted log-sum-exp in
    * float32, so a huge loss stays finite) and summed in float64. `rng` is unused (the loss is deterministic).
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for rows shorter than 2, bad ids, more than maxContext inputs
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for rows shorter than 2, bad ids, more than maxContext inputs
    * or a model of another paradigm; `INVALID_OPTION` for `scoreFrom` outside [0, T).
    */
   async lossFn(
@@ -122,7 +122,7 @@ export class ARParadigm implements Paradigm {
    * and its token has been picked. Decode states are disposed even when a step fails.
    *
    * @param options - `maxNewTokens` @default 200; `temperature` @default 1; `topK`, `topP`, `greedy`, `onStep`.
-   * @throws {@link DantinoxError} `INVALID_INPUT` when prompt + maxNewTokens exceeds the model's maxContext or
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when prompt + maxNewTokens exceeds the model's maxContext or
    * the prompt is invalid; `INVALID_OPTION` for out-of-range options.
    */
   async generate(

@@ -60,7 +60,7 @@ export class DiffusionParadigm implements Paradigm {
    * then one `rng.next()` per maskable position. Positions before `options.scoreFrom` are never masked
    * (context only).
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids, shapes or a model of another paradigm;
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids, shapes or a model of another paradigm;
    * `INVALID_OPTION` for `scoreFrom` outside [0, T).
    */
   async lossFn(
@@ -113,7 +113,7 @@ export class DiffusionParadigm implements Paradigm {
    *
    * @param options - `maxNewTokens` (generation length) @default 256; `steps` @default 50; `temperature`
    * @default 1; `greedy`; `onStep`. `topK`/`topP` are not used.
-   * @throws {@link DantinoxError} `INVALID_INPUT` when prompt + maxNewTokens exceeds maxContext;
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when prompt + maxNewTokens exceeds maxContext;
    * `INVALID_OPTION` for out-of-range options.
    */
   async generate(

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { floatToHalf, halfToFloat } from '../../../src/models/float16.js';
 import { encodeGgml, GGML_TYPES, ggmlBytes } from '../../../src/models/gguf/ggml-types.js';
-import { floatToHalf, halfToFloat } from '../../../src/models/hf/float16.js';
 
 /** Decodes Q8_0 / Q4_0 blocks: value = q · d, and (nibble − 8) · d with element j low, j + 16 high. */
 function decode(type: 'Q8_0' | 'Q4_0', bytes: Uint8Array): Float32Array {

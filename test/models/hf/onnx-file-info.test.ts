@@ -63,14 +63,14 @@ test('countOnnxParameters: the same count from every dtype file exportHfModel wr
   const { tmpdir } = await import('node:os');
   const { exportHfModel } = await import('../../../src/models/hf/hf-export.js');
   const { initWeights } = await import('../../../src/models/weights.js');
-  const { HF_ONNX_FILES } = await import('../../../src/models/onnx/precision.js');
+  const { BUILTIN_DTYPES, hfOnnxFile } = await import('../../../src/models/onnx/precision.js');
   const dir = mkdtempSync(join(tmpdir(), 'dantinox-params-'));
   try {
     for (const tied of [false, true]) {
       const config = ModelConfig.parse({ ...ModelConfig.preset('tiny'), weightTying: tied });
       const folder = join(dir, `tied-${tied}`);
       exportHfModel(config, initWeights(config, 0), folder, { dtypes: ['fp32', 'fp16', 'q8', 'q4'] });
-      for (const [dtype, file] of Object.entries(HF_ONNX_FILES)) {
+      for (const [dtype, file] of BUILTIN_DTYPES.map((d) => [d, hfOnnxFile(d)] as const)) {
         const infos = readOnnxInitializers(join(folder, 'onnx', file));
         expect(countOnnxParameters(infos, config), `${dtype}, tied ${tied}`).toBe(countParameters(config));
       }

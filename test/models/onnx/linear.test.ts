@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadOrt } from '../../../src/models/engines/ort/index.js';
-import { halfToFloat } from '../../../src/models/hf/float16.js';
+import { halfToFloat, toFloat16Bits } from '../../../src/models/float16.js';
 import { ModelConfig } from '../../../src/models/model-config.js';
 import { GraphBuilder } from '../../../src/models/onnx/graph-builder.js';
 import { GraphContext } from '../../../src/models/onnx/graph-context.js';
 import { addLinear, Q8_MAX_LEVEL } from '../../../src/models/onnx/linear.js';
 import { type BuiltinDtype, resolvePrecision } from '../../../src/models/onnx/precision.js';
-import {
-  dequantizeBlock4,
-  quantizeBlock4,
-  quantizeInt8,
-  toFloat16Bits,
-} from '../../../src/models/onnx/quantize.js';
+import { dequantizeBlock4, quantizeBlock4, quantizeInt8 } from '../../../src/models/onnx/quantize.js';
 import { Rng } from '../../../src/rng.js';
 
 const [M, K, N] = [5, 64, 24];

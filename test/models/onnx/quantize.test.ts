@@ -1,13 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { halfToFloat } from '../../../src/models/hf/float16.js';
 import {
   dequantizeBlock4,
   dequantizeInt8,
-  floatToHalf,
   quantizeBlock4,
   quantizeInt8,
-  toFloat16Bits,
 } from '../../../src/models/onnx/quantize.js';
 
 const matrix = (k: number, n: number) =>
@@ -103,37 +100,6 @@ describe('quantizeBlock4', () => {
         },
       ),
       { numRuns: 20 },
-    );
-  });
-});
-
-describe('floatToHalf', () => {
-  it('known answers: 1, −2, max, overflow, smallest subnormal, NaN, round to nearest even', () => {
-    expect(floatToHalf(1)).toBe(0x3c00);
-    expect(floatToHalf(-2)).toBe(0xc000);
-    expect(floatToHalf(65504)).toBe(0x7bff);
-    expect(floatToHalf(65520)).toBe(0x7c00);
-    expect(floatToHalf(2 ** -24)).toBe(0x0001);
-    expect(floatToHalf(2 ** -26)).toBe(0);
-    expect(floatToHalf(Number.NaN) & 0x7e00).toBe(0x7e00);
-    expect(floatToHalf(1 + 2 ** -11)).toBe(0x3c00); // tie → even
-    expect(floatToHalf(1 + 3 * 2 ** -11)).toBe(0x3c02); // tie → even (up)
-  });
-
-  it('is the inverse of halfToFloat on every finite binary16 value', () => {
-    for (let bits = 0; bits < 0x10000; bits++) {
-      if ((bits & 0x7c00) === 0x7c00) continue;
-      expect(floatToHalf(halfToFloat(bits))).toBe(bits === 0x8000 ? 0x8000 : bits);
-    }
-  });
-
-  it('is within half a unit in the last place of binary16 (property)', () => {
-    fc.assert(
-      fc.property(fc.float({ min: -65000, max: 65000, noNaN: true }), (x) => {
-        const h = halfToFloat(toFloat16Bits(Float32Array.of(x))[0] as number);
-        const bound = Math.abs(x) >= 2 ** -14 ? Math.abs(x) * 2 ** -11 : 2 ** -25;
-        expect(Math.abs(h - Math.fround(x))).toBeLessThanOrEqual(bound);
-      }),
     );
   });
 });

@@ -7,13 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportGguf, type GgufDtype, type GgufSource } from '../../gguf/gguf-export.js';
+import { exportGguf, type GgufSource } from '../../gguf/gguf-export.js';
+import type { BuiltinDtype } from '../../onnx/precision.js';
 import { type LlamaCppModel, loadLlamaCppModel } from './llama-cpp-model.js';
 
 /** Options of {@link createLlamaCppModel}. */
 export interface CreateLlamaCppModelOptions {
   /** Weight dtype of the GGUF file. @default 'fp32' */
-  readonly dtype?: GgufDtype;
+  readonly dtype?: BuiltinDtype;
   /** Threads llama.cpp uses. @default os.availableParallelism() */
   readonly threads?: number;
   /** Name reported in `info.name`. @default 'custom' */

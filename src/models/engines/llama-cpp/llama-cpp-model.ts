@@ -21,9 +21,9 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
-import type { GgufDtype } from '../../gguf/gguf-export.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
+import type { BuiltinDtype } from '../../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
@@ -45,7 +45,7 @@ export interface LoadLlamaCppModelOptions {
   /** Name reported in {@link ModelInfo.name}. @default 'gguf' */
   readonly name?: string;
   /** Weight dtype of the file, reported in {@link ModelInfo.dtype} (e.g. `q8`). @default 'fp32' */
-  readonly dtype?: GgufDtype;
+  readonly dtype?: BuiltinDtype;
   /** Delete the GGUF file when the model is disposed (for files written just for this model). @default false */
   readonly deleteFileOnDispose?: boolean;
   /**
@@ -183,7 +183,7 @@ export class LlamaCppModel implements Model {
   /**
    * Full forward pass: log-probabilities `[batch, seq, vocab]` for every position.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
   async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
     this.#checkOpen();
@@ -199,7 +199,7 @@ export class LlamaCppModel implements Model {
   /**
    * Forward pass over a prompt that keeps its KV cache for {@link LlamaCppModel.decodeStep}.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
   async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
     this.#checkOpen();
@@ -220,7 +220,7 @@ export class LlamaCppModel implements Model {
   /**
    * One KV-cache decode step: one token per sequence at context `state.length`. Consumes `state`.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
    * different from the batch, bad ids, or a context that would exceed `maxContext`.
    */
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
@@ -279,7 +279,7 @@ export const LLAMA_CPP_ENGINE = `node-llama-cpp ${NODE_LLAMA_CPP_VERSION} (llama
  * exportGguf(onnxModel, 'small-q8.gguf', { dtype: 'q8' });
  * const model = await loadLlamaCppModel('small-q8.gguf', onnxModel.config, { threads: 2, dtype: 'q8' });
  * ```
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `node-llama-cpp`; `INVALID_OPTION` for a bad thread
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `node-llama-cpp`; `INVALID_OPTION` for a bad thread
  * count; `RUNTIME_ERROR` when llama.cpp refuses the file.
  */
 export async function loadLlamaCppModel(

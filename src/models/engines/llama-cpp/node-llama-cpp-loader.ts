@@ -28,7 +28,7 @@ const importNodeLlamaCpp = lazyImport(
  * The `node-llama-cpp` module and its llama.cpp binding on the CPU (loaded once per process; ≈ 1–3 s).
  * `maxThreads: 0` makes every context use exactly the thread count it asks for.
  *
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` with the install command when the package is absent;
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` with the install command when the package is absent;
  * `RUNTIME_ERROR` when its binary does not load.
  */
 export function loadNodeLlamaCpp(): Promise<{ module: NodeLlamaCppModule; llama: NodeLlama }> {

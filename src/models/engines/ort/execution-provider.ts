@@ -29,7 +29,7 @@ export function supportedExecutionProviders(ort: OrtModule): readonly string[] {
 /**
  * Asserts that `name` is an execution provider this installation can run.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` naming the providers it does support.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the providers it does support.
  */
 export function checkExecutionProvider(ort: OrtModule, name: string): asserts name is ExecutionProvider {
   const supported = supportedExecutionProviders(ort);

@@ -11,7 +11,7 @@ export type OrtModule = typeof import('onnxruntime-node');
 /**
  * Imports `onnxruntime-node` once (dynamically) and returns the module namespace.
  *
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` when the package is not installed or cannot load.
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` when the package is not installed or cannot load.
  */
 export const loadOrt: () => Promise<OrtModule> = lazyImport(
   'onnxruntime-node',

@@ -53,7 +53,7 @@ export interface OrtSession {
 /**
  * The thread count a session uses: `threads` when it is a positive integer, every available core when omitted.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for anything else.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for anything else.
  */
 export function resolveThreads(threads: number | undefined): number {
   const n = threads ?? availableParallelism();
@@ -71,7 +71,7 @@ export function ortEngineLabel(ort: OrtModule, executionProvider: ExecutionProvi
  * Opens an ONNX Runtime session on a graph given as bytes or as a file path: sequential execution, full graph
  * optimisation, one inter-op thread, `threads` intra-op threads on `executionProvider`.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for a bad thread count or an execution provider the binding does
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a bad thread count or an execution provider the binding does
  *   not carry; `DEPENDENCY_MISSING` without onnxruntime-node; `RUNTIME_ERROR` when ONNX Runtime rejects the graph.
  */
 export async function createOrtSession(

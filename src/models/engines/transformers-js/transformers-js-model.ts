@@ -12,11 +12,12 @@ import { basename, dirname, resolve } from 'node:path';
 import { DantinoxError } from '../../../errors.js';
 import { lazyImport } from '../../../lazy-import.js';
 import { messages } from '../../../messages.js';
-import { float16ToFloat32 } from '../../hf/float16.js';
+import { float16ToFloat32 } from '../../float16.js';
 import { readHfConfig } from '../../hf/hf-config.js';
 import { loadHfTokenizer } from '../../hf/hf-tokenizer.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
+import type { BuiltinDtype } from '../../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { countParameters } from '../../weights.js';
@@ -29,15 +30,12 @@ type TjsModule = typeof import('@huggingface/transformers');
 type TjsTensor = InstanceType<TjsModule['Tensor']>;
 type TjsCausalLm = Awaited<ReturnType<TjsModule['AutoModelForCausalLM']['from_pretrained']>>;
 
-/** Weight dtypes transformers.js loads from a folder (its file-name suffixes). */
-export type TransformersJsDtype = 'fp32' | 'fp16' | 'q8' | 'q4';
-
 /** Options of {@link loadTransformersJsModel}. */
 export interface LoadTransformersJsModelOptions {
   /** ONNX Runtime intra-op threads of transformers.js's session. @default os.availableParallelism() */
   readonly threads?: number;
   /** Which ONNX file transformers.js loads (`onnx/model.onnx`, `model_fp16.onnx`, …). @default 'fp32' */
-  readonly dtype?: TransformersJsDtype;
+  readonly dtype?: BuiltinDtype;
   /** Name reported in {@link ModelInfo.name}. @default the folder name */
   readonly name?: string;
   /** Delete the folder when the model is disposed (for temporary exports). @default false */
@@ -134,7 +132,7 @@ export class TransformersJsModel implements Model {
   /**
    * Full forward pass: logits `[batch, seq, vocab]`.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
   async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
     this.#checkOpen();
@@ -147,7 +145,7 @@ export class TransformersJsModel implements Model {
   /**
    * Forward pass over a prompt that keeps transformers.js's cache for {@link TransformersJsModel.decodeStep}.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
   async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
     this.#checkOpen();
@@ -162,7 +160,7 @@ export class TransformersJsModel implements Model {
   /**
    * One KV-cache decode step at context `state.length`. Consumes `state`.
    *
-   * @throws {@link DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
    * different from the batch, bad ids, or a context that would exceed `maxContext`.
    */
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
@@ -218,7 +216,7 @@ export const TRANSFORMERS_JS_ENGINE = `@huggingface/transformers ${TRANSFORMERS_
  * exportHfModel(config, weights, 'models/tiny-hf');
  * const model = await loadTransformersJsModel('models/tiny-hf', { threads: 2 });
  * ```
- * @throws {@link DantinoxError} `DEPENDENCY_MISSING` without `@huggingface/transformers`; `IO` for a missing
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `@huggingface/transformers`; `IO` for a missing
  * `config.json`; `INVALID_OPTION` for a bad thread count; `RUNTIME_ERROR` when transformers.js cannot load it.
  */
 export async function loadTransformersJsModel(

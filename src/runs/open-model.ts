@@ -5,13 +5,13 @@
  * @packageDocumentation
  */
 import { basename, resolve } from 'node:path';
-import type { OpProfiler } from '../benchmarking/tasks/profile-task.js';
+import type { OpProfiler, ProfilerUnavailable } from '../benchmarking/tasks/profile-task.js';
 import { messages } from '../messages.js';
-import { createEngineModel, loadEngineModel } from '../models/engines/engine-model.js';
+import { describeModel } from '../models/describe-model.js';
+import { createEngineModel, defaultEngines, loadEngineModel } from '../models/engines/engine-registry.js';
 import { profileModelCalls } from '../models/engines/ort/index.js';
 import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
-import { describeModel } from './describe-model.js';
-import { checkModelSelection, type ModelSelection } from './model-selection.js';
+import { checkModelSelection, type ModelSelection } from '../models/model-selection.js';
 
 /** A model ready to benchmark, its paradigm and a one-line honest description. */
 export interface OpenedModel {
@@ -83,8 +83,8 @@ export async function openReference(selection: ModelSelection, cwd: string): Pro
   const referenceEngine = selection.referenceEngine ?? 'ort';
   const engine = {
     ...(selection.threads === undefined ? {} : { threads: selection.threads }),
-    // The execution provider is ONNX Runtime's: the other engines run on the CPU.
-    ...(referenceEngine === 'ort' && selection.executionProvider !== undefined
+    // The execution provider only for an engine that takes one: the others run on the CPU.
+    ...(defaultEngines.get(referenceEngine).executionProviders && selection.executionProvider !== undefined
       ? { executionProvider: selection.executionProvider }
       : {}),
   };
@@ -109,12 +109,10 @@ export async function openReference(selection: ModelSelection, cwd: string): Pro
  * (same config, seed, dtype, threads and execution provider, or the same folder and dtype) opened with profiling
  * on; for another engine, why there is none.
  */
-export function opProfiler(
-  selection: ModelSelection,
-  cwd: string,
-): OpProfiler | { readonly unavailable: string } {
+export function opProfiler(selection: ModelSelection, cwd: string): OpProfiler | ProfilerUnavailable {
   const engine = selection.engine ?? 'ort';
-  if (engine !== 'ort') return { unavailable: messages.profileUnavailable(engine) };
+  if (!defaultEngines.get(engine).operatorProfile)
+    return { unavailable: messages.profileUnavailable(engine) };
   const open = async (profileFilePrefix: string): Promise<Model> => {
     const checked = checkModelSelection(selection, cwd);
     const options = { ...engineOptions(selection), profileFilePrefix };

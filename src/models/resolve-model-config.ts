@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import { ModelConfig } from '../models/model-config.js';
+import { ModelConfig } from './model-config.js';
 
 /** A resolved `--config` value: the config and a short name for it (the preset name or the file's path). */
 export interface ResolvedModelConfig {
@@ -23,7 +23,7 @@ export interface ResolvedModelConfig {
  * Resolves `value` as a preset name first, then as a file path relative to `cwd`. A value that is neither
  * gets a did-you-mean error listing the presets.
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` for an unknown preset, `IO` for a missing or
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` for an unknown preset, `IO` for a missing or
  * malformed file, and `INVALID_MODEL_CONFIG` for an invalid config.
  */
 export function resolveModelConfig(value: string, cwd: string): ResolvedModelConfig {

@@ -8,16 +8,17 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import type { EngineName } from '../models/engines/engine-name.js';
-import type { ExecutionProvider } from '../models/engines/ort/index.js';
-import { hfDtypeFile } from '../models/hf/hf-dtype-files.js';
-import { ModelConfig, type ParadigmKind } from '../models/model-config.js';
+import type { EngineName } from './engines/engine-name.js';
+import { defaultEngines } from './engines/engine-registry.js';
+import type { ExecutionProvider } from './engines/ort/index.js';
+import { hfDtypeFile } from './hf/hf-dtype-files.js';
+import { ModelConfig, type ParadigmKind } from './model-config.js';
 import {
   BUILTIN_DTYPES,
   type BuiltinDtype,
   resolvePrecision,
   type WeightPrecision,
-} from '../models/onnx/precision.js';
+} from './onnx/precision.js';
 import { resolveModelConfig } from './resolve-model-config.js';
 
 /** What to benchmark, as given on the command line. */
@@ -73,26 +74,25 @@ export const DEFAULT_PRESET = 'small';
  * Checks the selection without building anything (fast, so usage errors come before any model is built) and
  * returns the validated built-in config, when there is one.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for `--config` with `--model` or `--paradigm` with `--model`,
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for `--config` with `--model` or `--paradigm` with `--model`,
  * an unknown or unrunnable dtype or block size; `IO` for a missing model or reference folder, or a folder
  * without the asked dtype's file (listing the dtypes it has); and the errors of {@link resolveModelConfig}.
  */
 export function checkModelSelection(selection: ModelSelection, cwd: string): CheckedSelection {
   const reference =
     selection.reference === undefined ? {} : { reference: folderOf(selection.reference, cwd) };
-  if (selection.referenceEngine === 'llama.cpp') {
-    const folder = selection.reference ?? selection.model;
-    if (folder !== undefined)
-      throw new DantinoxError('INVALID_OPTION', messages.engineNeedsBuiltin('llama.cpp', folder));
-  }
+  const referenceFolder = selection.reference ?? selection.model;
+  if (selection.referenceEngine !== undefined && referenceFolder !== undefined)
+    defaultEngines.check(selection.referenceEngine, { source: { kind: 'folder', path: referenceFolder } });
+  const engine = selection.engine ?? 'ort';
+  const request = {
+    ...(selection.dtype === undefined ? {} : { dtype: selection.dtype }),
+    ...(selection.headDtype === undefined ? {} : { headDtype: selection.headDtype }),
+    ...(selection.executionProvider === undefined ? {} : { executionProvider: selection.executionProvider }),
+  };
   if (selection.model !== undefined) {
     if (selection.config !== undefined) throw new DantinoxError('INVALID_OPTION', messages.configAndModel());
-    if (selection.engine === 'llama.cpp') {
-      throw new DantinoxError(
-        'INVALID_OPTION',
-        messages.engineNeedsBuiltin(selection.engine, selection.model),
-      );
-    }
+    defaultEngines.check(engine, { source: { kind: 'folder', path: selection.model }, ...request });
     if (selection.paradigm !== undefined && selection.paradigm !== 'ar') {
       throw new DantinoxError('INVALID_OPTION', messages.paradigmOnLoadedModel(selection.paradigm));
     }
@@ -100,6 +100,7 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     const dtype = checkFolderDtype(folder, selection.dtype ?? 'fp32');
     return { name: basename(folder), isPreset: false, dtype, ...reference };
   }
+  defaultEngines.check(engine, { source: { kind: 'config' }, ...request });
   const resolved = resolveModelConfig(selection.config ?? DEFAULT_PRESET, cwd);
   const config =
     selection.paradigm === undefined || selection.paradigm === resolved.config.paradigm

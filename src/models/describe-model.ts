@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { ModelConfig } from '../models/model-config.js';
+import type { ModelConfig } from './model-config.js';
 
 /**
  * Describes the architecture of `config` in one line, e.g.

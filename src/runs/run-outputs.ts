@@ -5,9 +5,18 @@
  */
 import { relative } from 'node:path';
 import type { Logger, RunDirectory, SuiteReport } from '../benchmarking/index.js';
+import type { MatrixReport } from '../benchmarking/matrix/matrix-report.js';
 import { messages } from '../messages.js';
 import { type ChartRegistry, type ChartRow, type ReportRun, Visualizer } from '../visualization/index.js';
-import { safeRunName } from './chart-output.js';
+
+/** A file-name-safe version of `name` (letters, digits, `.`, `_`, `-`). */
+export function safeRunName(name: string): string {
+  const safe = name
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
+  return safe === '' ? 'run' : safe;
+}
 
 /** Options of {@link writeRunOutputs}. */
 export interface RunOutputOptions {
@@ -98,4 +107,23 @@ export async function writeRunOutputs(
     options,
   );
   return { files: [...results, ...written.files], failedCharts: written.failedCharts };
+}
+
+/** The combined charts and report.html of a matrix folder: one series per variant. */
+export async function writeMatrixCharts(
+  combined: MatrixReport,
+  dir: RunDirectory,
+  options: Pick<RunOutputOptions, 'logger' | 'registry'>,
+  what: string,
+): Promise<RunOutputs> {
+  return writeChartsAndReport(
+    {
+      rows: combined.toRows(),
+      runs: combined.toRuns(),
+      runName: 'matrix',
+      title: `dantinox bench: ${what}`,
+    },
+    dir,
+    options,
+  );
 }

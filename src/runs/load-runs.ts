@@ -44,7 +44,7 @@ export async function loadRuns(path: string, cwd: string): Promise<LoadedRun[]> 
  * Reads one run. A dantinox report (CSV, JSON or the JSONL stream) is read with `SuiteReport.load`; any other
  * CSV/JSON/JSONL table (e.g. a seed CSV) is read as plain rows.
  *
- * @throws {@link DantinoxError} `IO` for a missing or unreadable file or one that holds no rows,
+ * @throws {@link dantinox!DantinoxError} `IO` for a missing or unreadable file or one that holds no rows,
  *   `INVALID_INPUT` for an empty, binary or malformed one.
  */
 export async function loadRun(path: string, cwd: string): Promise<LoadedRun> {

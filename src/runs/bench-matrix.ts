@@ -1,11 +1,9 @@
 /**
- * The benchmark matrix of a `dantinox bench` command line: the axis flags (`--config a,b`, `--threads 1,2`…)
- * over the `matrix:` section of `--bench-config`, expanded into variants and checked before any model is built.
+ * The benchmark matrix of a run: axis values (`--config a,b`, `--threads 1,2`… on the command line) over the
+ * `matrix:` section of a bench config file, expanded into variants and checked before any model is built.
  *
  * @packageDocumentation
  */
-import type { Command } from 'commander';
-import { Option } from 'commander';
 import { z } from 'zod';
 import type { BenchmarkConfig } from '../benchmarking/config.js';
 import { BenchmarkConfig as BenchmarkConfigApi } from '../benchmarking/config.js';
@@ -15,7 +13,7 @@ import {
   type MatrixExclude,
   type MatrixVariant,
 } from '../benchmarking/matrix/expand-matrix.js';
-import { MATRIX_AXES, MATRIX_AXIS_NAMES, type MatrixAxisName } from '../benchmarking/matrix/matrix-axes.js';
+import { MATRIX_AXIS_NAMES, type MatrixAxisName } from '../benchmarking/matrix/matrix-axes.js';
 import type { MatrixDefinition } from '../benchmarking/matrix/matrix-manifest.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
@@ -27,37 +25,10 @@ import {
   checkModelSelection,
   DEFAULT_PRESET,
   type ModelSelection,
-} from './model-selection.js';
-import { parseNameList } from './option-parsers.js';
+} from '../models/model-selection.js';
 
-/** Axis values given as flags (absent: not on the command line). */
+/** Axis values given as flags or in a `matrix:` section (absent: not given). */
 export type AxisFlags = Partial<Record<MatrixAxisName, readonly string[]>>;
-
-/**
- * Adds one `--<axis> <list>` option per matrix axis to `command` (from the axes table, so a new axis gets its
- * flag without touching the command).
- */
-export function addMatrixAxisOptions(command: Command): Command {
-  for (const axis of MATRIX_AXES) {
-    const flags = `${'short' in axis ? `${axis.short}, ` : ''}${axis.flag} <list>`;
-    const option = new Option(
-      flags,
-      `${axis.description}; a comma-separated list runs one variant per value`,
-    );
-    command.addOption(option.argParser((value: string) => parseNameList(value)));
-  }
-  return command;
-}
-
-/** The axis flags present in parsed commander options. */
-export function axisFlags(options: Readonly<Record<string, unknown>>): AxisFlags {
-  const out: Record<string, readonly string[]> = {};
-  for (const name of MATRIX_AXIS_NAMES) {
-    const value = options[name];
-    if (Array.isArray(value)) out[name] = value as string[];
-  }
-  return out;
-}
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const values = z.union([scalar.transform((v) => [v]), z.array(scalar)]);
@@ -67,8 +38,10 @@ const section = z.strictObject({
 });
 
 /** The axes and excludes of a `matrix:` section. */
-interface MatrixSection {
+export interface MatrixSection {
+  /** Values per axis. */
   readonly axes: AxisFlags;
+  /** Combinations left out: each entry excludes the variants that match all of its axis values. */
   readonly exclude: readonly MatrixExclude[];
 }
 
@@ -76,7 +49,7 @@ interface MatrixSection {
  * Validates the `matrix:` section of a `--bench-config` file: axis names as keys (a value or a list of values)
  * and an optional `exclude:` list of `{ axis: value | [values] }` entries.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` naming the first problem.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the first problem.
  */
 export function parseMatrixSection(raw: unknown, path: string): MatrixSection {
   const parsed = section.safeParse(raw);
@@ -153,7 +126,7 @@ export interface BenchMatrixInput {
  * The matrix of a command line: flags over the file's `matrix:` section; the model axis defaults to the
  * `small` preset.
  *
- * @throws {@link DantinoxError} `INVALID_OPTION` for `--config` with `--model`, and the errors of
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for `--config` with `--model`, and the errors of
  * {@link expandMatrix}.
  */
 export function buildBenchMatrix(input: BenchMatrixInput): BenchMatrix {

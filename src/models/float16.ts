@@ -1,6 +1,6 @@
 /**
- * IEEE 754 half-precision → float32 conversion, for fp16 logits of Hugging Face exports (Node 20 has no
- * `Float16Array`, so ONNX Runtime hands float16 tensors over as `Uint16Array` bit patterns).
+ * The one IEEE 754 half-precision codec: float16 bit patterns ↔ float32 values, for fp16 weights, logits and
+ * probe inputs (Node 20 has no `Float16Array`, so ONNX Runtime hands float16 tensors over as `Uint16Array`).
  *
  * @packageDocumentation
  */
@@ -44,4 +44,11 @@ export function floatToHalf(x: number): number {
   const halfway = 1 << (shift - 1);
   if (rest > halfway || (rest === halfway && (v & 1) === 1)) v += 1; // may carry into the exponent: correct
   return sign | v;
+}
+
+/** binary16 bit patterns of `data` (see {@link floatToHalf}). */
+export function toFloat16Bits(data: Float32Array): Uint16Array {
+  const out = new Uint16Array(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = floatToHalf(data[i] as number);
+  return out;
 }

@@ -27,7 +27,7 @@ const firstLine = (error: unknown): string => errorText(error).split('\n')[0] ??
  * Fresh task and chart registries (built-ins first) with every plugin in `specs` applied, in order. A plugin is
  * a module whose default export is a {@link DantinoxPlugin}.
  *
- * @throws {@link DantinoxError} `UNKNOWN_PLUGIN` when a plugin cannot be imported, has no default function or
+ * @throws {@link dantinox!DantinoxError} `UNKNOWN_PLUGIN` when a plugin cannot be imported, has no default function or
  * throws; `DUPLICATE_PLUGIN` when it registers a name that is taken. The message names the plugin, on one line.
  */
 export async function loadPlugins(specs: readonly string[], cwd: string): Promise<PluginRegistries> {

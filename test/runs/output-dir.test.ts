@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareOutputDir, timestampName } from '../../src/cli/output-dir.js';
 import { DantinoxError } from '../../src/errors.js';
 import { messages } from '../../src/messages.js';
+import { prepareOutputDir, timestampName } from '../../src/runs/output-dir.js';
 
 describe('prepareOutputDir', () => {
   it('creates nested directories relative to cwd and leaves no probe file behind', () => {

@@ -18,7 +18,7 @@ export function timestampName(date: Date): string {
  * Creates `dir` (relative to `cwd`) with its parents and checks that a file can be written in it, so an
  * unwritable `--out` fails in the first second, not after a long benchmark. Returns the absolute path.
  *
- * @throws {@link DantinoxError} with code `IO` when the directory cannot be created or written.
+ * @throws {@link dantinox!DantinoxError} with code `IO` when the directory cannot be created or written.
  */
 export function prepareOutputDir(dir: string, cwd: string): string {
   const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
@@ -47,7 +47,7 @@ export const RUN_ARTIFACTS = [
  * Refuses to write a run into `dir` (relative to `cwd`) when it already holds one, so results are never
  * silently replaced or mixed; with `force`, removes the old run's files first (other files stay).
  *
- * @throws {@link DantinoxError} with code `INVALID_OPTION` naming what is there and the two ways out.
+ * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` naming what is there and the two ways out.
  */
 export function claimRunDir(dir: string, cwd: string, force: boolean): void {
   const path = isAbsolute(dir) ? dir : resolve(cwd, dir);

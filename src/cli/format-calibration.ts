@@ -1,0 +1,42 @@
+/**
+ * `dantinox calibrate`'s table: a calibration's fingerprint, probes, ceilings and theoretical peak as text.
+ *
+ * @packageDocumentation
+ */
+import type { Calibration, CalibrationOutcome } from '../benchmarking/index.js';
+
+const fixed = (v: number | undefined, digits = 1): string => (v === undefined ? '—' : v.toFixed(digits));
+
+/** The calibration as text: fingerprint, one line per probe, the ceilings and the theoretical peak. */
+export function formatCalibration(outcome: CalibrationOutcome): string {
+  const c: Calibration = outcome.calibration;
+  const f = c.fingerprint;
+  const lines = [
+    `Machine: ${f.cpuModel}, ${f.logicalCpus} logical CPUs, ${(f.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, ${f.platform}`,
+    `Engine: ${f.engine}, ${f.threads} threads`,
+    `Measured: ${c.measuredAt} in ${(c.durationMs / 1000).toFixed(1)} s, load average ${c.loadAverage.map((l) => l.toFixed(2)).join(' ')}${outcome.cached ? ' (from the cache)' : ''}`,
+    '',
+    'probe              rate            median ms (p10–p90, n)  what',
+  ];
+  for (const p of c.probes) {
+    const rate = p.value === undefined ? 'unavailable' : `${fixed(p.value)} ${p.unit}`;
+    const timing =
+      p.medianMs === undefined
+        ? ''
+        : `${fixed(p.medianMs, 2)} (${fixed(p.p10Ms, 2)}–${fixed(p.p90Ms, 2)}, ${p.n})`;
+    lines.push(
+      `${p.id.padEnd(18)} ${rate.padEnd(15)} ${timing.padEnd(24)} ${p.unavailable ?? p.description}`,
+    );
+  }
+  lines.push('', 'Calibrated ceilings (medians):');
+  for (const [dtype, g] of Object.entries(c.ceilings.gemmGflops))
+    lines.push(`  GEMM ${dtype}: ${fixed(g)} GFLOP/s`);
+  lines.push(`  memory bandwidth: ${fixed(c.ceilings.bandwidthGbs)} GB/s`);
+  if (c.theoretical !== undefined) {
+    const t = Object.entries(c.theoretical.ceilings.gemmGflops).map(([d, g]) => `${d} ${fixed(g)} GFLOP/s`);
+    lines.push(`Theoretical peak: ${t.join(', ')} (${c.theoretical.basis})`);
+  } else if (c.theoreticalUnavailable !== undefined)
+    lines.push(`Theoretical peak: ${c.theoreticalUnavailable}`);
+  lines.push(`Cache: ${outcome.path}`);
+  return `${lines.join('\n')}\n`;
+}

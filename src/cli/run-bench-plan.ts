@@ -1,0 +1,159 @@
+/**
+ * `dantinox bench`'s side of a run: progress lines on stderr, Ctrl-C and SIGTERM, the variants' summaries and
+ * the files on stdout, and the exit code — the run itself is `runMatrix`'s.
+ *
+ * @packageDocumentation
+ */
+import type { BenchmarkConfig } from '../benchmarking/config.js';
+import { BenchmarkConfig as BenchmarkConfigApi } from '../benchmarking/config.js';
+import type { SuiteReport } from '../benchmarking/report.js';
+import { profileBreakdowns } from '../benchmarking/tasks/profile-task.js';
+import { messages } from '../messages.js';
+import { formatTimeBreakdown } from '../profiling/op-time-breakdown.js';
+import {
+  type HistoryRecord,
+  isFlatLayout,
+  type RunHooks,
+  type RunPlan,
+  type RunResult,
+  runMatrix,
+  type VariantOutcome,
+} from '../runs/index.js';
+import type { CommandContext } from './command-context.js';
+import { writeComparisons } from './commands/compare.js';
+import { ExitCode } from './exit-code.js';
+import { type StopSignal, watchInterrupts } from './interrupts.js';
+import { underLauncher } from './malloc-tuning.js';
+
+/** `4 min 10 s`, `35 s`. */
+function formatEta(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${s % 60} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** Progress on stderr: notes, `Variant [2/4] id (ETA …)`, resume skips. */
+function progressHooks(flat: boolean, ctx: CommandContext): RunHooks {
+  const say = (text: string): void => {
+    ctx.io.stderr.write(text);
+  };
+  return {
+    name: 'progress',
+    onNote: say,
+    onVariantSkipped: ({ variant, index, total }) =>
+      say(`Variant [${index + 1}/${total}] ${variant.id}: complete in an earlier run, skipped (--resume)\n`),
+    onVariantStart: ({ variant, index, total, etaMs, remaining }) => {
+      if (!flat)
+        say(
+          `Variant [${index + 1}/${total}] ${variant.id}${etaMs === undefined ? '' : ` (ETA ${formatEta(etaMs)} for ${remaining} variant(s))`}\n`,
+        );
+    },
+  };
+}
+
+/**
+ * Runs the plan with progress on stderr (none when `quiet`), stops cleanly on Ctrl-C or SIGTERM, prints every
+ * variant's summary and where the results are, and resolves to the exit code (1 when a task or variant did not
+ * complete or a chart failed, 130/143 when a signal stopped it).
+ */
+export async function runBenchPlan(plan: RunPlan, quiet: boolean, ctx: CommandContext): Promise<ExitCode> {
+  const { io } = ctx;
+  const flat = isFlatLayout(plan);
+  const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: underLauncher() });
+  let result: RunResult;
+  try {
+    result = await runMatrix(plan, {
+      hooks: quiet ? [] : progressHooks(flat, ctx),
+      signal: interrupts.signal,
+      ...(quiet ? {} : { progress: io.stderr }),
+    });
+  } finally {
+    interrupts.dispose();
+  }
+  const stoppedBy = interrupts.received();
+  if (result.status === 'empty-shard') {
+    io.stdout.write(`Nothing to run in this shard: ${plan.shownDir} records it for the merge.\n`);
+    return ExitCode.ok;
+  }
+  if (result.status === 'nothing-to-do') {
+    io.stdout.write(`Nothing to do: ${plan.shownDir} already holds a complete run (--resume).\n`);
+    return ExitCode.ok;
+  }
+  for (const outcome of result.variants) printVariant(outcome, flat, ctx);
+  const results = `Results: ${plan.shownDir}\n  ${result.files.join('\n  ')}\n`;
+  if (result.missingResultFiles.length > 0) {
+    io.stdout.write(results);
+    io.stderr.write(`${messages.resultsNotWritten(result.missingResultFiles)}\n`);
+    return ExitCode.taskFailed;
+  }
+  if (result.notRun.length > 0) io.stderr.write(`${messages.variantsNotRun(result.notRun)}\n`);
+  for (const record of result.history) await printHistory(record, ctx);
+  io.stdout.write(results);
+  return exitCode(result, stoppedBy, ctx);
+}
+
+/** The exit code of a finished run, with the reason on stderr. */
+function exitCode(result: RunResult, stoppedBy: StopSignal | undefined, ctx: CommandContext): ExitCode {
+  const { io } = ctx;
+  if (stoppedBy !== undefined) {
+    io.stderr.write(`${messages.benchStopped(stoppedBy)}\n`);
+    return stoppedBy === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
+  }
+  if (result.failedTasks.length > 0) {
+    io.stderr.write(`${messages.tasksIncomplete(result.failedTasks)}\n`);
+    return ExitCode.taskFailed;
+  }
+  if (result.failedCharts.length > 0) {
+    io.stderr.write(`${messages.chartsFailed(result.failedCharts)}\n`);
+    return ExitCode.taskFailed;
+  }
+  return ExitCode.ok;
+}
+
+/** What the history recorded, and the `--compare-last` comparison on stdout. */
+async function printHistory(record: HistoryRecord, ctx: CommandContext): Promise<void> {
+  const { io } = ctx;
+  if (record.status === 'not-recorded') return;
+  io.stderr.write(`History: run ${record.runId} appended to ${record.path}\n`);
+  if (record.status === 'no-previous-run') io.stdout.write(`\n${messages.noPreviousRun(record.path)}\n`);
+  if (record.status === 'compared') {
+    io.stdout.write('\n');
+    await writeComparisons([record.comparison], { format: 'text' }, ctx);
+  }
+}
+
+/** Model, engine, config and summary of one variant, on stdout. */
+function printVariant(outcome: VariantOutcome, flat: boolean, ctx: CommandContext): void {
+  const { model, report } = outcome;
+  const out = ctx.io.stdout;
+  if (!flat) out.write(`── ${report.runId ?? ''} ──\n`);
+  if (model !== undefined) {
+    out.write(`Model: ${model.description}\n`);
+    out.write(`Engine: ${model.info.engine}, ${model.info.threads} threads, ${model.info.dtype}\n`);
+  }
+  out.write(`Config: ${describeConfig(outcome.config)}\n\n`);
+  out.write(`${report.summary()}\n\n`);
+  const profile = profileText(report);
+  if (profile !== undefined) out.write(`${profile}\n\n`);
+  if (model?.randomWeights === true) out.write(`${messages.randomWeightsNote()}\n`);
+}
+
+/** The `profile` row of a report as a table (or why it is unavailable); `undefined` without a profile row. */
+export function profileText(report: SuiteReport): string | undefined {
+  const row = report.results.find((r) => r.task === 'profile');
+  if (row === undefined || row.status !== 'completed') return undefined;
+  const unavailable = row.meta?.['profile_unavailable'];
+  if (typeof unavailable === 'string') return unavailable;
+  const prompt = row.meta?.['profile_prompt'];
+  return `Where the time goes (ONNX Runtime profiler, kernel time per operator category, prompt ${String(prompt)}):\n${formatTimeBreakdown(
+    profileBreakdowns(row.metrics).map(({ phase, breakdown }) => ({ label: phase, breakdown })),
+  )}`;
+}
+
+/** The sweep in one line, with the seed's snake_case names. */
+function describeConfig(config: BenchmarkConfig): string {
+  const entries = Object.entries(BenchmarkConfigApi.toSnakeCase(config)).filter(([k]) => k !== 'output_dir');
+  return entries.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ');
+}

@@ -1,0 +1,56 @@
+/**
+ * The calibration step of a run (and of `dantinox calibrate`): load this machine's cached ceilings or measure
+ * them, telling `notes` when it measures.
+ *
+ * @packageDocumentation
+ */
+import os from 'node:os';
+import type { CalibrationOutcome } from '../benchmarking/calibration.js';
+import type { Logger, TextWriter } from '../benchmarking/logger.js';
+
+/** Default time budget of a calibration, in ms. */
+export const DEFAULT_CALIBRATION_MS = 20_000;
+
+/** Options of {@link runCalibration}. */
+export interface CalibrationStepOptions {
+  /** Engine threads. */
+  readonly threads: number;
+  /** Engine label of the fingerprint (the model's `info.engine`). */
+  readonly engine?: string;
+  /** Measure even when cached. */
+  readonly recalibrate?: boolean;
+  /** Budget of a measurement in ms. */
+  readonly budgetMs?: number;
+  /** Where warnings go. */
+  readonly logger: Logger;
+  /** Where "Calibrating…" notes go (undefined: quiet). */
+  readonly notes?: TextWriter;
+}
+
+/** Loads or measures the calibration, noting on `notes` when it measures and where it caches. */
+export async function runCalibration(options: CalibrationStepOptions): Promise<CalibrationOutcome> {
+  const { loadOrCalibrate } = await import('../benchmarking/index.js');
+  const budgetMs = options.budgetMs ?? DEFAULT_CALIBRATION_MS;
+  let announced = false;
+  const outcome = await loadOrCalibrate({
+    threads: options.threads,
+    budgetMs,
+    logger: options.logger,
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
+    ...(options.recalibrate === true ? { recalibrate: true } : {}),
+    onProbe: (id, index, total) => {
+      if (!announced) {
+        options.notes?.write(
+          `Calibrating this machine's ceilings at ${options.threads} threads (≈ ${(budgetMs / 1000).toFixed(0)} s, once; cached)…\n`,
+        );
+        announced = true;
+      }
+      options.notes?.write(`  probe ${index + 1}/${total}: ${id}\n`);
+    },
+  });
+  if (!outcome.cached) options.notes?.write(`Calibration cached in ${outcome.path}\n`);
+  return outcome;
+}
+
+/** Intra-op threads when none are given: every CPU this process may use. */
+export const defaultThreads = (): number => os.availableParallelism();

@@ -1,0 +1,77 @@
+/**
+ * `dantinox/runs`: what a benchmark run is made of, between the command line and the library — planning a matrix
+ * (axes, bench config files, excludes, shards, resume), opening a model from a selection, running the variants
+ * one model at a time, writing results, charts and report.html, calibrating the machine's ceilings and recording
+ * the history. Everything `dantinox bench` does, callable from TypeScript.
+ *
+ * @example
+ * ```ts
+ * import { planRun, runMatrix } from 'dantinox/runs';
+ *
+ * const plan = planRun({ dir: 'results/study', axes: { config: ['tiny'], dtype: ['fp32', 'q8'] } });
+ * const result = await runMatrix(plan);
+ * console.log(result.status, result.files);
+ * ```
+ *
+ * @packageDocumentation
+ * @module dantinox/runs
+ */
+export {
+  type AxisFlags,
+  type BenchConfigFile,
+  type BenchMatrix,
+  type BenchMatrixInput,
+  buildBenchMatrix,
+  checkVariants,
+  type MatrixSection,
+  parseMatrixSection,
+  readBenchConfigFile,
+  type SharedSelection,
+  variantConfig,
+  variantSelection,
+} from './bench-matrix.js';
+export {
+  type CalibrationStepOptions,
+  DEFAULT_CALIBRATION_MS,
+  defaultThreads,
+  runCalibration,
+} from './calibration-step.js';
+export { type GitInfo, gitInfo } from './git-info.js';
+export { loadPlugins } from './load-plugins.js';
+export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
+export {
+  type OpenedModel,
+  openModel,
+  openReference,
+  opProfiler,
+} from './open-model.js';
+export { claimRunDir, prepareOutputDir, RUN_ARTIFACTS, timestampName } from './output-dir.js';
+export { planRun, type RunPlanInput } from './plan-run.js';
+export {
+  type HistoryCompared,
+  type HistoryNotRecorded,
+  type HistoryOptions,
+  type HistoryRecord,
+  type HistoryRecorded,
+  recordHistory,
+} from './record-history.js';
+export {
+  type CalibrationPlan,
+  isFlatLayout,
+  type RunHooks,
+  type RunMatrixOptions,
+  type RunPlan,
+  type RunResult,
+  runMatrix,
+  type VariantStart,
+} from './run-matrix.js';
+export {
+  type ChartsInput,
+  type RunOutputOptions,
+  type RunOutputs,
+  safeRunName,
+  writeChartsAndReport,
+  writeMatrixCharts,
+  writeRunOutputs,
+} from './run-outputs.js';
+export { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';

@@ -1,0 +1,155 @@
+/**
+ * `planRun`: checks everything a run can get wrong before the first (slow) model build — tasks, data file,
+ * matrix, every variant's model selection and memory estimate, shard and resume — and claims the output folder.
+ *
+ * @packageDocumentation
+ */
+import { accessSync, constants } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { BenchmarkConfig, type BenchmarkConfigInput } from '../benchmarking/config.js';
+import { createWriterLogger, type Logger, type LogLevel } from '../benchmarking/logger.js';
+import type { ShardSpec } from '../benchmarking/matrix/shard.js';
+import { createTaskRegistry, DEFAULT_TASKS } from '../benchmarking/task-registry.js';
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import type { PluginRegistries } from '../plugin.js';
+import { createChartRegistry } from '../visualization/chart-registry.js';
+import {
+  type AxisFlags,
+  buildBenchMatrix,
+  checkVariants,
+  type MatrixSection,
+  type SharedSelection,
+  variantConfig,
+} from './bench-matrix.js';
+import { DEFAULT_CALIBRATION_MS } from './calibration-step.js';
+import { claimRunDir, prepareOutputDir } from './output-dir.js';
+import type { HistoryOptions } from './record-history.js';
+import type { CalibrationPlan, RunPlan } from './run-matrix.js';
+
+/** What a run is asked to do; every field but `dir` has a default. */
+export interface RunPlanInput {
+  /** Output folder (relative paths against `cwd`). */
+  readonly dir: string;
+  /** The folder as messages show it. @default dir */
+  readonly shownDir?: string;
+  /** Directory relative paths are resolved against. @default process.cwd() */
+  readonly cwd?: string;
+  /** Matrix axes, e.g. `{ config: ['tiny'], dtype: ['fp32', 'q8'] }`; `config`/`model` replace the section's. @default the `small` preset */
+  readonly axes?: AxisFlags;
+  /** A `matrix:` section (axes and excludes), e.g. from {@link readBenchConfigFile}. */
+  readonly matrix?: MatrixSection;
+  /** The benchmark config shared by every variant. @default the library defaults */
+  readonly config?: BenchmarkConfigInput | BenchmarkConfig;
+  /** Task names, in order. @default DEFAULT_TASKS */
+  readonly tasks?: readonly string[];
+  /** Task and chart registries. @default the built-ins (and those of `plugins`, when given) */
+  readonly registries?: PluginRegistries;
+  /** Module specifiers of the plugins behind `registries`, so that a variant's own process can load them again. */
+  readonly plugins?: readonly string[];
+  /**
+   * Run each variant of a matrix in a fresh process (its peak RSS and load figures its own). @default true for a
+   * matrix whose registries are the built-ins or come from `plugins`
+   */
+  readonly isolate?: boolean;
+  /** Least severe level a variant's own process logs (match `logger`'s). @default 'warn' */
+  readonly logLevel?: LogLevel;
+  /** Validation text for perplexity and kld. @default the Brown corpus */
+  readonly data?: string;
+  /** What every variant's model selection shares. @default {} */
+  readonly shared?: SharedSelection;
+  /** This process's shard (see `resolveShard`). */
+  readonly shard?: ShardSpec;
+  /** Skip variants already completed in the folder. @default false */
+  readonly resume?: boolean;
+  /** Replace a run already in the folder. @default false */
+  readonly force?: boolean;
+  /** Write charts and report.html. @default true */
+  readonly charts?: boolean;
+  /** The ceilings calibration, with its budget in ms; `false`: none. @default a 20 s budget, cached */
+  readonly calibration?: CalibrationPlan | false;
+  /** Where finished runs are recorded. @default {} */
+  readonly history?: HistoryOptions;
+  /** Add the profile task. @default false */
+  readonly profile?: boolean;
+  /** Where warnings go. @default warnings on stderr */
+  readonly logger?: Logger;
+  /** Start time of the run. @default now */
+  readonly startedAt?: Date;
+  /** The command line recorded in every environment block. @default the process's */
+  readonly commandLine?: string;
+}
+
+/** Checks `data` before any model is built; its absolute path. */
+function checkDataFile(data: string | undefined, cwd: string): string | undefined {
+  if (data === undefined) return undefined;
+  const path = isAbsolute(data) ? data : resolve(cwd, data);
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (cause) {
+    throw new DantinoxError('IO', messages.dataFileMissing(data), { cause });
+  }
+  return path;
+}
+
+/**
+ * A checked {@link RunPlan}: the matrix expanded, every variant's model selection checked (and a built-in model
+ * that cannot fit refused) and the output folder claimed (refused when it holds a run, unless `force` or
+ * `resume`) before anything is measured.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION`, `UNKNOWN_TASK`, `IO`… naming the first problem.
+ */
+export function planRun(input: RunPlanInput): RunPlan {
+  const cwd = input.cwd ?? process.cwd();
+  const config = BenchmarkConfig.parse({ ...input.config });
+  const logger = input.logger ?? createWriterLogger(process.stderr, 'warn');
+  const dataPath = checkDataFile(input.data, cwd);
+  const registries = input.registries ?? { tasks: createTaskRegistry(), charts: createChartRegistry() };
+  const tasks = input.tasks ?? DEFAULT_TASKS;
+  registries.tasks.check(tasks);
+  const matrix = buildBenchMatrix({
+    flags: input.axes ?? {},
+    ...(input.matrix === undefined ? {} : { file: input.matrix }),
+    config,
+    tasks,
+    ...(input.data === undefined ? {} : { data: input.data }),
+  });
+  const shared = input.shared ?? {};
+  checkVariants(matrix.variants, config, cwd, shared);
+  const shownDir = input.shownDir ?? input.dir;
+  if (input.resume !== true) claimRunDir(shownDir, cwd, input.force === true);
+  const dir = prepareOutputDir(shownDir, cwd);
+  for (const threads of new Set(matrix.variants.map((v) => variantConfig(v, config).threads)))
+    if (threads !== null && threads > availableParallelism())
+      logger.log('warn', messages.threadsAboveCores(threads, availableParallelism()));
+  if (dataPath !== undefined && !tasks.includes('perplexity') && !tasks.includes('kld'))
+    logger.log('warn', messages.dataUnused());
+  return {
+    matrix,
+    shard: input.shard,
+    dir,
+    shownDir,
+    resume: input.resume === true,
+    config,
+    tasks,
+    registries,
+    dataPath,
+    charts: input.charts ?? true,
+    logger,
+    startedAt: input.startedAt ?? new Date(),
+    commandLine: input.commandLine ?? process.argv.join(' '),
+    cwd,
+    shared,
+    calibration:
+      input.calibration === false
+        ? undefined
+        : (input.calibration ?? { budgetMs: DEFAULT_CALIBRATION_MS, recalibrate: false }),
+    history: input.history ?? {},
+    ...(input.profile === true ? { profile: true } : {}),
+    isolate:
+      input.isolate ?? (matrix.isMatrix && (input.registries === undefined || input.plugins !== undefined)),
+    ...(input.plugins === undefined ? {} : { plugins: input.plugins }),
+    logLevel: input.logLevel ?? 'warn',
+  };
+}

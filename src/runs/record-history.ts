@@ -1,0 +1,82 @@
+/**
+ * Recording a finished run in a results history, and comparing it with the previous run of the same model on the
+ * same machine.
+ *
+ * @packageDocumentation
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { compareReports, type ReportComparison } from '../benchmarking/compare/compare-reports.js';
+import { ResultsHistory } from '../benchmarking/history/results-history.js';
+import type { SuiteReport } from '../benchmarking/report.js';
+import { gitInfo } from './git-info.js';
+
+/** Where and how a run is recorded (`--history`, `--compare-last`). */
+export type HistoryOptions = {
+  /** DuckDB file to append the run to (relative paths against `cwd`); absent: nothing is recorded. */
+  readonly history?: string;
+  /** Compare the run with the previous one of the same model and machine in the history. */
+  readonly compareLast?: boolean;
+};
+
+/** What {@link recordHistory} did. */
+export type HistoryRecord = HistoryNotRecorded | HistoryRecorded | HistoryCompared;
+
+/** No history file was given: nothing recorded. */
+export interface HistoryNotRecorded {
+  /** `not-recorded`. */
+  readonly status: 'not-recorded';
+}
+
+/** The run was appended to the history file (and a comparison, when asked for, found no earlier run). */
+export interface HistoryRecorded {
+  /** `recorded`, or `no-previous-run` when a comparison was asked for and the history has no earlier run. */
+  readonly status: 'recorded' | 'no-previous-run';
+  /** The run id recorded. */
+  readonly runId: string;
+  /** The history file, as given. */
+  readonly path: string;
+}
+
+/** The run was appended and compared with the previous run of the same model on the same machine. */
+export interface HistoryCompared {
+  /** `compared`. */
+  readonly status: 'compared';
+  /** The run id recorded. */
+  readonly runId: string;
+  /** The history file, as given. */
+  readonly path: string;
+  /** The comparison with the previous run. */
+  readonly comparison: ReportComparison;
+}
+
+/**
+ * Appends `report` to the history file (with the git commit and branch of `cwd`) and, with `compareLast`, compares
+ * it with the previous run of the same model on the same machine.
+ *
+ * @throws the errors of {@link ResultsHistory.open} and {@link ResultsHistory.add}.
+ */
+export async function recordHistory(
+  report: SuiteReport,
+  options: HistoryOptions,
+  cwd: string,
+): Promise<HistoryRecord> {
+  if (options.history === undefined) return { status: 'not-recorded' };
+  const path = isAbsolute(options.history) ? options.history : resolve(cwd, options.history);
+  const history = await ResultsHistory.open(path);
+  try {
+    await history.add(report, gitInfo(cwd));
+    const recorded = { runId: report.runId ?? '', path: options.history };
+    if (options.compareLast !== true || report.runId === undefined)
+      return { status: 'recorded', ...recorded };
+    const previous = await history.previousRun(report.runId);
+    const baseline = previous === undefined ? undefined : await history.report(previous);
+    if (previous === undefined || baseline === undefined) return { status: 'no-previous-run', ...recorded };
+    return {
+      status: 'compared',
+      ...recorded,
+      comparison: compareReports(baseline, report, { baselineLabel: previous }),
+    };
+  } finally {
+    history.close();
+  }
+}
