@@ -471,6 +471,12 @@ export const messages = {
   /** Two runs of different models given to `compareReports` without `allowDifferentModels`. */
   compareDifferentModels: (differences: readonly string[]): string =>
     `The runs measure different models (${differences.join('; ')}). Compare runs of the same model, or pass --allow-different-models (allowDifferentModels: true) to compare them anyway.`,
+  /** Runs of one side of a comparison (or earlier runs) that are not repeats of one variant. */
+  compareRunsNotRepeats: (what: string, differences: readonly string[]): string =>
+    `The ${what} are not repeated runs of one variant (${differences.join('; ')}). Give each side runs of the same model, engine, threads and dtype.`,
+  /** A comparison side without runs. */
+  compareNoRuns: (side: string): string =>
+    `The ${side} side of the comparison has no run. Give at least one run per side.`,
   /** A results file that parses but holds no task results. */
   reportHasNoResults: (path: string): string =>
     `"${path}" holds no results (no task finished). Pass a run written by "dantinox bench" that measured at least one task.`,
@@ -513,6 +519,26 @@ export const messages = {
   /** A `--threshold` that is not a percentage. */
   badThreshold: (value: string): string =>
     `--threshold must be a percentage ≥ 0 such as 5% or 2.5, received ${JSON.stringify(value)}.`,
+  /** A `--noise-floor` that is not a percentage. */
+  badNoiseFloor: (value: string): string =>
+    `--noise-floor must be a percentage ≥ 0 such as 3% or 2.5 (the largest change two runs of the same code show), received ${JSON.stringify(value)}.`,
+  /** `--noise-floor` when no comparison has one run per side. */
+  noiseFloorUnused: (): string =>
+    '--noise-floor is not used: no comparison has one run per side, so the spread of the runs decides (the floor is for one run per side).',
+  /** `compare` given fewer than two runs. */
+  compareNeedsTwoRuns: (): string =>
+    'compare needs a baseline and a candidate: "dantinox compare BASE HEAD", or repeated runs "dantinox compare BASE1 BASE2 BASE3 -- HEAD1 HEAD2 HEAD3".',
+  /** `compare A --` or `compare -- B`: one side of the `--` is empty. */
+  compareEmptySide: (side: 'baseline' | 'candidate'): string =>
+    side === 'baseline'
+      ? 'compare: no baseline run before "--". Put the baseline runs before it and the candidate runs after it: "dantinox compare BASE1 BASE2 -- HEAD1 HEAD2".'
+      : 'compare: no candidate run after "--". Put the baseline runs before it and the candidate runs after it: "dantinox compare BASE1 BASE2 -- HEAD1 HEAD2".',
+  /** `compare` given `--` twice. */
+  compareTwoSeparators: (): string =>
+    'compare takes one "--" between the baseline runs and the candidate runs, received several. Compare one pair of sides per command.',
+  /** A folder given to `compare` with neither results nor run folders. */
+  runFolderEmpty: (path: string): string =>
+    `"${path}" holds no results file and no run folder. Pass a run directory written by "dantinox bench --out <dir>", its results file, or a folder of such run directories (repeated runs).`,
   /** An unknown `--format` of `compare`. */
   unknownComparisonFormat: (value: string, allowed: readonly string[]): string =>
     `--format must be one of ${allowed.join(', ')}, received ${JSON.stringify(value)}.`,

@@ -66,7 +66,7 @@ function checkField(
         ? typeof v === 'object' && !Array.isArray(v)
         : typeof v === kind;
   if (!ok) {
-    const want = kind === 'array' ? 'an array' : `a ${kind}`;
+    const want = kind === 'array' ? 'an array' : kind === 'object' ? 'an object' : `a ${kind}`;
     throw new DantinoxError(
       'IO',
       messages.malformedReport(path, `${where} has "${key}" ${kindOf(v)}, not ${want}`),
@@ -182,14 +182,24 @@ function reviveResult(raw: unknown, path: string, where: string): BenchmarkResul
 function reviveCell(raw: unknown, path: string, where: string): CellRecord {
   const c = objectAt(raw, path, where);
   checkField(c, 'samplesMs', 'array', path, where);
+  checkField(c, 'metricSamples', 'object', path, where);
   checkField(c, 'error', 'string', path, where);
   const { type: _type, elapsedS: _elapsed, ...rest } = c;
   const out: Record<string, unknown> = { ...rest, metrics: numericMap(c['metrics']) };
-  for (const key of ['profiling', 'flops', 'error', 'batch', 'seqLen', 'samplesMs']) {
+  for (const key of ['profiling', 'flops', 'error', 'batch', 'seqLen', 'samplesMs', 'metricSamples']) {
     if (c[key] === null || c[key] === undefined) delete out[key];
   }
   if (out['profiling'] !== undefined) out['profiling'] = reviveProfiling(c['profiling']);
   if (Array.isArray(c['samplesMs'])) out['samplesMs'] = c['samplesMs'].map(Number);
+  if (out['metricSamples'] !== undefined) {
+    const lists = c['metricSamples'] as Record<string, unknown>;
+    for (const key of Object.keys(lists)) checkField(lists, key, 'array', path, `${where} metricSamples`);
+    out['metricSamples'] = Object.fromEntries(
+      Object.entries(lists)
+        .filter(([, v]) => Array.isArray(v))
+        .map(([k, v]) => [k, (v as unknown[]).map(Number)]),
+    );
+  }
   if (out['flops'] !== undefined) out['flops'] = reviveFlops(c['flops']);
   return out as unknown as CellRecord;
 }

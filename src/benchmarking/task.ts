@@ -64,6 +64,13 @@ export interface CellRecord {
    * and results.jsonl for statistical comparison of runs; absent for cells that were not timed.
    */
   readonly samplesMs?: readonly number[];
+  /**
+   * Per-call values of cell metrics that are a mean over the timed calls, keyed by metric, in the metric's unit
+   * and in call order: the cell metric is the mean of its list (up to that rounding). The latency task's generation cell records
+   * `ttft_ms`, `tpot_ms` and `e2e_ms` here (one value per timed generation, rounded to 1 µs), so that a
+   * comparison judges them from samples like the per-call wall times of {@link CellRecord.samplesMs}.
+   */
+  readonly metricSamples?: Readonly<Record<string, readonly number[]>>;
   /** Analytical FLOPs of one timed call of the cell (its exact shape). */
   readonly flops?: FlopsBreakdown;
 }

@@ -10,6 +10,7 @@ import type { CliIo } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { ExitCode } from './exit-code.js';
 import { exitCodeFor, printError } from './print-error.js';
+import { markRunSeparator } from './run-separator.js';
 
 /** Width `--help` wraps at, fixed so help output is the same on every terminal (and golden-testable). */
 const HELP_WIDTH = 100;
@@ -116,7 +117,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       program.outputHelp({ error: true });
       return ExitCode.usage;
     }
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync([...markRunSeparator(argv)], { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
     printError(error, io.stderr, verbose);

@@ -25,6 +25,13 @@ export {
   type ManualClockOptions,
 } from './clock.js';
 export {
+  logGamma,
+  normalQuantile,
+  regularizedIncompleteBeta,
+  studentTQuantile,
+  studentTSf,
+} from './distributions.js';
+export {
   arithmeticIntensity,
   bytesPerCall,
   type Ceilings,
@@ -85,6 +92,21 @@ export {
 } from './process-memory.js';
 export { type ProfileFnOptions, profileFn } from './profile-fn.js';
 export { type ProfilingFields, ProfilingResult, type ProfilingResultInit } from './profiling-result.js';
+export {
+  noiseFloorOf,
+  type RunLevelMethod,
+  type RunLevelTest,
+  type RunLevelTested,
+  type RunLevelTestOptions,
+  type RunLevelUntestable,
+  type RunSpread,
+  type RunsNeededInput,
+  relativeChange,
+  runLevelTest,
+  runSpreadOf,
+  runsPerSideNeeded,
+  spreadOfNoiseFloor,
+} from './run-level-tests.js';
 export {
   type Interval,
   minSamplesForQuantileCi,

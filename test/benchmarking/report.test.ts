@@ -177,6 +177,24 @@ describe('SuiteReport', () => {
     expect(() => SuiteReport.load(join(dir, 'x.json'))).toThrow(/is not a dantinox report/);
     writeFileSync(join(dir, 'x.csv'), 'a,b\n1,2\n');
     expect(() => SuiteReport.load(join(dir, 'x.csv'))).toThrow(/first column is not "task"/);
+    const withSamples = (metricSamples: unknown) =>
+      JSON.stringify({
+        format: 'dantinox-report',
+        results: [
+          {
+            task: 'latency',
+            metrics: {},
+            cells: [{ task: 'latency', cell: 'g', metrics: {}, metricSamples }],
+          },
+        ],
+      });
+    writeFileSync(join(dir, 'bad-samples.json'), withSamples({ ttft_ms: 3 }));
+    expect(() => SuiteReport.load(join(dir, 'bad-samples.json'))).toThrow(/"ttft_ms" a number, not an array/);
+    writeFileSync(join(dir, 'list-samples.json'), withSamples([1, 2]));
+    expect(() => SuiteReport.load(join(dir, 'list-samples.json'))).toThrow(/"metricSamples" .*not an object/);
+    writeFileSync(join(dir, 'good-samples.json'), withSamples({ ttft_ms: [1, '2'] }));
+    const cell = SuiteReport.load(join(dir, 'good-samples.json')).results[0]?.cells?.[0];
+    expect(cell?.metricSamples).toEqual({ ttft_ms: [1, 2] });
   });
 });
 

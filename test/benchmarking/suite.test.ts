@@ -7,6 +7,7 @@ import { SuiteReport } from '../../src/benchmarking/report.js';
 import type { ResultSink } from '../../src/benchmarking/result-sink.js';
 import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
 import type { BenchmarkContext, BenchmarkResult, BenchmarkTask } from '../../src/benchmarking/task.js';
+import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
 import { ThroughputTask } from '../../src/benchmarking/tasks/throughput-task.js';
 import { messages } from '../../src/messages.js';
 import type { Model } from '../../src/models/model.js';
@@ -162,6 +163,27 @@ describe('BenchmarkSuite', () => {
     // The JSONL task line does not repeat the streamed cells: each sample is written once.
     const jsonl = readFileSync(join(dir, 'samples.jsonl'), 'utf8');
     expect(jsonl.match(/"samplesMs"/g)?.length).toBe(3);
+  });
+
+  it('round-trips the per-generation TTFT, TPOT and E2E samples of the latency task through JSON and JSONL', async () => {
+    const dir = tmp();
+    const model = new FakeModel();
+    const config = { ...quick, nMeasure: 3, minMeasureMs: 0, genTokens: 4, outputDir: dir };
+    const suite = new BenchmarkSuite({ tasks: [new LatencyTask()], config });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      runId: 'gen',
+      saveJson: true,
+    });
+    const gen = report.results[0]?.cells?.find((c) => c.phase === 'generate');
+    expect(Object.keys(gen?.metricSamples ?? {})).toEqual(['ttft_ms', 'tpot_ms', 'e2e_ms']);
+    expect(gen?.metricSamples?.['ttft_ms']).toHaveLength(3);
+    expect(readFileSync(join(dir, 'gen.json'), 'utf8')).toMatch(/"ttft_ms": \[[\d.]+,[\d.]+,[\d.]+\]/);
+    for (const file of ['gen.json', 'gen.jsonl']) {
+      const loaded = SuiteReport.load(join(dir, file));
+      const back = loaded.results[0]?.cells?.find((c) => c.phase === 'generate');
+      expect(back?.metricSamples, file).toEqual(gen?.metricSamples);
+    }
   });
 
   it("keeps the interrupted task's finished cells in its row (abort → row from its cells, later tasks skipped)", async () => {

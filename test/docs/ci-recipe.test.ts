@@ -41,23 +41,32 @@ describe('docs/ci-github-actions.md', () => {
     expect(workflow.on).toHaveProperty('pull_request');
     const steps = workflow.jobs.bench.steps;
     expect(steps.filter((s) => s.uses?.startsWith('actions/checkout')).length).toBe(2);
-    const commands = dantinoxCommands(Number(workflow.jobs.bench.env['ROUNDS']));
+    const rounds = Number(workflow.jobs.bench.env['ROUNDS']);
+    // At least 3 rounds: fewer leave most metrics inconclusive (see the simulated error rates).
+    expect(rounds).toBeGreaterThanOrEqual(3);
+    const commands = dantinoxCommands(rounds);
     expect(commands.map((c) => c.args.split(' ')[0])).toEqual([
-      'bench',
-      'bench',
-      'bench',
-      'bench',
+      ...Array(2 * rounds).fill('bench'),
       'compare',
     ]);
-    expect(commands.at(-1)?.args).toContain('--fail-on-regression');
+    // Every round of each side is compared: the bench runs go to one folder per side, and compare reads both
+    // folders whole (repeated runs), baseline before "--", PR after it.
+    const outs = commands
+      .filter((c) => c.args.startsWith('bench'))
+      .map((c) => /--out (\S+)/.exec(c.args)?.[1]);
+    expect(outs.slice(0, 2)).toEqual(['../runs/base/1', '../runs/pr/1']);
+    const compare = commands.at(-1)?.args ?? '';
+    expect(compare).toMatch(/^compare \.\.\/runs\/base -- \.\.\/runs\/pr /);
+    expect(compare).toContain('--fail-on-regression');
+    expect(compare).not.toContain('$ROUNDS');
   });
 
   it('its dantinox commands run on tiny and produce the comment and the history', () => {
     const work = mkdtempSync(join(tmpdir(), 'dantinox-ci-'));
     for (const d of ['base', 'pr']) mkdirSync(join(work, d));
     const env = workflow.jobs.bench.env;
-    // One round here (the file's ROUNDS alternates more): the commands are the same, the test twice as fast.
-    const rounds = 1;
+    // Two rounds here (the file's ROUNDS alternates more): the same commands, and compare tests 2 runs per side.
+    const rounds = 2;
     for (const { cwd, args } of dantinoxCommands(rounds)) {
       const expanded = args
         .replaceAll('$BENCH_FLAGS', env['BENCH_FLAGS'] as string)
@@ -70,17 +79,22 @@ describe('docs/ci-github-actions.md', () => {
         env: { ...process.env, NO_COLOR: '1' },
         timeout: 240_000,
       });
-      // The compare step may exit 1 (a regression between two builds of the same code is possible but rare).
+      // The compare step may exit 1 (a regression between two runs of the same code is possible but rare).
       expect([0, 1], `${argv.join(' ')}\n${r.stderr}`).toContain(r.status);
       if (argv[0] === 'bench') expect(r.status, r.stderr).toBe(0);
       if (redirect !== null) {
         expect(r.stdout).toContain('### `');
-        expect(r.stdout).toContain('vs');
+        expect(r.stdout).toContain('### `pr (2 runs)` vs `base (2 runs)` (baseline)');
+        // TTFT, TPOT and E2E are judged from runs like every metric: Welch on 2 + 2 runs.
+        expect(r.stdout).toMatch(/\| latency \| ttft_ms \(ms\) \|.*\| 2\+2 \| welch \|/);
+        expect(r.stdout).toContain('Runs per side: 2 baseline, 2 candidate');
       }
     }
     for (const f of [
-      'runs/base-1/results.json',
-      'runs/pr-1/results.json',
+      'runs/base/1/results.json',
+      'runs/base/2/results.json',
+      'runs/pr/1/results.json',
+      'runs/pr/2/results.json',
       'compare/comparison.md',
       'bench-history.duckdb',
     ]) {

@@ -168,6 +168,7 @@ const FLAGS: Record<string, Record<string, boolean>> = {
   report: { '--out': false, '--title': false, '--charts': false },
   compare: {
     '--threshold': false,
+    '--noise-floor': false,
     '--format': false,
     '--seed': false,
     '--out': false,

@@ -143,4 +143,56 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: null,
     tests: ['test/benchmarking/report.test.ts'],
   },
+  {
+    id: 'compare-welch-df-pooled',
+    defect:
+      "Welch's t-test uses the pooled degrees of freedom, overstating significance with unequal spreads",
+    file: 'src/profiling/run-level-tests.ts',
+    find: 'df = denominator > 0 ? ((wb + wc) * (wb + wc)) / denominator : nb + nc - 2;',
+    replace: 'df = nb + nc - 2;',
+    tests: ['test/profiling/run-level-tests.test.ts'],
+  },
+  {
+    id: 'compare-runs-needed-one-sample',
+    defect:
+      'the runs-per-side estimate uses the one-sample formula and asks for half the runs a comparison needs',
+    file: 'src/profiling/run-level-tests.ts',
+    find: 'const n = Math.ceil((2 * z * z * input.spread',
+    replace: 'const n = Math.ceil((z * z * input.spread',
+    tests: ['test/profiling/run-level-tests.test.ts'],
+  },
+  {
+    id: 'compare-single-run-by-threshold',
+    defect: 'one run per side without a noise floor is judged by the change alone, so drift fails the gate',
+    file: 'src/benchmarking/compare/judge-metric.ts',
+    find: '  if (settings.noiseFloor !== null && single) {',
+    replace: '  if (single) {',
+    tests: ['test/benchmarking/compare/judge-metric.test.ts'],
+  },
+  {
+    id: 'compare-floor-not-widened',
+    defect:
+      "with a noise floor, the per-call interval alone decides: within-run noise is taken for the runs' drift",
+    file: 'src/benchmarking/compare/judge-metric.ts',
+    find: 'calls === undefined ? [change - floor, change + floor] : [calls.ci[0] - floor, calls.ci[1] + floor];',
+    replace: 'calls === undefined ? [change - floor, change + floor] : [calls.ci[0], calls.ci[1]];',
+    tests: ['test/benchmarking/compare/judge-metric.test.ts'],
+  },
+  {
+    id: 'compare-first-run-only',
+    defect: 'a side of several runs is judged on its first run only',
+    file: 'src/benchmarking/compare/compare-reports.ts',
+    find: 'this.#baseValues = new ValueIndex(baseRuns);',
+    replace: 'this.#baseValues = new ValueIndex(baseRuns.slice(0, 1));',
+    tests: ['test/benchmarking/compare/compare-reports.test.ts'],
+  },
+  {
+    id: 'latency-no-generation-samples',
+    defect:
+      'TTFT, TPOT and E2E lose their per-generation samples, so a comparison cannot judge them from samples',
+    file: 'src/benchmarking/tasks/latency-task.ts',
+    find: 'metricSamples: generationSamples({ ttft_ms: ttft, tpot_ms: tpot, e2e_ms: e2e }),',
+    replace: '',
+    tests: ['test/benchmarking/tasks/latency-task.test.ts'],
+  },
 ];

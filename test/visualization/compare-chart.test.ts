@@ -3,14 +3,17 @@ import { compareReports, comparisonRows } from '../../src/benchmarking/index.js'
 import { DantinoxError } from '../../src/errors.js';
 import { CompareChart } from '../../src/visualization/charts/compare-chart.js';
 import { renderSvg } from '../../src/visualization/render.js';
-import { fakeRun } from '../benchmarking/compare/fake-runs.js';
+import { fakeRuns } from '../benchmarking/compare/fake-runs.js';
 import { expectGoldenJson } from './golden.js';
 
+/** A 10% slowdown, 5 runs per side with a 3% drift per run. */
 const rows = () =>
   comparisonRows([
-    compareReports(fakeRun({ seed: 1, runId: 'main' }), fakeRun({ seed: 2, slowdown: 1.1, runId: 'pr' }), {
-      resamples: 200,
-    }),
+    compareReports(
+      fakeRuns(5, 'main', { seed: 1, drift: 0.03 }),
+      fakeRuns(5, 'pr', { seed: 11, drift: 0.03, slowdown: 1.1 }),
+      { baselineLabel: 'main', candidateLabel: 'pr' },
+    ),
   ]);
 
 describe('CompareChart', () => {

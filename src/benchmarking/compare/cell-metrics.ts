@@ -1,6 +1,7 @@
 /**
  * What the metrics of a measurement cell mean for a comparison: their unit and direction, and the statistic of
- * the raw per-call samples (milliseconds) each one is, so that its change can be bootstrapped.
+ * the raw per-call samples (milliseconds) each one is, so that its change can be bootstrapped. Metrics with their
+ * own per-call list in `CellRecord.metricSamples` (TTFT, TPOT, E2E) are the mean of that list.
  *
  * @packageDocumentation
  */
@@ -46,6 +47,25 @@ export const CELL_METRICS: readonly MetricDescriptor[] = [
     higherIsBetter: true,
   },
   { key: 'n', unit: 'calls', description: 'Number of timed calls.' },
+  // The generation cell of the latency task: means of per-generation values kept in `metricSamples`.
+  {
+    key: 'ttft_ms',
+    unit: 'ms',
+    description: 'Time to first token, mean over the timed generations.',
+    higherIsBetter: false,
+  },
+  {
+    key: 'tpot_ms',
+    unit: 'ms',
+    description: 'Time per output token after the first, mean over the timed generations.',
+    higherIsBetter: false,
+  },
+  {
+    key: 'e2e_ms',
+    unit: 'ms',
+    description: 'End-to-end generation latency, mean over the timed generations.',
+    higherIsBetter: false,
+  },
 ];
 
 const inverseMean: SortedStatistic = (s) => 1 / sortedMean(s);

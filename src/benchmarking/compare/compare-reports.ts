@@ -1,7 +1,9 @@
 /**
- * `compareReports`: a baseline and a candidate run side by side, metric by metric, with a relative change, a
- * bootstrap confidence interval of that change and a significance test on the raw per-call samples, and a
- * verdict. Pure: no I/O, no clock, seeded randomness.
+ * `compareReports`: baseline runs and candidate runs side by side, metric by metric. The statistical unit is the
+ * run: each metric's per-run values are tested (a t-test on them with several runs per side; a noise floor or
+ * the spread of earlier runs with one run per side), never the pooled per-call samples, which share their run's
+ * machine state. Gives a relative change, its interval, a verdict, the method that decided it, and when the runs
+ * cannot decide, how many runs per side would. Pure: no I/O, no clock, seeded randomness.
  *
  * @packageDocumentation
  */
@@ -10,9 +12,11 @@ import { messages } from '../../messages.js';
 import {
   bootstrapRelativeChange,
   type Interval,
-  MANN_WHITNEY_METHOD,
   mannWhitneyU,
+  type RunSpread,
+  runSpreadOf,
   type SortedStatistic,
+  sortedMean,
 } from '../../profiling/index.js';
 import { Rng } from '../../rng.js';
 import { describeMetric } from '../metric-schema.js';
@@ -22,56 +26,73 @@ import { LATENCY_METRICS } from '../tasks/latency-task.js';
 import { PERPLEXITY_METRICS } from '../tasks/perplexity-task.js';
 import { THROUGHPUT_METRICS } from '../tasks/throughput-task.js';
 import { CELL_METRICS, cellSampleStatistic } from './cell-metrics.js';
+import {
+  type CallEvidence,
+  type ComparisonMethod,
+  type Judgement,
+  judgeMetric,
+  METHOD_DESCRIPTIONS,
+  VERDICTS,
+  type Verdict,
+} from './judge-metric.js';
 
-/**
- * What a comparison concludes about one metric:
- * - `improved` / `regressed`: the change is significant (the test rejects at `alpha` and the metric's interval
- *   excludes 0; or untestable, see {@link MetricComparison.pValue}) and larger than the threshold, in the good /
- *   bad direction of the metric;
- * - `within noise`: significant (or untestable) but not larger than the threshold;
- * - `no significant change`: the test on the samples does not reject "same distribution" at level `alpha`, or
- *   the interval of this metric's change contains 0;
- * - `not judged`: the metric has no better direction (a count, a spread) or is a single observation (the cold
- *   first call), so it never gates.
- */
-export type Verdict = 'improved' | 'regressed' | 'within noise' | 'no significant change' | 'not judged';
-
-/** Every {@link Verdict}, in the order reports list them. */
-export const VERDICTS: readonly Verdict[] = [
-  'regressed',
-  'improved',
-  'within noise',
-  'no significant change',
-  'not judged',
-];
+export {
+  type CallEvidence,
+  type ComparisonMethod,
+  type DecidedJudgement,
+  type InconclusiveJudgement,
+  type JudgeInput,
+  type Judgement,
+  type JudgeSettings,
+  judgeMetric,
+  METHOD_DESCRIPTIONS,
+  METHOD_LABELS,
+  VERDICTS,
+  type Verdict,
+} from './judge-metric.js';
 
 /** Options of {@link compareReports}. */
 export interface CompareOptions {
   /**
-   * Smallest relative change (a fraction: 0.05 = 5%) that counts as an improvement or a regression. Below it a
-   * significant change is reported `within noise`. 5% by default: on shared or laptop CPUs, run-to-run drifts of
-   * a few percent (frequency scaling, page placement) are common even when each run's samples are tight.
+   * Smallest relative change (a fraction: 0.05 = 5%) that counts as an improvement or a regression, and the
+   * change the runs-per-side estimate aims to detect. Below it a significant change is `within noise`.
    * @default 0.05
    */
   readonly threshold?: number;
-  /** Significance level of the Mann–Whitney U test. @default 0.05 */
+  /** Significance level of the tests. @default 0.05 */
   readonly alpha?: number;
-  /** Coverage of the bootstrap interval of the change. @default 0.95 */
+  /** Coverage of the intervals of the change. @default 0.95 */
   readonly confidence?: number;
-  /** Bootstrap resamples per cell. @default 2000 */
+  /** Probability of detecting a change of `threshold` that the runs-per-side estimate aims at. @default 0.8 */
+  readonly power?: number;
+  /**
+   * Noise floor of one run per side, a fraction (0.03 = 3%): the largest relative change two single runs of
+   * the same code show. With one run per side a metric is significant only when |change| exceeds it; without it
+   * (and without `earlierRuns`) every judged metric of a one-run comparison is `inconclusive`. Ignored when a
+   * side has several runs: their spread decides. Takes precedence over `earlierRuns`.
+   */
+  readonly noiseFloor?: number;
+  /**
+   * Earlier runs of the baseline's variant on the same machine (e.g. from a results history, oldest first): the
+   * spread of each metric over them (SD of the logs, ≥ 2 runs) is the run-to-run noise a one-run-per-side
+   * comparison is tested against (method `earlier-runs`; the noise floor it implies is reported). Must measure
+   * the same model, engine, threads and dtype as the baseline.
+   */
+  readonly earlierRuns?: readonly SuiteReport[];
+  /** Bootstrap resamples of the per-call interval (one run per side with a noise floor). @default 2000 */
   readonly resamples?: number;
-  /** Seed of the bootstrap: the same seed gives the same intervals. @default 0 */
+  /** Seed of that bootstrap: the same seed gives the same intervals. @default 0 */
   readonly seed?: number;
   /** Compare runs whose model identity differs (architecture, name) instead of throwing. @default false */
   readonly allowDifferentModels?: boolean;
-  /** Name of the baseline in reports. @default its run id, else `baseline` */
+  /** Name of the baseline in reports. @default its run id (and the number of runs), else `baseline` */
   readonly baselineLabel?: string;
-  /** Name of the candidate in reports. @default its run id, else `candidate` */
+  /** Name of the candidate in reports. @default its run id (and the number of runs), else `candidate` */
   readonly candidateLabel?: string;
 }
 
-/** One metric of one task row (`cell` null) or of one measurement cell, compared. */
-export interface MetricComparison {
+/** Fields of a {@link MetricComparison} whatever its verdict. */
+interface MetricComparisonBase {
   /** Task name. */
   readonly task: string;
   /** Cell id, or `null` for the task's own metrics (the report row). */
@@ -82,23 +103,46 @@ export interface MetricComparison {
   readonly unit: string | null;
   /** Direction from the metric descriptor; `null` when neither direction is better. */
   readonly higherIsBetter: boolean | null;
-  /** Value in the baseline. */
+  /** The baseline's value: the run's value, or the geometric mean over its runs (arithmetic if a value is ≤ 0). */
   readonly baseline: number;
-  /** Value in the candidate. */
+  /** The candidate's value, like `baseline`. */
   readonly candidate: number;
   /** Relative change `candidate / baseline − 1` (0.05 = +5%); 0 when both are equal, ±∞ from a zero baseline. */
   readonly change: number;
-  /** Percentile-bootstrap interval of `change` from the raw samples; `[NaN, NaN]` when unavailable. */
+  /** Interval of `change` from the method (t interval, or change ± noise floor); `[NaN, NaN]` when none. */
   readonly changeCi: Interval;
-  /** Two-sided p-value of the test on the samples; `NaN` when no samples exist (then the threshold alone decides). */
+  /** Two-sided p-value of the method's test; `NaN` when it has none. */
   readonly pValue: number;
-  /** Samples behind the test and interval, `[baseline, candidate]`; `null` without samples. */
+  /** The method that decided the verdict. */
+  readonly method: ComparisonMethod;
+  /** Runs with a value of this metric, `[baseline, candidate]`. */
+  readonly runs: readonly [number, number];
+  /** The noise floor used (given, or learned from earlier runs), a fraction; `null` when none. */
+  readonly noiseFloor: number | null;
+  /** Per-call samples of the first run of each side behind the metric, `[baseline, candidate]`; `null` without. */
   readonly samples: readonly [number, number] | null;
-  /** Where the samples came from when the metric is a task metric equal to a cell metric (`cell/metric`). */
+  /** Where the per-call samples came from when the metric is a task metric equal to a cell metric (`cell/metric`). */
   readonly samplesFrom: string | null;
-  /** The conclusion. */
-  readonly verdict: Verdict;
 }
+
+/** A metric the runs decided, or one that is not judged. */
+export interface DecidedComparison extends MetricComparisonBase {
+  /** The conclusion. */
+  readonly verdict: Exclude<Verdict, 'inconclusive'>;
+  /** Always `null`. */
+  readonly runsNeeded: null;
+}
+
+/** A metric the runs could not decide: more runs per side are needed. */
+export interface InconclusiveComparison extends MetricComparisonBase {
+  /** The conclusion. */
+  readonly verdict: 'inconclusive';
+  /** Estimated runs per side to decide (formula: {@link InconclusiveJudgement.runsNeeded}); `null` when unknown. */
+  readonly runsNeeded: number | null;
+}
+
+/** One metric of one task row (`cell` null) or of one measurement cell, compared: a union on `verdict`. */
+export type MetricComparison = DecidedComparison | InconclusiveComparison;
 
 /** A row, cell or metric present (or usable) on one side only: listed, never dropped silently. */
 export interface UnmatchedEntry {
@@ -114,21 +158,25 @@ export interface UnmatchedEntry {
   readonly reason: string;
 }
 
-/** One side of a comparison. */
+/** One side of a comparison: one run or several repeated runs of the same variant. */
 export interface ComparedRun {
   /** Display name. */
   readonly label: string;
-  /** Run id, when known. */
+  /** Run id of the first run, when known. */
   readonly runId: string | null;
-  /** Model identity and configuration columns of the run. */
+  /** Run ids of every run of the side, in the order given (`null` when unknown). */
+  readonly runIds: readonly (string | null)[];
+  /** Number of runs. */
+  readonly runs: number;
+  /** Model identity and configuration columns of the first run. */
   readonly modelMeta: Readonly<Record<string, MetaValue>>;
 }
 
 /** The result of {@link compareReports}: plain data, ready for JSON. */
 export interface ReportComparison {
-  /** The baseline run. */
+  /** The baseline side. */
   readonly baseline: ComparedRun;
-  /** The candidate run. */
+  /** The candidate side. */
   readonly candidate: ComparedRun;
   /** Threshold used (fraction). */
   readonly threshold: number;
@@ -136,17 +184,25 @@ export interface ReportComparison {
   readonly alpha: number;
   /** Interval coverage used. */
   readonly confidence: number;
-  /** Bootstrap resamples. */
+  /** Power the runs-per-side estimates aim at. */
+  readonly power: number;
+  /** The given noise floor (fraction), `null` when none. */
+  readonly noiseFloor: number | null;
+  /** Number of earlier runs given to learn the run-to-run spread from. */
+  readonly earlierRuns: number;
+  /** Bootstrap resamples (per-call interval with a noise floor). */
   readonly resamples: number;
   /** Bootstrap seed. */
   readonly seed: number;
-  /** The significance test, named. */
+  /** The methods that decided the rows, described (`; `-separated), e.g. Welch's t-test on per-run values. */
   readonly test: string;
-  /** How the interval is computed, named. */
+  /** How the intervals are computed, named. */
   readonly interval: string;
+  /** The methods that decided at least one row, in {@link ComparisonMethod} order. */
+  readonly methods: readonly ComparisonMethod[];
   /** Model identity columns that differ (empty when the same model is compared). */
   readonly modelDifferences: readonly string[];
-  /** Compared metrics: task rows first, then cells, in the baseline's order. */
+  /** Compared metrics: task rows first, then cells, in the first baseline run's order. */
   readonly rows: readonly MetricComparison[];
   /** What could not be compared. */
   readonly unmatched: readonly UnmatchedEntry[];
@@ -169,22 +225,36 @@ export const MODEL_IDENTITY_KEYS: readonly string[] = [
   'ffn',
 ];
 
-/** How {@link compareReports} computes intervals, as printed in reports. */
+/**
+ * Columns that must agree between the runs of one side (and the earlier runs): repeated runs are runs of one
+ * variant, so the model identity plus its engine, thread count and dtype.
+ */
+export const REPEAT_IDENTITY_KEYS: readonly string[] = [...MODEL_IDENTITY_KEYS, 'engine', 'threads', 'dtype'];
+
+/** How {@link compareReports} computes the per-call interval of one run per side with a noise floor. */
 export const BOOTSTRAP_METHOD = 'percentile bootstrap of the relative change, both samples resampled';
+
+/** How {@link compareReports} computes the intervals of the change, as printed in reports. */
+export const INTERVAL_METHOD =
+  't interval of the relative change from per-run values; change ± noise floor with one run per side';
+
+/** The order methods are listed in. */
+const METHOD_ORDER: readonly ComparisonMethod[] = ['welch', 'pooled', 'earlier-runs', 'noise-floor', 'none'];
 
 interface Resolved {
   readonly threshold: number;
   readonly alpha: number;
   readonly confidence: number;
+  readonly power: number;
+  readonly noiseFloor: number | null;
   readonly resamples: number;
   readonly seed: number;
 }
 
-/** Cell statistics keyed by metric: interval, p-value, sample counts. */
-interface SampleStats {
-  readonly ci: Interval;
-  readonly pValue: number;
+/** Per-call samples of a cell metric, and the per-call test of one run per side when it was needed. */
+interface CallStats {
   readonly samples: readonly [number, number];
+  readonly evidence?: CallEvidence;
 }
 
 /** Descriptors of the built-in tasks' metrics: the fallback for reports that do not carry theirs (CSV files). */
@@ -200,31 +270,22 @@ interface StatusOf {
   readonly error?: string | undefined;
 }
 
-const NO_CI: Interval = [Number.NaN, Number.NaN];
+const completed = (r: StatusOf): boolean => (r.status ?? 'completed') === 'completed';
 
-/** The raw per-call samples of a cell, when the run recorded them. */
-function samplesOf(cell: CellRecord): readonly number[] | undefined {
+/**
+ * The per-call samples a cell metric is a statistic of: its own list in `metricSamples` (the metric is their
+ * mean, e.g. `ttft_ms`), else the cell's per-call wall times when the metric is a statistic of them.
+ */
+function callSamplesOf(
+  cell: CellRecord,
+  metric: string,
+): { key: string; samples: readonly number[]; statistic: SortedStatistic } | undefined {
+  const own = cell.metricSamples?.[metric];
+  if (own !== undefined && own.length > 0) return { key: metric, samples: own, statistic: sortedMean };
+  const statistic = cellSampleStatistic(metric);
   const s = cell.samplesMs;
-  return s !== undefined && s.length > 0 ? s : undefined;
-}
-
-function relativeChange(baseline: number, candidate: number): number {
-  return baseline === candidate ? 0 : candidate / baseline - 1;
-}
-
-function verdictOf(
-  change: number,
-  ci: Interval,
-  pValue: number,
-  higherIsBetter: boolean | null,
-  opts: Resolved,
-): Verdict {
-  if (higherIsBetter === null) return 'not judged';
-  // Significant = the test rejects "same distribution" and this statistic's interval excludes no change.
-  const ciHasZero = ci[0] <= 0 && ci[1] >= 0;
-  if (!Number.isNaN(pValue) && (pValue >= opts.alpha || ciHasZero)) return 'no significant change';
-  if (!(Math.abs(change) > opts.threshold)) return 'within noise';
-  return higherIsBetter === change > 0 ? 'improved' : 'regressed';
+  if (statistic === undefined || s === undefined || s.length === 0) return undefined;
+  return { key: 'samplesMs', samples: s, statistic };
 }
 
 /** FNV-1a of a string: a per-cell seed offset so that cells draw independent resamples in any order. */
@@ -238,6 +299,8 @@ function resolve(options: CompareOptions): Resolved {
   const threshold = options.threshold ?? 0.05;
   const alpha = options.alpha ?? 0.05;
   const confidence = options.confidence ?? 0.95;
+  const power = options.power ?? 0.8;
+  const noiseFloor = options.noiseFloor ?? null;
   const resamples = options.resamples ?? 2000;
   const seed = options.seed ?? 0;
   const bad = (name: string, value: number, allowed: string): never => {
@@ -246,15 +309,18 @@ function resolve(options: CompareOptions): Resolved {
   if (!(threshold >= 0 && Number.isFinite(threshold))) bad('threshold', threshold, 'a fraction ≥ 0');
   if (!(alpha > 0 && alpha < 1)) bad('alpha', alpha, 'a number in (0, 1)');
   if (!(confidence > 0 && confidence < 1)) bad('confidence', confidence, 'a number in (0, 1)');
+  if (!(power > 0 && power < 1)) bad('power', power, 'a number in (0, 1)');
+  if (noiseFloor !== null && !(noiseFloor >= 0 && Number.isFinite(noiseFloor)))
+    bad('noiseFloor', noiseFloor, 'a fraction ≥ 0');
   if (!(Number.isInteger(resamples) && resamples >= 1)) bad('resamples', resamples, 'a positive integer');
   if (!Number.isSafeInteger(seed)) bad('seed', seed, 'a safe integer');
-  return { threshold, alpha, confidence, resamples, seed };
+  return { threshold, alpha, confidence, power, noiseFloor, resamples, seed };
 }
 
-/** The model identity columns whose values differ, as `key: a ≠ b`. */
-function identityDifferences(a: SuiteReport, b: SuiteReport): string[] {
+/** The columns of `keys` whose values differ between two runs, as `key: a ≠ b`. */
+function differences(keys: readonly string[], a: SuiteReport, b: SuiteReport): string[] {
   const out: string[] = [];
-  for (const key of MODEL_IDENTITY_KEYS) {
+  for (const key of keys) {
     const x = a.modelMeta[key];
     const y = b.modelMeta[key];
     if (x !== undefined && y !== undefined && x !== y) out.push(`${key}: ${String(x)} ≠ ${String(y)}`);
@@ -262,53 +328,138 @@ function identityDifferences(a: SuiteReport, b: SuiteReport): string[] {
   return out;
 }
 
+/** Throws when runs that should repeat one variant disagree on a {@link REPEAT_IDENTITY_KEYS} column they record. */
+function checkRepeats(runs: readonly SuiteReport[], what: string): void {
+  const diff: string[] = [];
+  for (const key of REPEAT_IDENTITY_KEYS) {
+    const values = runs.map((r) => r.modelMeta[key]).filter((v) => v !== undefined);
+    const other = values.find((v) => v !== values[0]);
+    if (other !== undefined) diff.push(`${key}: ${String(values[0])} ≠ ${String(other)}`);
+  }
+  if (diff.length > 0) throw new DantinoxError('INVALID_INPUT', messages.compareRunsNotRepeats(what, diff));
+}
+
+/** Every finite value of each metric in completed rows and cells of `runs`, keyed `task\0cell\0metric`. */
+class ValueIndex {
+  readonly #values = new Map<string, number[]>();
+
+  constructor(runs: readonly SuiteReport[]) {
+    for (const run of runs) {
+      for (const r of run.results) {
+        if (completed(r)) this.#add(r.task, null, r.metrics);
+        for (const c of r.cells ?? []) if (completed(c)) this.#add(r.task, c.cell, c.metrics);
+      }
+    }
+  }
+
+  #add(task: string, cell: string | null, metrics: Readonly<Record<string, number>>): void {
+    for (const [metric, v] of Object.entries(metrics)) {
+      if (!Number.isFinite(v)) continue;
+      const key = ValueIndex.key(task, cell, metric);
+      const list = this.#values.get(key);
+      if (list === undefined) this.#values.set(key, [v]);
+      else list.push(v);
+    }
+  }
+
+  static key(task: string, cell: string | null, metric: string): string {
+    return `${task}\0${cell ?? ''}\0${metric}`;
+  }
+
+  values(task: string, cell: string | null, metric: string): readonly number[] {
+    return this.#values.get(ValueIndex.key(task, cell, metric)) ?? [];
+  }
+}
+
 class Comparer {
   readonly rows: MetricComparison[] = [];
   readonly unmatched: UnmatchedEntry[] = [];
-  /** Sample statistics per `task\0cell\0metric`, for linking task metrics to the cell they copy. */
-  readonly #cellStats = new Map<string, SampleStats>();
+  /** Per-call statistics per `task\0cell\0metric`, for linking task metrics to the cell they copy. */
+  readonly #cellStats = new Map<string, CallStats>();
+  readonly #base: SuiteReport;
+  readonly #cand: SuiteReport;
+  readonly #baseValues: ValueIndex;
+  readonly #candValues: ValueIndex;
+  readonly #earlier: ValueIndex | undefined;
+  /** The per-call test is only needed with one run per side and a noise floor. */
+  readonly #needCallTest: boolean;
 
   constructor(
-    readonly base: SuiteReport,
-    readonly cand: SuiteReport,
+    readonly baseRuns: readonly SuiteReport[],
+    readonly candRuns: readonly SuiteReport[],
+    earlierRuns: readonly SuiteReport[],
     readonly opts: Resolved,
-  ) {}
+  ) {
+    this.#base = baseRuns[0] as SuiteReport;
+    this.#cand = candRuns[0] as SuiteReport;
+    this.#baseValues = new ValueIndex(baseRuns);
+    this.#candValues = new ValueIndex(candRuns);
+    this.#earlier = earlierRuns.length >= 2 ? new ValueIndex(earlierRuns) : undefined;
+    this.#needCallTest = baseRuns.length === 1 && candRuns.length === 1 && opts.noiseFloor !== null;
+  }
+
+  /** Descriptor lookups, memoised: patterns are matched by regular expressions. */
+  readonly #descriptors = new Map<string, MetricDescriptor | undefined>();
 
   #descriptor(metric: string, cell: boolean): MetricDescriptor | undefined {
-    return cell
+    const key = `${cell ? 'cell' : 'task'}\0${metric}`;
+    if (this.#descriptors.has(key)) return this.#descriptors.get(key);
+    const d = cell
       ? describeMetric(metric, CELL_METRICS)
-      : describeMetric(metric, [...this.base.descriptors, ...this.cand.descriptors, ...BUILTIN_TASK_METRICS]);
+      : describeMetric(metric, [
+          ...this.#base.descriptors,
+          ...this.#cand.descriptors,
+          ...BUILTIN_TASK_METRICS,
+        ]);
+    this.#descriptors.set(key, d);
+    return d;
   }
 
   #push(
     task: string,
     cell: string | null,
     metric: string,
-    b: number,
-    c: number,
-    stats: SampleStats | undefined,
-    samplesFrom: string | null,
-  ): void {
+    stats: CallStats | undefined,
+    from: string | null,
+  ) {
     const d = this.#descriptor(metric, cell !== null);
     const higherIsBetter = d?.higherIsBetter ?? null;
-    const change = relativeChange(b, c);
-    const pValue = stats?.pValue ?? Number.NaN;
-    const changeCi = stats?.ci ?? NO_CI;
-    this.rows.push({
+    const baseline = this.#baseValues.values(task, cell, metric);
+    const candidate = this.#candValues.values(task, cell, metric);
+    const earlier = this.#earlier?.values(task, cell, metric);
+    const spread: RunSpread | undefined = earlier === undefined ? undefined : runSpreadOf(earlier);
+    const judgement: Judgement = judgeMetric(
+      {
+        baseline,
+        candidate,
+        higherIsBetter,
+        ...(stats?.evidence === undefined ? {} : { calls: stats.evidence }),
+        ...(spread === undefined ? {} : { earlierSpread: spread }),
+      },
+      this.opts,
+    );
+    const common = {
       task,
       cell,
       metric,
       unit: d?.unit ?? null,
       higherIsBetter,
-      baseline: b,
-      candidate: c,
-      change,
-      changeCi,
-      pValue,
+      baseline: judgement.baseline,
+      candidate: judgement.candidate,
+      change: judgement.change,
+      changeCi: judgement.changeCi,
+      pValue: judgement.pValue,
+      method: judgement.method,
+      runs: [baseline.length, candidate.length] as const,
+      noiseFloor: judgement.noiseFloor,
       samples: stats?.samples ?? null,
-      samplesFrom,
-      verdict: verdictOf(change, changeCi, pValue, higherIsBetter, this.opts),
-    });
+      samplesFrom: from,
+    };
+    this.rows.push(
+      judgement.verdict === 'inconclusive'
+        ? { ...common, verdict: 'inconclusive', runsNeeded: judgement.runsNeeded }
+        : { ...common, verdict: judgement.verdict, runsNeeded: null },
+    );
   }
 
   #unmatched(
@@ -321,13 +472,13 @@ class Comparer {
     this.unmatched.push({ side, task, cell, metric, reason });
   }
 
-  /** Compares two metric maps; metrics missing or not finite on one side are listed. */
+  /** Compares two metric maps (the first run of each side); metrics missing or not finite on one side are listed. */
   #metrics(
     task: string,
     cell: string | null,
     b: Readonly<Record<string, number>>,
     c: Readonly<Record<string, number>>,
-    statsFor: (metric: string, b: number, c: number) => [SampleStats | undefined, string | null],
+    statsFor: (metric: string, b: number, c: number) => [CallStats | undefined, string | null],
   ): void {
     for (const [metric, bv] of Object.entries(b)) {
       const cv = c[metric];
@@ -344,7 +495,7 @@ class Comparer {
         continue;
       }
       const [stats, from] = statsFor(metric, bv, cv);
-      this.#push(task, cell, metric, bv, cv, stats, from);
+      this.#push(task, cell, metric, stats, from);
     }
     for (const metric of Object.keys(c)) {
       if (!(metric in b) && Number.isFinite(c[metric] as number)) {
@@ -353,33 +504,48 @@ class Comparer {
     }
   }
 
-  /** Tests and bootstraps one cell's samples once, for every metric that is a statistic of them. */
-  #cellStatsFor(task: string, bc: CellRecord, cc: CellRecord): Map<string, SampleStats> {
-    const out = new Map<string, SampleStats>();
-    const bs = samplesOf(bc);
-    const cs = samplesOf(cc);
-    if (bs === undefined || cs === undefined) return out;
-    const metrics: string[] = [];
-    const statistics: SortedStatistic[] = [];
+  /**
+   * The per-call statistics of one cell's metrics (first run of each side): sample counts, and with one run per
+   * side and a noise floor the Mann–Whitney test and a seeded bootstrap interval per sample list.
+   */
+  #cellStatsFor(task: string, bc: CellRecord, cc: CellRecord): Map<string, CallStats> {
+    const out = new Map<string, CallStats>();
+    const groups = new Map<
+      string,
+      { bs: readonly number[]; cs: readonly number[]; metrics: string[]; stats: SortedStatistic[] }
+    >();
     for (const metric of Object.keys(bc.metrics)) {
-      const stat = cellSampleStatistic(metric);
-      if (stat !== undefined && metric in cc.metrics) {
-        metrics.push(metric);
-        statistics.push(stat);
-      }
+      if (!(metric in cc.metrics)) continue;
+      const b = callSamplesOf(bc, metric);
+      const c = callSamplesOf(cc, metric);
+      if (b === undefined || c === undefined || b.key !== c.key) continue;
+      const group = groups.get(b.key) ?? { bs: b.samples, cs: c.samples, metrics: [], stats: [] };
+      group.metrics.push(metric);
+      group.stats.push(b.statistic);
+      groups.set(b.key, group);
     }
-    const { pValue } = mannWhitneyU(bs, cs);
-    const rng = new Rng(BigInt(this.opts.seed) * 2n ** 32n + BigInt(hash32(`${task}\0${bc.cell}`)));
-    const cis = bootstrapRelativeChange(bs, cs, statistics, {
-      rng,
-      resamples: this.opts.resamples,
-      confidence: this.opts.confidence,
-    });
-    metrics.forEach((metric, i) => {
-      const stats = { ci: cis[i] ?? NO_CI, pValue, samples: [bs.length, cs.length] as const };
-      out.set(metric, stats);
-      this.#cellStats.set(`${task}\0${bc.cell}\0${metric}`, stats);
-    });
+    for (const [key, g] of groups) {
+      const samples = [g.bs.length, g.cs.length] as const;
+      let cis: Interval[] | undefined;
+      let pValue = Number.NaN;
+      if (this.#needCallTest) {
+        pValue = mannWhitneyU(g.bs, g.cs).pValue;
+        const rng = new Rng(
+          BigInt(this.opts.seed) * 2n ** 32n + BigInt(hash32(`${task}\0${bc.cell}\0${key}`)),
+        );
+        cis = bootstrapRelativeChange(g.bs, g.cs, g.stats, {
+          rng,
+          resamples: this.opts.resamples,
+          confidence: this.opts.confidence,
+        });
+      }
+      g.metrics.forEach((metric, i) => {
+        const ci = cis?.[i];
+        const stats: CallStats = ci === undefined ? { samples } : { samples, evidence: { pValue, ci } };
+        out.set(metric, stats);
+        this.#cellStats.set(`${task}\0${bc.cell}\0${metric}`, stats);
+      });
+    }
     return out;
   }
 
@@ -402,8 +568,8 @@ class Comparer {
   }
 
   /**
-   * The sample statistics of a task metric that is a copy of one cell metric on both sides (e.g. `tps_seq128`
-   * is the `tps` of cell `seq=128,batch=1`): same cell, same metric, equal values in both runs.
+   * The per-call statistics of a task metric that is a copy of one cell metric in the first run of both sides
+   * (e.g. `tps_seq128` is the `tps` of cell `seq=128,batch=1`): same cell, same metric, equal values.
    */
   #linkedStats(
     task: string,
@@ -411,7 +577,7 @@ class Comparer {
     cv: number,
     bCells: readonly CellRecord[],
     cCells: readonly CellRecord[],
-  ): [SampleStats | undefined, string | null] {
+  ): [CallStats | undefined, string | null] {
     for (const bc of bCells) {
       const cc = cCells.find((c) => c.cell === bc.cell);
       if (cc === undefined) continue;
@@ -425,11 +591,11 @@ class Comparer {
   }
 
   tasks(): void {
-    const cByTask = new Map(this.cand.results.map((r) => [r.task, r]));
-    const bTasks = new Set(this.base.results.map((r) => r.task));
+    const cByTask = new Map(this.#cand.results.map((r) => [r.task, r]));
+    const bTasks = new Set(this.#base.results.map((r) => r.task));
     const cellRows: (() => void)[] = [];
     const taskRows: (() => void)[] = [];
-    for (const br of this.base.results) {
+    for (const br of this.#base.results) {
       const cr = cByTask.get(br.task);
       if (cr === undefined) {
         this.#unmatched('baseline', br.task, null, null, 'task not in the candidate');
@@ -445,7 +611,7 @@ class Comparer {
         ),
       );
     }
-    for (const cr of this.cand.results) {
+    for (const cr of this.#cand.results) {
       if (!bTasks.has(cr.task)) this.#unmatched('candidate', cr.task, null, null, 'task not in the baseline');
     }
     // Cells first (their statistics are what task metrics link to), but task rows come first in the output.
@@ -462,8 +628,8 @@ class Comparer {
 
   /** Whether both sides completed; otherwise lists the row (or cell) with the failure. */
   #completed(task: string, cell: string | null, b: StatusOf, c: StatusOf): boolean {
-    const bOk = (b.status ?? 'completed') === 'completed';
-    const cOk = (c.status ?? 'completed') === 'completed';
+    const bOk = completed(b);
+    const cOk = completed(c);
     if (bOk && cOk) return true;
     const why = (r: StatusOf): string => `${r.status}${r.error ? `: ${r.error}` : ''}`;
     if (!bOk && !cOk) this.#unmatched('both', task, cell, null, `${why(b)} in both runs`);
@@ -473,55 +639,103 @@ class Comparer {
   }
 }
 
-function describeRun(report: SuiteReport, label: string | undefined, fallback: string): ComparedRun {
+function describeSide(
+  runs: readonly SuiteReport[],
+  label: string | undefined,
+  fallback: string,
+): ComparedRun {
+  const first = runs[0] as SuiteReport;
+  const id = first.runId ?? null;
+  const name = id ?? fallback;
   return {
-    label: label ?? report.runId ?? fallback,
-    runId: report.runId ?? null,
-    modelMeta: report.modelMeta,
+    label: label ?? (runs.length === 1 ? name : `${name} (${runs.length} runs)`),
+    runId: id,
+    runIds: runs.map((r) => r.runId ?? null),
+    runs: runs.length,
+    modelMeta: first.modelMeta,
   };
 }
 
+const asRuns = (x: SuiteReport | readonly SuiteReport[]): readonly SuiteReport[] =>
+  Array.isArray(x) ? (x as readonly SuiteReport[]) : [x as SuiteReport];
+
 /**
- * Compares a candidate run with a baseline run, metric by metric. Task rows are matched by task name, cells by
- * task and cell id; for every metric present on both sides it gives the relative change, and when both cells
- * carry their raw per-call samples (`CellRecord.samplesMs`) a {@link mannWhitneyU} test of the two samples and
- * a seeded {@link bootstrapRelativeChange} interval of the change. A task metric that copies a cell metric
- * (same value as that cell's metric in both runs) inherits that cell's test and interval. Without samples the
- * interval is unavailable (`NaN`) and the threshold alone decides, as asv does. The direction of "better" comes
- * from the metric descriptors. Rows, cells and metrics present on one side only are listed in `unmatched`.
+ * Compares candidate runs with baseline runs, metric by metric. Task rows are matched by task name, cells by task
+ * and cell id (on the first run of each side); every metric present on both sides gets its per-run values from
+ * every run of each side, and {@link judgeMetric} decides:
+ *
+ * - several runs on a side: a t-test on the per-run values (Welch's when both sides have ≥ 2 runs, pooled when
+ *   one has a single run), on their logs when all are > 0, with the t interval of the ratio of geometric means;
+ * - one run per side: the change must exceed `noiseFloor` (and, when both runs recorded per-call samples, the
+ *   Mann–Whitney U test and a seeded bootstrap interval on them must agree), or, without a floor, a t-test with
+ *   the spread of `earlierRuns`; with neither, every judged metric is `inconclusive`.
+ *
+ * No metric is ever judged by the threshold alone: without samples of runs (or a noise floor) it is
+ * `inconclusive`, with the number of runs per side a decision would need. Per-call samples are the cell's
+ * `samplesMs`, or its `metricSamples` list for metrics such as `ttft_ms` (the latency task's generations); a
+ * task metric that copies a cell metric links to that cell's samples. Rows, cells and metrics present on one
+ * side only are listed in `unmatched`.
+ *
+ * @param baseline - One run, or repeated runs of one variant.
+ * @param candidate - One run, or repeated runs of one variant.
  *
  * @example
  * ```ts
- * const result = compareReports(SuiteReport.load('main/results.json'), SuiteReport.load('pr/results.json'), {
- *   threshold: 0.05,
- * });
+ * const load = (dirs: string[]) => dirs.map((d) => RunDirectory.load(d));
+ * const result = compareReports(load(['base-1', 'base-2', 'base-3']), load(['pr-1', 'pr-2', 'pr-3']));
  * if (result.counts.regressed > 0) process.exitCode = 1;
  * ```
  *
- * @throws {@link dantinox!DantinoxError} with code `INVALID_INPUT` when the runs measure different models (see
- * {@link MODEL_IDENTITY_KEYS}) and `allowDifferentModels` is not set, or `INVALID_OPTION` for an out-of-range
- * option.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when a side has no run, when the sides measure different
+ * models (see {@link MODEL_IDENTITY_KEYS}) and `allowDifferentModels` is not set, or when the runs of one side (or
+ * the earlier runs) are not repeats of one variant ({@link REPEAT_IDENTITY_KEYS}); `INVALID_OPTION` for an
+ * out-of-range option.
  */
 export function compareReports(
-  baseline: SuiteReport,
-  candidate: SuiteReport,
+  baseline: SuiteReport | readonly SuiteReport[],
+  candidate: SuiteReport | readonly SuiteReport[],
   options: CompareOptions = {},
 ): ReportComparison {
   const opts = resolve(options);
-  const modelDifferences = identityDifferences(baseline, candidate);
+  const baseRuns = asRuns(baseline);
+  const candRuns = asRuns(candidate);
+  const earlierRuns = options.earlierRuns ?? [];
+  if (baseRuns.length === 0 || candRuns.length === 0)
+    throw new DantinoxError(
+      'INVALID_INPUT',
+      messages.compareNoRuns(baseRuns.length === 0 ? 'baseline' : 'candidate'),
+    );
+  checkRepeats(baseRuns, 'baseline runs');
+  checkRepeats(candRuns, 'candidate runs');
+  if (earlierRuns.length > 0) checkRepeats([baseRuns[0] as SuiteReport, ...earlierRuns], 'earlier runs');
+  const modelDifferences = differences(
+    MODEL_IDENTITY_KEYS,
+    baseRuns[0] as SuiteReport,
+    candRuns[0] as SuiteReport,
+  );
   if (modelDifferences.length > 0 && options.allowDifferentModels !== true) {
     throw new DantinoxError('INVALID_INPUT', messages.compareDifferentModels(modelDifferences));
   }
-  const comparer = new Comparer(baseline, candidate, opts);
+  const comparer = new Comparer(baseRuns, candRuns, earlierRuns, opts);
   comparer.tasks();
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const row of comparer.rows) counts[row.verdict]++;
+  const used = new Set(comparer.rows.map((r) => r.method));
+  const methods = METHOD_ORDER.filter((m) => used.has(m));
   return {
-    baseline: describeRun(baseline, options.baselineLabel, 'baseline'),
-    candidate: describeRun(candidate, options.candidateLabel, 'candidate'),
-    ...opts,
-    test: MANN_WHITNEY_METHOD,
-    interval: BOOTSTRAP_METHOD,
+    baseline: describeSide(baseRuns, options.baselineLabel, 'baseline'),
+    candidate: describeSide(candRuns, options.candidateLabel, 'candidate'),
+    threshold: opts.threshold,
+    alpha: opts.alpha,
+    confidence: opts.confidence,
+    power: opts.power,
+    noiseFloor: opts.noiseFloor,
+    earlierRuns: earlierRuns.length,
+    resamples: opts.resamples,
+    seed: opts.seed,
+    test: methods.map((m) => METHOD_DESCRIPTIONS[m]).join('; '),
+    interval: INTERVAL_METHOD,
+    methods,
     modelDifferences,
     rows: comparer.rows,
     unmatched: comparer.unmatched,

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { MetricComparison, ReportComparison, UnmatchedEntry, Verdict } from './compare-reports.js';
-import { VERDICTS } from './compare-reports.js';
+import { METHOD_DESCRIPTIONS, METHOD_LABELS, VERDICTS } from './compare-reports.js';
 
 /** Output formats of {@link formatComparisons}. */
 export type ComparisonFormat = 'text' | 'markdown' | 'json';
@@ -58,8 +58,46 @@ function countsLine(c: ReportComparison): string {
   return parts.length === 0 ? 'no metric in common' : parts.join(', ');
 }
 
+/** A fraction as an unsigned percentage: `0.05` → `5%`. */
+const percent = (v: number): string => `${Number((v * 100).toPrecision(4))}%`;
+
 function settingsLine(c: ReportComparison): string {
-  return `threshold ${formatChange(c.threshold).replace('+', '')}, α = ${c.alpha}; test: ${c.test}; interval: ${Math.round(c.confidence * 100)}% ${c.interval}, ${c.resamples} resamples, seed ${c.seed}.`;
+  const floor =
+    c.noiseFloor !== null
+      ? `noise floor ${percent(c.noiseFloor)} (given)`
+      : c.earlierRuns > 0
+        ? `noise floor learned from ${c.earlierRuns} earlier runs`
+        : 'no noise floor';
+  const bootstrap = c.methods.includes('noise-floor')
+    ? `; per-call interval: ${c.resamples} bootstrap resamples, seed ${c.seed}`
+    : '';
+  return `Runs per side: ${c.baseline.runs} baseline, ${c.candidate.runs} candidate; threshold ${percent(c.threshold)}, α = ${c.alpha}, ${Math.round(c.confidence * 100)}% intervals, ${floor}, power ${Math.round(c.power * 100)}% for runs-needed estimates${bootstrap}.`;
+}
+
+/** One line per method that decided a row: `welch: Welch's t-test …`. */
+function methodLines(c: ReportComparison): string[] {
+  return c.methods.map((m) => `${METHOD_LABELS[m]}: ${METHOD_DESCRIPTIONS[m]}.`);
+}
+
+/** What to do about inconclusive rows, or nothing when there are none. */
+function inconclusiveLine(c: ReportComparison): string | undefined {
+  const rows = c.rows.filter((r) => r.verdict === 'inconclusive');
+  if (rows.length === 0) return undefined;
+  const needed = rows.map((r) => r.runsNeeded).filter((n): n is number => n !== null);
+  const most =
+    needed.length > 0 ? `up to ${Math.max(...needed)} runs per side needed` : 'more runs per side needed';
+  const one = c.baseline.runs === 1 && c.candidate.runs === 1;
+  const why = one
+    ? 'one run per side cannot tell a change from run-to-run drift without a noise floor'
+    : 'the runs cannot yet tell a change beyond the threshold from run-to-run drift';
+  return `${rows.length} metric${rows.length === 1 ? '' : 's'} inconclusive: ${why}; ${most}.`;
+}
+
+/** The verdict as shown: `inconclusive: 6 runs per side needed` for an inconclusive row that has an estimate. */
+function verdictText(r: MetricComparison): string {
+  return r.verdict === 'inconclusive' && r.runsNeeded !== null
+    ? `inconclusive: ${r.runsNeeded} runs per side needed`
+    : r.verdict;
 }
 
 function unmatchedLine(u: UnmatchedEntry): string {
@@ -73,7 +111,19 @@ function headerLines(c: ReportComparison): string[] {
   return lines;
 }
 
-const COLUMNS = ['task', 'cell', 'metric', 'baseline', 'candidate', 'change', 'CI', 'p', 'verdict'] as const;
+const COLUMNS = [
+  'task',
+  'cell',
+  'metric',
+  'baseline',
+  'candidate',
+  'change',
+  'CI',
+  'p',
+  'runs',
+  'method',
+  'verdict',
+] as const;
 
 function cellsOf(r: MetricComparison): string[] {
   return [
@@ -85,7 +135,9 @@ function cellsOf(r: MetricComparison): string[] {
     formatChange(r.change),
     formatCi(r),
     formatP(r.pValue),
-    r.verdict,
+    `${r.runs[0]}+${r.runs[1]}`,
+    METHOD_LABELS[r.method],
+    verdictText(r),
   ];
 }
 
@@ -95,7 +147,7 @@ function textTable(c: ReportComparison, color: boolean): string {
     h === 'CI' ? `${Math.round(c.confidence * 100)}% CI` : (COLUMNS[i] as string),
   );
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] as string).length)));
-  const numeric = new Set([3, 4, 5, 7]);
+  const numeric = new Set([3, 4, 5, 7, 8]);
   const line = (row: readonly string[]): string =>
     row
       .map((x, i) => (numeric.has(i) ? x.padStart(widths[i] as number) : x.padEnd(widths[i] as number)))
@@ -115,7 +167,9 @@ function textOne(c: ReportComparison, color: boolean): string {
   if (c.rows.length > 0) lines.push(textTable(c, color), '');
   for (const u of c.unmatched) lines.push(unmatchedLine(u));
   if (c.unmatched.length > 0) lines.push('');
-  lines.push(settingsLine(c));
+  const advice = inconclusiveLine(c);
+  if (advice !== undefined) lines.push(advice);
+  lines.push(settingsLine(c), ...methodLines(c));
   return lines.join('\n');
 }
 
@@ -131,14 +185,18 @@ function markdownTable(rows: readonly MetricComparison[], withCell: boolean, con
     'change',
     `${Math.round(confidence * 100)}% CI`,
     'p',
+    'runs',
+    'method',
     'verdict',
   ];
-  const align = head.map((h) => (['baseline', 'candidate', 'change', 'p'].includes(h) ? '---:' : '---'));
+  const align = head.map((h) =>
+    ['baseline', 'candidate', 'change', 'p', 'runs'].includes(h) ? '---:' : '---',
+  );
   const lines = [`| ${head.join(' | ')} |`, `|${align.join('|')}|`];
   for (const r of rows) {
     const cells = cellsOf(r);
     if (!withCell) cells.splice(1, 1);
-    cells[cells.length - 1] = `${MARKS[r.verdict] ?? ''}${r.verdict}`;
+    cells[cells.length - 1] = `${MARKS[r.verdict] ?? ''}${verdictText(r)}`;
     lines.push(`| ${cells.map(escapeMd).join(' | ')} |`);
   }
   return lines;
@@ -168,15 +226,18 @@ function markdownOne(c: ReportComparison): string {
   if (c.unmatched.length > 0) {
     lines.push('Not compared:', '', ...c.unmatched.map((u) => `- ${escapeMd(unmatchedLine(u))}`), '');
   }
-  lines.push(`<sub>${settingsLine(c)}</sub>`);
+  const advice = inconclusiveLine(c);
+  if (advice !== undefined) lines.push(`**${advice}**`, '');
+  lines.push(`<sub>${[settingsLine(c), ...methodLines(c)].join('<br>')}</sub>`);
   return lines.join('\n');
 }
 
 /**
  * The comparisons as plain rows, one per compared metric, for charts and tables: `baseline_run`, `candidate`,
  * `task`, `cell` (null for task metrics), `metric`, `unit`, `baseline`, `candidate_value`, `change`,
- * `change_ci_low`, `change_ci_high`, `p_value`, `verdict`, `threshold` (changes are fractions; unavailable
- * numbers are null). This is what the `compare` chart draws.
+ * `change_ci_low`, `change_ci_high`, `p_value`, `verdict`, `method`, `runs_baseline`, `runs_candidate`,
+ * `runs_needed`, `noise_floor`, `threshold` (changes and floors are fractions; unavailable numbers are null).
+ * This is what the `compare` chart draws.
  */
 export function comparisonRows(
   comparisons: readonly ReportComparison[],
@@ -197,6 +258,11 @@ export function comparisonRows(
       change_ci_high: num(r.changeCi[1]),
       p_value: num(r.pValue),
       verdict: r.verdict,
+      method: r.method,
+      runs_baseline: r.runs[0],
+      runs_candidate: r.runs[1],
+      runs_needed: r.runsNeeded,
+      noise_floor: r.noiseFloor,
       threshold: c.threshold,
     })),
   );
@@ -208,7 +274,8 @@ const jsonReplacer = (_key: string, value: unknown): unknown =>
 
 /**
  * Renders comparisons (one per candidate, all against the same baseline): `text` is an aligned table per
- * comparison with the verdict counts, what was not compared and the method; `markdown` is the same for a
+ * comparison with the verdict counts (an inconclusive row says how many runs per side it needs), what was not
+ * compared, the settings and the methods that decided; `markdown` is the same for a
  * pull-request comment (task metrics in a table, per-cell metrics folded in `<details>`); `json` is
  * `{ format: 'dantinox-comparison', version: 1, comparisons }` with `null` for unavailable numbers.
  *

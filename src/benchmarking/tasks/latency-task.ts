@@ -76,6 +76,17 @@ export interface LatencyTaskOptions {
   readonly name?: string;
 }
 
+/** A duration in ms rounded to 1 µs, as cells keep their samples. */
+const roundToMicrosecond = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+/** The per-generation lists worth keeping: non-empty and finite (no TPOT from one-token generations). */
+function generationSamples(lists: Record<string, readonly number[]>): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const [metric, xs] of Object.entries(lists))
+    if (xs.length > 0 && xs.every(Number.isFinite)) out[metric] = xs.map(roundToMicrosecond);
+  return out;
+}
+
 /** Mean of `xs` (NaN for none). */
 const mean = (xs: readonly number[]): number =>
   xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -312,11 +323,16 @@ export class LatencyTask implements BenchmarkTask {
       generationBudget(config),
       out.env,
     );
-    // TTFT/TPOT/E2E go into the cell itself, so a run's row can be rebuilt from its cells alone.
+    // TTFT/TPOT/E2E go into the cell itself, so a run's row can be rebuilt from its cells alone; their
+    // per-generation values go with them, so a comparison judges them from samples.
     const tpot = e2e.map((e, i) => (n > 1 ? (e - (ttft[i] as number)) / (n - 1) : Number.NaN));
     await out.keep(
       gen.status === 'completed'
-        ? { ...gen, metrics: { ...gen.metrics, ttft_ms: mean(ttft), tpot_ms: mean(tpot), e2e_ms: mean(e2e) } }
+        ? {
+            ...gen,
+            metrics: { ...gen.metrics, ttft_ms: mean(ttft), tpot_ms: mean(tpot), e2e_ms: mean(e2e) },
+            metricSamples: generationSamples({ ttft_ms: ttft, tpot_ms: tpot, e2e_ms: e2e }),
+          }
         : gen,
     );
   }

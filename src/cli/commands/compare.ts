@@ -1,6 +1,7 @@
 /**
- * `dantinox compare`: a baseline run against one or more candidate runs, metric by metric, with a significance
- * test and a confidence interval of each change; `--fail-on-regression` turns it into a CI gate.
+ * `dantinox compare`: baseline runs against candidate runs, metric by metric. A verdict is decided on runs: a
+ * t-test on per-run values with several runs per side, a noise floor with one; `--fail-on-regression` turns it
+ * into a CI gate that fails only on a `regressed` verdict.
  *
  * @packageDocumentation
  */
@@ -21,12 +22,14 @@ import { Visualizer } from '../../visualization/index.js';
 import type { CliWriter } from '../cli-io.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
-import { type LoadedReport, loadReport } from '../load-report.js';
+import { type LoadedReport, loadRunGroup } from '../load-report.js';
 import { parseNonNegativeInt } from '../option-parsers.js';
+import { RUN_SEPARATOR } from '../run-separator.js';
 
 /** Parsed options of `dantinox compare`. */
 interface CompareCliOptions {
   readonly threshold: number;
+  readonly noiseFloor?: number;
   readonly format: ComparisonFormat;
   readonly failOnRegression?: boolean;
   readonly allowDifferentModels?: boolean;
@@ -39,19 +42,33 @@ export const DEFAULT_THRESHOLD_PERCENT = 5;
 
 const EXAMPLES = `
 Examples:
-  $ dantinox compare results/main results/pr-42
-  $ dantinox compare results/main results/pr-42 --format markdown > comment.md
-  $ dantinox compare base.json cand-a.json cand-b.json --threshold 2% --fail-on-regression
-  $ dantinox compare results/main results/pr-42 --out compare/   # + chart (SVG, PNG) and HTML report
+  $ dantinox compare runs/base-1 runs/base-2 runs/base-3 -- runs/pr-1 runs/pr-2 runs/pr-3
+  $ dantinox compare runs/base runs/pr --fail-on-regression   # folders of runs: runs/base/1, 2, …
+  $ dantinox compare results/main results/pr-42 --noise-floor 8%   # one run per side
+  $ dantinox compare runs/base runs/pr --format markdown --out compare/ > comment.md
 
-For every metric of every matched task and cell: baseline, candidate, relative change, a 95% bootstrap
-interval of the change and a Mann–Whitney U test on the raw per-call samples (when both runs recorded them),
-and a verdict: regressed / improved (significant and beyond the threshold, in the metric's bad / good
-direction), within noise (significant but smaller), no significant change, or not judged (counts, spreads,
-single observations: the cold first call, the fastest and the slowest call). Without samples the threshold
-alone decides. Rows, cells and metrics on one side only are listed.
+Runs: the baseline runs, "--", the candidate runs; or a baseline then one or more candidates (each compared
+with it). Each is a run directory, its results file, or a folder of repeated runs of one variant.
+For every metric of every matched task and cell: baseline and candidate (geometric mean over runs), relative
+change, its 95% interval, a p-value, the runs, the method that decided and a verdict. The unit is the run:
+calls of one run share its machine state, so they cannot show run-to-run drift.
+- Several runs per side: Welch's t-test on the per-run values (their logs).
+- One run per side: the change must exceed --noise-floor (and the per-call samples must agree); without it
+  every metric is inconclusive, and says how many runs per side would decide it.
+Verdicts: regressed / improved (significant and beyond --threshold, in the metric's bad / good direction),
+inconclusive (N runs per side needed), within noise (significant but smaller), no significant change (the
+interval lies within ±threshold), not judged (counts, spreads, single observations). TTFT, TPOT and E2E are
+judged from their per-generation samples like every other metric; no metric is judged by the threshold alone.
 Exit codes: 0 done, 1 a metric regressed and --fail-on-regression was given, 2 bad input.
 `;
+
+/** Parses a percentage option: `5%`, `5` and `2.5%` are 5%, 5% and 2.5% (the result is a fraction). */
+function parsePercent(value: string, bad: (value: string) => string): number {
+  const text = value.trim().replace(/%$/, '');
+  const n = text === '' ? Number.NaN : Number(text);
+  if (!(Number.isFinite(n) && n >= 0)) throw new DantinoxError('INVALID_OPTION', bad(value));
+  return n / 100;
+}
 
 /**
  * Parses a `--threshold` percentage: `5%`, `5` and `2.5%` are 5%, 5% and 2.5% (the result is a fraction).
@@ -59,11 +76,16 @@ Exit codes: 0 done, 1 a metric regressed and --fail-on-regression was given, 2 b
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for anything else.
  */
 export function parseThreshold(value: string): number {
-  const text = value.trim().replace(/%$/, '');
-  const n = text === '' ? Number.NaN : Number(text);
-  if (!(Number.isFinite(n) && n >= 0))
-    throw new DantinoxError('INVALID_OPTION', messages.badThreshold(value));
-  return n / 100;
+  return parsePercent(value, messages.badThreshold);
+}
+
+/**
+ * Parses a `--noise-floor` percentage like {@link parseThreshold} (the result is a fraction).
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for anything but a percentage ≥ 0.
+ */
+export function parseNoiseFloor(value: string): number {
+  return parsePercent(value, messages.badNoiseFloor);
 }
 
 function parseFormat(value: string): ComparisonFormat {
@@ -73,11 +95,59 @@ function parseFormat(value: string): ComparisonFormat {
   return value as ComparisonFormat;
 }
 
-/** Display names: run ids, else folder names; made unique with the path when two runs share one. */
-function runLabels(runs: readonly LoadedReport[]): string[] {
-  const names = runs.map((r) => r.report.runId ?? RunDirectory.nameOf(r.path));
+/** The sides of a comparison as given: paths per side, the baseline first. */
+interface SidePaths {
+  readonly baseline: readonly string[];
+  readonly candidates: readonly (readonly string[])[];
+}
+
+/**
+ * Splits the positional runs: `A1 A2 -- B1 B2` is one baseline side and one candidate side; without `--`, the
+ * first path is the baseline and each other path a candidate.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for an empty side, several `--` or fewer than two runs.
+ */
+export function splitRunArguments(args: readonly string[]): SidePaths {
+  const at = args.indexOf(RUN_SEPARATOR);
+  if (at >= 0) {
+    const baseline = args.slice(0, at);
+    const candidate = args.slice(at + 1);
+    if (candidate.includes('--') || candidate.includes(RUN_SEPARATOR))
+      throw new DantinoxError('INVALID_INPUT', messages.compareTwoSeparators());
+    if (baseline.length === 0)
+      throw new DantinoxError('INVALID_INPUT', messages.compareEmptySide('baseline'));
+    if (candidate.length === 0)
+      throw new DantinoxError('INVALID_INPUT', messages.compareEmptySide('candidate'));
+    return { baseline, candidates: [candidate] };
+  }
+  if (args.length < 2) throw new DantinoxError('INVALID_INPUT', messages.compareNeedsTwoRuns());
+  const [first, ...rest] = args as [string, ...string[]];
+  return { baseline: [first], candidates: rest.map((p) => [p]) };
+}
+
+/** One side as loaded: its runs, and the paths it was given as. */
+interface LoadedSide {
+  readonly runs: readonly LoadedReport[];
+  readonly paths: readonly string[];
+}
+
+/** The name of one run: its id, else its folder's name. */
+const runName = (r: LoadedReport): string => r.report.runId ?? RunDirectory.nameOf(r.path);
+
+/** The display name of a side: a run's name; a folder of runs' name; or the first and last of several runs. */
+function sideName(side: LoadedSide): string {
+  const { runs, paths } = side;
+  if (runs.length === 1) return runName(runs[0] as LoadedReport);
+  const name = paths.length === 1 ? RunDirectory.nameOf(join(paths[0] as string, 'results.json')) : undefined;
+  const span = name ?? `${runName(runs[0] as LoadedReport)} … ${runName(runs.at(-1) as LoadedReport)}`;
+  return `${span} (${runs.length} runs)`;
+}
+
+/** Display names of the sides, made unique with their paths when two sides share one. */
+function sideLabels(sides: readonly LoadedSide[]): string[] {
+  const names = sides.map(sideName);
   return names.map((n, i) =>
-    names.indexOf(n) === i && names.lastIndexOf(n) === i ? n : `${n} (${runs[i]?.path})`,
+    names.indexOf(n) === i && names.lastIndexOf(n) === i ? n : `${n} (${sides[i]?.paths.join(' ')})`,
   );
 }
 
@@ -87,50 +157,77 @@ export function registerCompareCommand(program: Command, ctx: CommandContext): C
     .command('compare')
     .summary('compare runs: changes, intervals, significance, verdicts')
     .description(
-      'Compares candidate runs with a baseline run, metric by metric: relative change, bootstrap confidence interval, Mann–Whitney U test and a verdict.',
+      'Compares candidate runs with baseline runs, metric by metric: relative change, its interval, a test on per-run values (Welch with several runs per side, a noise floor with one), the method that decided and a verdict.',
     )
-    .argument('<baseline>', 'the baseline run: a directory written by "dantinox bench" or its results file')
-    .argument('<candidates...>', 'one or more candidate runs (directories or results.json / .jsonl / .csv)')
+    .argument(
+      '<runs...>',
+      'baseline runs, "--", candidate runs (or a baseline then candidates): run directories, results files, or folders of repeated runs',
+    )
     .addOption(
       new Option('--threshold <percent>', 'smallest change that counts as a regression or improvement')
         .argParser(parseThreshold)
         .default(DEFAULT_THRESHOLD_PERCENT / 100, `${DEFAULT_THRESHOLD_PERCENT}%`),
     )
+    .addOption(
+      new Option(
+        '--noise-floor <percent>',
+        'with one run per side: the largest change two runs of the same code show (e.g. 8%)',
+      ).argParser(parseNoiseFloor),
+    )
     .option('--format <format>', `output on stdout: ${COMPARISON_FORMATS.join(', ')}`, parseFormat, 'text')
-    .option('--fail-on-regression', 'exit 1 when any metric regressed (for CI)')
+    .option('--fail-on-regression', 'exit 1 when a metric is regressed (for CI)')
     .option('--allow-different-models', 'compare runs of different models (architecture or name) anyway')
-    .option('--seed <n>', 'seed of the bootstrap intervals', parseNonNegativeInt, 0)
+    .option('--seed <n>', 'seed of the per-call bootstrap (with --noise-floor)', parseNonNegativeInt, 0)
     .option(
       '-o, --out <dir>',
       'also write comparison.md, comparison.json, the compare chart (SVG, PNG) and an HTML report',
     )
     .addHelpText('after', EXAMPLES)
-    .action(async (baseline: string, candidates: string[], options: CompareCliOptions) => {
-      ctx.exitCode = await runCompare(baseline, candidates, options, ctx);
+    .action(async (runs: string[], options: CompareCliOptions) => {
+      ctx.exitCode = await runCompare(runs, options, ctx);
     });
 }
 
 /**
- * Loads the runs, compares every candidate with the baseline, prints the result and writes `--out` files.
- * Exposed for `bench --compare-last`, which compares a fresh run with the latest one in its history.
+ * Loads the runs (`A1 A2 -- B1 B2`, or a baseline then candidates; folders of repeated runs expanded), compares
+ * every candidate side with the baseline side, prints the result and writes `--out` files.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` or `IO` for bad runs (see {@link splitRunArguments},
+ * {@link loadRunGroup}, {@link compareReports}).
  */
 export async function runCompare(
-  baselinePath: string,
-  candidatePaths: readonly string[],
+  runArgs: readonly string[],
   options: CompareCliOptions,
   ctx: CommandContext,
 ): Promise<ExitCode> {
-  const runs = [baselinePath, ...candidatePaths].map((p) => loadReport(p, ctx.io.cwd));
-  const labels = runLabels(runs);
-  const [base, ...cands] = runs as [LoadedReport, ...LoadedReport[]];
+  // Commander drops a second "--" (the first became RUN_SEPARATOR): count them in the raw arguments.
+  if (ctx.argv.filter((a) => a === '--').length > 1)
+    throw new DantinoxError('INVALID_INPUT', messages.compareTwoSeparators());
+  const { baseline, candidates } = splitRunArguments(runArgs);
+  const load = (paths: readonly string[]): LoadedSide => ({
+    runs: paths.flatMap((p) => loadRunGroup(p, ctx.io.cwd)),
+    paths,
+  });
+  const sides = [load(baseline), ...candidates.map(load)];
+  const labels = sideLabels(sides);
+  const [base, ...cands] = sides as [LoadedSide, ...LoadedSide[]];
+  // The floor only decides a comparison of one run per side.
+  const floorUsed = base.runs.length === 1 && cands.some((c) => c.runs.length === 1);
+  if (options.noiseFloor !== undefined && !floorUsed)
+    ctx.io.stderr.write(`note: ${messages.noiseFloorUnused()}\n`);
   const comparisons = cands.map((c, i) =>
-    compareReports(base.report, c.report, {
-      threshold: options.threshold,
-      seed: options.seed,
-      allowDifferentModels: options.allowDifferentModels === true,
-      baselineLabel: labels[0] as string,
-      candidateLabel: labels[i + 1] as string,
-    }),
+    compareReports(
+      base.runs.map((r) => r.report),
+      c.runs.map((r) => r.report),
+      {
+        threshold: options.threshold,
+        seed: options.seed,
+        ...(options.noiseFloor === undefined ? {} : { noiseFloor: options.noiseFloor }),
+        allowDifferentModels: options.allowDifferentModels === true,
+        baselineLabel: labels[0] as string,
+        candidateLabel: labels[i + 1] as string,
+      },
+    ),
   );
   return writeComparisons(comparisons, options, ctx);
 }

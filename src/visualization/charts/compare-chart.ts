@@ -24,6 +24,7 @@ const VERDICT_COLORS: Readonly<Record<string, string>> = {
   improved: '#2ca02c',
   'within noise': '#7f7f7f',
   'no significant change': '#1f77b4',
+  inconclusive: '#ff7f0e',
 };
 
 /**

@@ -1,20 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import { compareReports, formatComparisons } from '../../../src/benchmarking/index.js';
+import { compareReports, comparisonRows, formatComparisons } from '../../../src/benchmarking/index.js';
 import { expectGolden } from '../../golden.js';
-import { fakeRun } from './fake-runs.js';
+import { fakeRun, fakeRuns } from './fake-runs.js';
 
+/** A 10% slowdown measured 5 times on each side (drift 3% per run). */
 const comparison = () =>
   compareReports(
-    fakeRun({ seed: 1, runId: 'main' }),
-    fakeRun({ seed: 2, slowdown: 1.1, runId: 'pr-42', perplexity: 12.4 }),
-    {
-      resamples: 200,
-    },
+    fakeRuns(5, 'main', { seed: 1, drift: 0.03, generation: true }),
+    fakeRuns(5, 'pr-42', { seed: 11, drift: 0.03, generation: true, slowdown: 1.1, perplexity: 12.4 }),
+    { baselineLabel: 'main', candidateLabel: 'pr-42' },
   );
 
 describe('formatComparisons', () => {
   it('writes the markdown of a 10% slowdown as in the golden file (UPDATE_GOLDEN=1 to regenerate)', () => {
     expectGolden('benchmarking/compare.md', formatComparisons([comparison()], 'markdown'));
+  });
+
+  it('says which method decided each row, and how many runs an inconclusive row needs', () => {
+    const text = formatComparisons([comparison()], 'text');
+    const header = text.split('\n')[2] ?? '';
+    expect(header.split(/\s{2,}/)).toEqual([
+      'task',
+      'cell',
+      'metric',
+      'baseline',
+      'candidate',
+      'change',
+      '95% CI',
+      'p',
+      'runs',
+      'method',
+      'verdict',
+    ]);
+    expect(text).toMatch(/ 5\+5 +welch +regressed/);
+    expect(text).toContain('Runs per side: 5 baseline, 5 candidate; threshold 5%, α = 0.05');
+    expect(text).toContain("welch: Welch's t-test on per-run values");
+    const one = formatComparisons(
+      [compareReports(fakeRun({ seed: 1 }), fakeRun({ seed: 2, slowdown: 1.1 }))],
+      'text',
+    );
+    expect(one).toMatch(/inconclusive: \d+ runs per side needed/);
+    expect(one).toMatch(
+      /\d+ metrics inconclusive: one run per side cannot tell a change from run-to-run drift without a noise floor; up to \d+ runs per side needed\./,
+    );
+    expect(one).toContain(
+      '—: not tested: no better direction (counts, spreads, single observations), or one run per side without a noise floor.',
+    );
   });
 
   it('colours regressed rows on request only', () => {
@@ -29,13 +60,26 @@ describe('formatComparisons', () => {
   });
 
   it('writes JSON with null for unavailable numbers and one entry per candidate', () => {
-    const c = comparison();
+    const c = compareReports(fakeRun({ seed: 1 }), fakeRun({ seed: 2, perplexity: 12.4 }));
     const parsed = JSON.parse(formatComparisons([c, c], 'json'));
     expect(parsed.format).toBe('dantinox-comparison');
     expect(parsed.comparisons).toHaveLength(2);
     const ppl = parsed.comparisons[0].rows.find((r: { metric: string }) => r.metric === 'perplexity');
     expect(ppl.changeCi).toEqual([null, null]);
     expect(ppl.pValue).toBeNull();
-    expect(ppl.verdict).toBe('within noise');
+    expect(ppl).toMatchObject({ verdict: 'inconclusive', method: 'none', runs: [1, 1] });
+    expect(ppl.runsNeeded).toBeGreaterThanOrEqual(2);
+  });
+
+  it('gives chart rows the method, the runs and the runs needed', () => {
+    const rows = comparisonRows([comparison()]);
+    const ttft = rows.find((r) => r['metric'] === 'ttft_ms' && r['cell'] === null);
+    expect(ttft).toMatchObject({
+      method: 'welch',
+      runs_baseline: 5,
+      runs_candidate: 5,
+      runs_needed: null,
+      noise_floor: null,
+    });
   });
 });

@@ -37,6 +37,14 @@ describe('LatencyTask', () => {
     expect(r.metrics['tpot_ms']).toBeCloseTo(ms(1), 9); // (e2e − ttft) / (4 − 1)
     expect(r.metrics['e2e_ms']).toBeCloseTo(ms(16) + 3 * ms(1), 9);
     expect(cells.map((c) => c.cell)).toEqual(['prefill@16', 'decode@16', 'generate@16+4']);
+    // One TTFT, TPOT and E2E per timed generation, rounded to 1 µs, so a comparison judges them from samples.
+    const round = (x: number) => Math.round(x * 1000) / 1000;
+    expect(cells[2]?.metricSamples).toEqual({
+      ttft_ms: [round(ms(16)), round(ms(16)), round(ms(16))],
+      tpot_ms: [round(ms(1)), round(ms(1)), round(ms(1))],
+      e2e_ms: Array(3).fill(round(ms(16) + 3 * ms(1))),
+    });
+    expect(cells[0]?.metricSamples).toBeUndefined();
     // Every call of the run, in order: the prefill cell (1 warm-up + 3 timed forwards over the prompt), then the
     // decode cell: an untimed prefill of the 16-token context, one warm-up step, a fresh untimed prefill, and the
     // 3 timed steps — real cache steps at context 16, 17, 18, never a cache-less forward — then the generations

@@ -1,0 +1,96 @@
+/**
+ * Known error rates of the regression gate (`counts.regressed > 0`, what `compare --fail-on-regression` exits 1
+ * on), measured by a deterministic simulation: every run has a log-normal drift factor (σ = 3%) shared by all its
+ * calls (the machine state of that run) on top of log-normal per-call noise (5%), as on a shared CI machine; each
+ * comparison judges 30 metrics (3 timed cells, a generation cell with TTFT/TPOT/E2E samples, their task rows).
+ * The measured rates are printed (the README states them); the assertions are the promises.
+ */
+import { describe, expect, it } from 'vitest';
+import { type CompareOptions, compareReports } from '../../../src/benchmarking/index.js';
+import type { SuiteReport } from '../../../src/benchmarking/report.js';
+import { fakeRuns } from './fake-runs.js';
+
+const DRIFT = 0.03;
+
+interface Plan {
+  /** Runs per side. */
+  readonly runs: number;
+  /** True slowdown of the candidate (1 = identical code). */
+  readonly slowdown: number;
+  /** Comparisons. */
+  readonly trials: number;
+  /** Earlier runs of the baseline's variant to learn the spread from (one run per side). */
+  readonly earlier?: number;
+  readonly options?: CompareOptions;
+}
+
+/** Fraction of the comparisons where the gate fails (some metric regressed). */
+function gateFailureRate(plan: Plan): number {
+  let failed = 0;
+  const { runs, trials } = plan;
+  for (let t = 0; t < trials; t++) {
+    // Disjoint seeds for every run of every trial: trial t uses seeds in [1000·t, 1000·t + 1000).
+    const base = fakeRuns(runs, 'base', { seed: 1000 * t, drift: DRIFT, generation: true });
+    const head = fakeRuns(runs, 'head', {
+      seed: 1000 * t + runs,
+      drift: DRIFT,
+      generation: true,
+      slowdown: plan.slowdown,
+    });
+    const earlierRuns: SuiteReport[] =
+      plan.earlier === undefined
+        ? []
+        : fakeRuns(plan.earlier, 'old', { seed: 1000 * t + 500, drift: DRIFT, generation: true });
+    if (compareReports(base, head, { ...plan.options, earlierRuns }).counts.regressed > 0) failed++;
+  }
+  return failed / trials;
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+describe('the regression gate on simulated runs (drift σ = 3% per run, 5% per call, 30 metrics)', () => {
+  it('5 runs per side: ≤ 5% of 1,000 A/A comparisons fail, ≥ 90% of 1,000 real 10% slowdowns are caught', () => {
+    const t0 = performance.now();
+    const falseFailures = gateFailureRate({ runs: 5, slowdown: 1, trials: 1000 });
+    const caught = gateFailureRate({ runs: 5, slowdown: 1.1, trials: 1000 });
+    console.log(
+      `gate error rates, 5 runs per side (Welch), 1000 comparisons each: A/A fails ${pct(falseFailures)}, 10% slowdown caught ${pct(caught)} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+    );
+    expect(falseFailures).toBeLessThanOrEqual(0.05);
+    expect(caught).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('3 runs per side, and one run per side (no floor; a 9% noise floor; 5 earlier runs)', () => {
+    const t0 = performance.now();
+    const aa3 = gateFailureRate({ runs: 3, slowdown: 1, trials: 500 });
+    const caught3 = gateFailureRate({ runs: 3, slowdown: 1.1, trials: 500 });
+    // One run per side without a noise floor never fails the gate: every judged metric is inconclusive.
+    const aa1 = gateFailureRate({ runs: 1, slowdown: 1, trials: 100 });
+    const slow1 = gateFailureRate({ runs: 1, slowdown: 1.3, trials: 100 });
+    // A floor of 9% ≈ 1.96·√2·3.1% (the drift and the per-call noise of a mean): the two-run spread at α = 0.05.
+    const floor = { noiseFloor: 0.09, resamples: 200 };
+    const aaFloor = gateFailureRate({ runs: 1, slowdown: 1, trials: 150, options: floor });
+    const caughtFloor = gateFailureRate({ runs: 1, slowdown: 1.2, trials: 150, options: floor });
+    const aaEarlier = gateFailureRate({ runs: 1, slowdown: 1, trials: 150, earlier: 5 });
+    const caughtEarlier = gateFailureRate({ runs: 1, slowdown: 1.2, trials: 150, earlier: 5 });
+    console.log(
+      [
+        `gate error rates, 3 runs per side (Welch), 500 comparisons each: A/A fails ${pct(aa3)}, 10% slowdown caught ${pct(caught3)}`,
+        `one run per side, no noise floor (100 each): A/A fails ${pct(aa1)}, 30% slowdown caught ${pct(slow1)} (inconclusive)`,
+        `one run per side, noise floor 9% (150 each): A/A fails ${pct(aaFloor)}, 20% slowdown caught ${pct(caughtFloor)}`,
+        `one run per side, spread of 5 earlier runs (150 each): A/A fails ${pct(aaEarlier)}, 20% slowdown caught ${pct(caughtEarlier)}`,
+        `(${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+      ].join('\n'),
+    );
+    expect(aa3).toBeLessThanOrEqual(0.07);
+    expect(caught3).toBeGreaterThanOrEqual(0.8);
+    expect(aa1).toBe(0);
+    expect(slow1).toBe(0);
+    expect(aaFloor).toBeLessThanOrEqual(0.05);
+    expect(caughtFloor).toBeGreaterThanOrEqual(0.9);
+    // Per-metric spreads from 4 degrees of freedom vary a lot: 30 metrics tested at α = 0.05 each fail together
+    // more often than repeated runs do. One run per side is a quick check, repeated runs are the gate.
+    expect(aaEarlier).toBeLessThanOrEqual(0.15);
+    expect(caughtEarlier).toBeGreaterThanOrEqual(0.9);
+  });
+});
