@@ -468,12 +468,12 @@ export const messages = {
   noTheoreticalPeak: (missing: string): string =>
     `theoretical peak unknown: ${missing} (only calibrated ceilings are used)`,
   // ── benchmarking: compare and history ─────────────────────────────────────
-  /** Two runs of different models given to `compareReports` without `allowDifferentModels`. */
-  compareDifferentModels: (differences: readonly string[]): string =>
-    `The runs measure different models (${differences.join('; ')}). Compare runs of the same model, or pass --allow-different-models (allowDifferentModels: true) to compare them anyway.`,
+  /** Two sides of a comparison that are different variants, without `--allow-different`. */
+  compareDifferentVariants: (differences: string): string =>
+    `The sides are different variants (${differences}): a difference there would read as a regression. Compare runs of one variant, or pass --allow-different to compare them on purpose (the report then lists these differences).`,
   /** Runs of one side of a comparison (or earlier runs) that are not repeats of one variant. */
-  compareRunsNotRepeats: (what: string, differences: readonly string[]): string =>
-    `The ${what} are not repeated runs of one variant (${differences.join('; ')}). Give each side runs of the same model, engine, threads and dtype.`,
+  compareRunsNotRepeats: (what: string, differences: string): string =>
+    `The ${what} are not repeated runs of one variant (${differences}). Give each side runs of the same variant: model, weights, dtype and quantization plan, engine, threads and machine.`,
   /** A comparison side without runs. */
   compareNoRuns: (side: string): string =>
     `The ${side} side of the comparison has no run. Give at least one run per side.`,

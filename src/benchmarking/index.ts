@@ -60,8 +60,6 @@ export {
   METHOD_DESCRIPTIONS,
   METHOD_LABELS,
   type MetricComparison,
-  MODEL_IDENTITY_KEYS,
-  REPEAT_IDENTITY_KEYS,
   type ReportComparison,
   type UnmatchedEntry,
   VERDICTS,

@@ -80,7 +80,8 @@ export function variantIdentity(report: IdentifiedReport): VariantIdentity {
     const value = report.modelMeta[key];
     if (value !== undefined) out[key] = value;
   }
-  if (report.environment !== undefined) out.machine = machineLabel(report.environment);
+  if (report.environment !== undefined && report.environment !== null)
+    out.machine = machineLabel(report.environment);
   return out;
 }
 

@@ -11,6 +11,9 @@ import type { SuiteReport } from '../benchmarking/report.js';
 import type { NearestRun } from '../benchmarking/variant-identity.js';
 import { gitInfo } from './git-info.js';
 
+/** How many runs before the baseline `--compare-last` learns the run-to-run spread from. */
+const EARLIER_RUNS = 5;
+
 /** Where and how a run is recorded (`--history`, `--compare-last`). */
 export type HistoryOptions = {
   /** DuckDB file to append the run to (relative paths against `cwd`); absent: nothing is recorded. */
@@ -71,16 +74,24 @@ export async function recordHistory(
     const recorded = { runId: report.runId ?? '', path: options.history };
     if (options.compareLast !== true || report.runId === undefined)
       return { status: 'recorded', ...recorded };
-    const previous = await history.previousRun(report.runId);
+    // The last run of this variant is the baseline; the runs before it give the run-to-run spread (with one run
+    // per side, a change is only called when it exceeds that spread).
+    const [previous, ...before] = await history.previousRuns(report.runId, 1 + EARLIER_RUNS);
     const baseline = previous === undefined ? undefined : await history.report(previous);
     if (previous === undefined || baseline === undefined) {
       const nearest = await history.nearestRun(report.runId);
       return { status: 'no-previous-run', ...recorded, ...(nearest === undefined ? {} : { nearest }) };
     }
+    const earlierRuns = (await Promise.all(before.map((id) => history.report(id)))).filter(
+      (r): r is SuiteReport => r !== undefined,
+    );
     return {
       status: 'compared',
       ...recorded,
-      comparison: compareReports(baseline, report, { baselineLabel: previous }),
+      comparison: compareReports(baseline, report, {
+        baselineLabel: previous,
+        ...(earlierRuns.length >= 2 ? { earlierRuns } : {}),
+      }),
     };
   } finally {
     history.close();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  atLeastMeasured,
   cacheDirectory,
   calibrationPath,
   loadOrCalibrate,
@@ -110,6 +111,18 @@ describe('calibration cache', () => {
     });
     expect(parseCpuGhz('model name\t: AMD EPYC\ncpu MHz\t\t: 2445.402\n')?.ghz).toBeCloseTo(2.445402, 9);
     expect(parseCpuGhz('model name\t: Apple M2\n')).toBeUndefined();
+  });
+
+  it('never reports a theoretical peak below the measured ceiling (the clock read was not the running one)', () => {
+    const fp = { ...machineFingerprint('e', 2), cpuFlags: ['avx2', 'fma'], logicalCpus: 4 };
+    const t = theoreticalPeak(fp, { ghz: 3, from: 'test' }); // 192 GFLOP/s fp32
+    const measured = (fp32: number) => ({ source: 'calibrated' as const, gemmGflops: { fp32 } });
+    expect(atLeastMeasured(t, measured(150))).toBe(t);
+    expect(atLeastMeasured(t, measured(192))).toBe(t);
+    const below = atLeastMeasured(t, measured(239));
+    expect(below).toEqual({
+      unavailable: messages.theoreticalBelowMeasured(192, 239, 'basis' in t ? t.basis : ''),
+    });
   });
 
   it('the cache file is JSON a person can read', async () => {

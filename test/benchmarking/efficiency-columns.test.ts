@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Calibration } from '../../src/benchmarking/calibration.js';
 import { BenchmarkConfig } from '../../src/benchmarking/config.js';
 import { describeMetric } from '../../src/benchmarking/metric-schema.js';
+import type { SuiteReport } from '../../src/benchmarking/report.js';
 import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
 import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
 import { ThroughputTask } from '../../src/benchmarking/tasks/throughput-task.js';
@@ -55,6 +56,8 @@ async function run(calibration: Calibration | undefined, info: Partial<ModelInfo
   });
   return { model, report };
 }
+
+const report = (r: { report: SuiteReport }) => r.report;
 
 describe('efficiency columns', () => {
   it('MFU and MBU of a fake model on a manual clock equal the hand-computed values', async () => {
@@ -131,6 +134,32 @@ describe('efficiency columns', () => {
       expect(Object.keys(r.metrics).filter((k) => /^(mfu|mbu|intensity|peak_rss)/.test(k))).toEqual([]);
     }
     expect(report.modelMeta['ceiling_gflops_fp32']).toBeUndefined();
+  });
+
+  it("MFU is against the ceiling of the model's own dtype: q8 against int8 GEMM, fp32 against fp32", async () => {
+    const ceilings = { gemmGflops: { fp32: 100, q8: 400 }, bandwidthGbs: 10 };
+    const fp32 = (await run(calibrationWith(ceilings))).report.results[0];
+    const q8 = (await run(calibrationWith(ceilings), { dtype: 'q8' })).report.results[0];
+    const mfu = (r: typeof fp32) => r?.metrics['mfu'] as number;
+    // Same fake calls, same FLOPs: a ceiling 4× higher gives a quarter of the MFU.
+    expect(mfu(q8) / mfu(fp32)).toBeCloseTo(0.25, 10);
+    expect(
+      report(await run(calibrationWith(ceilings), { dtype: 'q8' })).modelMeta['ceilings_probed_with'],
+    ).toBe('fake-engine 1.0 kernels');
+  });
+
+  it('without a calibration, the timing rows say why MFU and MBU are unavailable', async () => {
+    const model = new FakeModel({});
+    const suite = new BenchmarkSuite({ tasks: [new ThroughputTask(), new LatencyTask()], config });
+    const r = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      jsonl: false,
+      efficiencyUnavailable: messages.noCalibration(),
+    });
+    for (const row of r.results) {
+      expect(row.meta?.['mfu_unavailable']).toBe(messages.noCalibration());
+      expect(row.meta?.['mbu_unavailable']).toBe(messages.noCalibration());
+    }
   });
 
   it('every efficiency column has a glossary entry with a unit', () => {

@@ -145,17 +145,19 @@ describe('dantinox compare', () => {
       expect(r.err).toContain(text);
     };
 
-    it('runs of different models without --allow-different-models', async () => {
-      expectUsage(await compare(cwd, ['main', 'gpt2']), 'model: tiny ≠ gpt2');
-      const allowed = await compare(cwd, ['main', 'gpt2', '--allow-different-models']);
+    it('different variants without --allow-different', async () => {
+      expectUsage(await compare(cwd, ['main', 'gpt2']), 'model tiny → gpt2');
+      const allowed = await compare(cwd, ['main', 'gpt2', '--allow-different']);
       expect(allowed.code).toBe(ExitCode.ok);
-      expect(allowed.out).toContain('Different models: model: tiny ≠ gpt2; dim: 64 ≠ 768.');
+      expect(allowed.out).toContain(
+        'Different variants (--allow-different): model tiny → gpt2, dim 64 → 768.',
+      );
     });
 
     it('repeated runs of different variants on one side', async () => {
       saveRun(cwd, 'mixed/1', { seed: 1, modelMeta: { dtype: 'fp32' } });
       saveRun(cwd, 'mixed/2', { seed: 2, modelMeta: { dtype: 'q4' } });
-      expectUsage(await compare(cwd, ['mixed', 'main']), 'dtype: fp32 ≠ q4');
+      expectUsage(await compare(cwd, ['mixed', 'main']), 'dtype fp32 → q4');
     });
 
     it('an empty side, two "--", a single run, an empty folder', async () => {

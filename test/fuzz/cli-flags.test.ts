@@ -173,7 +173,7 @@ const FLAGS: Record<string, Record<string, boolean>> = {
     '--seed': false,
     '--out': false,
     '--fail-on-regression': true,
-    '--allow-different-models': true,
+    '--allow-different': true,
   },
   merge: { '--out': false, '--allow-partial': true, '--no-charts': true },
   history: {

@@ -25,6 +25,12 @@ import type { BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from '.
 import { LATENCY_METRICS } from '../tasks/latency-task.js';
 import { PERPLEXITY_METRICS } from '../tasks/perplexity-task.js';
 import { THROUGHPUT_METRICS } from '../tasks/throughput-task.js';
+import {
+  formatDifferences,
+  type IdentityDifference,
+  identityDifferences,
+  variantIdentity,
+} from '../variant-identity.js';
 import { CELL_METRICS, cellSampleStatistic } from './cell-metrics.js';
 import {
   type CallEvidence,
@@ -83,8 +89,11 @@ export interface CompareOptions {
   readonly resamples?: number;
   /** Seed of that bootstrap: the same seed gives the same intervals. @default 0 */
   readonly seed?: number;
-  /** Compare runs whose model identity differs (architecture, name) instead of throwing. @default false */
-  readonly allowDifferentModels?: boolean;
+  /**
+   * Compare runs of different variants (another model, weights, dtype or quantization plan, engine, threads or
+   * machine: see {@link variantIdentity}) instead of throwing; the comparison lists the differences. @default false
+   */
+  readonly allowDifferent?: boolean;
   /** Name of the baseline in reports. @default its run id (and the number of runs), else `baseline` */
   readonly baselineLabel?: string;
   /** Name of the candidate in reports. @default its run id (and the number of runs), else `candidate` */
@@ -200,8 +209,8 @@ export interface ReportComparison {
   readonly interval: string;
   /** The methods that decided at least one row, in {@link ComparisonMethod} order. */
   readonly methods: readonly ComparisonMethod[];
-  /** Model identity columns that differ (empty when the same model is compared). */
-  readonly modelDifferences: readonly string[];
+  /** Variant identity fields that differ between the sides (empty unless `allowDifferent` let them through). */
+  readonly variantDifferences: readonly IdentityDifference[];
   /** Compared metrics: task rows first, then cells, in the first baseline run's order. */
   readonly rows: readonly MetricComparison[];
   /** What could not be compared. */
@@ -209,27 +218,6 @@ export interface ReportComparison {
   /** Number of rows per verdict. */
   readonly counts: Readonly<Record<Verdict, number>>;
 }
-
-/** Columns of a report's model metadata that identify the model (the rest is configuration, e.g. threads, dtype). */
-export const MODEL_IDENTITY_KEYS: readonly string[] = [
-  'model',
-  'paradigm',
-  'params',
-  'dim',
-  'num_blocks',
-  'n_heads',
-  'kv_heads',
-  'vocab_size',
-  'max_context',
-  'attention',
-  'ffn',
-];
-
-/**
- * Columns that must agree between the runs of one side (and the earlier runs): repeated runs are runs of one
- * variant, so the model identity plus its engine, thread count and dtype.
- */
-export const REPEAT_IDENTITY_KEYS: readonly string[] = [...MODEL_IDENTITY_KEYS, 'engine', 'threads', 'dtype'];
 
 /** How {@link compareReports} computes the per-call interval of one run per side with a noise floor. */
 export const BOOTSTRAP_METHOD = 'percentile bootstrap of the relative change, both samples resampled';
@@ -317,26 +305,18 @@ function resolve(options: CompareOptions): Resolved {
   return { threshold, alpha, confidence, power, noiseFloor, resamples, seed };
 }
 
-/** The columns of `keys` whose values differ between two runs, as `key: a ≠ b`. */
-function differences(keys: readonly string[], a: SuiteReport, b: SuiteReport): string[] {
-  const out: string[] = [];
-  for (const key of keys) {
-    const x = a.modelMeta[key];
-    const y = b.modelMeta[key];
-    if (x !== undefined && y !== undefined && x !== y) out.push(`${key}: ${String(x)} ≠ ${String(y)}`);
-  }
-  return out;
-}
-
-/** Throws when runs that should repeat one variant disagree on a {@link REPEAT_IDENTITY_KEYS} column they record. */
+/** Throws when runs that should repeat one variant differ in their variant identity (see {@link variantIdentity}). */
 function checkRepeats(runs: readonly SuiteReport[], what: string): void {
-  const diff: string[] = [];
-  for (const key of REPEAT_IDENTITY_KEYS) {
-    const values = runs.map((r) => r.modelMeta[key]).filter((v) => v !== undefined);
-    const other = values.find((v) => v !== values[0]);
-    if (other !== undefined) diff.push(`${key}: ${String(values[0])} ≠ ${String(other)}`);
-  }
-  if (diff.length > 0) throw new DantinoxError('INVALID_INPUT', messages.compareRunsNotRepeats(what, diff));
+  const identities = runs.map((r) => variantIdentity(r));
+  for (const [i, later] of identities.entries())
+    for (const earlier of identities.slice(0, i)) {
+      const diff = identityDifferences(earlier, later);
+      if (diff.length > 0)
+        throw new DantinoxError(
+          'INVALID_INPUT',
+          messages.compareRunsNotRepeats(what, formatDifferences(diff)),
+        );
+    }
 }
 
 /** Every finite value of each metric in completed rows and cells of `runs`, keyed `task\0cell\0metric`. */
@@ -686,10 +666,9 @@ const asRuns = (x: SuiteReport | readonly SuiteReport[]): readonly SuiteReport[]
  * if (result.counts.regressed > 0) process.exitCode = 1;
  * ```
  *
- * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when a side has no run, when the sides measure different
- * models (see {@link MODEL_IDENTITY_KEYS}) and `allowDifferentModels` is not set, or when the runs of one side (or
- * the earlier runs) are not repeats of one variant ({@link REPEAT_IDENTITY_KEYS}); `INVALID_OPTION` for an
- * out-of-range option.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when a side has no run, when the sides are different
+ * variants (see {@link variantIdentity}) and `allowDifferent` is not set, or when the runs of one side (or the
+ * earlier runs) are not repeats of one variant; `INVALID_OPTION` for an out-of-range option.
  */
 export function compareReports(
   baseline: SuiteReport | readonly SuiteReport[],
@@ -708,13 +687,15 @@ export function compareReports(
   checkRepeats(baseRuns, 'baseline runs');
   checkRepeats(candRuns, 'candidate runs');
   if (earlierRuns.length > 0) checkRepeats([baseRuns[0] as SuiteReport, ...earlierRuns], 'earlier runs');
-  const modelDifferences = differences(
-    MODEL_IDENTITY_KEYS,
-    baseRuns[0] as SuiteReport,
-    candRuns[0] as SuiteReport,
+  const variantDifferences = identityDifferences(
+    variantIdentity(baseRuns[0] as SuiteReport),
+    variantIdentity(candRuns[0] as SuiteReport),
   );
-  if (modelDifferences.length > 0 && options.allowDifferentModels !== true) {
-    throw new DantinoxError('INVALID_INPUT', messages.compareDifferentModels(modelDifferences));
+  if (variantDifferences.length > 0 && options.allowDifferent !== true) {
+    throw new DantinoxError(
+      'INVALID_INPUT',
+      messages.compareDifferentVariants(formatDifferences(variantDifferences)),
+    );
   }
   const comparer = new Comparer(baseRuns, candRuns, earlierRuns, opts);
   comparer.tasks();
@@ -736,7 +717,7 @@ export function compareReports(
     test: methods.map((m) => METHOD_DESCRIPTIONS[m]).join('; '),
     interval: INTERVAL_METHOD,
     methods,
-    modelDifferences,
+    variantDifferences,
     rows: comparer.rows,
     unmatched: comparer.unmatched,
     counts,

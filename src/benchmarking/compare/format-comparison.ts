@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { formatDifferences } from '../variant-identity.js';
 import type { MetricComparison, ReportComparison, UnmatchedEntry, Verdict } from './compare-reports.js';
 import { METHOD_DESCRIPTIONS, METHOD_LABELS, VERDICTS } from './compare-reports.js';
 
@@ -107,7 +108,8 @@ function unmatchedLine(u: UnmatchedEntry): string {
 
 function headerLines(c: ReportComparison): string[] {
   const lines = [`${c.candidate.label} vs ${c.baseline.label} (baseline): ${countsLine(c)}`];
-  if (c.modelDifferences.length > 0) lines.push(`Different models: ${c.modelDifferences.join('; ')}.`);
+  if (c.variantDifferences.length > 0)
+    lines.push(`Different variants (--allow-different): ${formatDifferences(c.variantDifferences)}.`);
   return lines;
 }
 
@@ -209,7 +211,8 @@ function markdownOne(c: ReportComparison): string {
     `**${countsLine(c)}**`,
     '',
   ];
-  if (c.modelDifferences.length > 0) lines.push(`Different models: ${c.modelDifferences.join('; ')}.`, '');
+  if (c.variantDifferences.length > 0)
+    lines.push(`Different variants (--allow-different): ${formatDifferences(c.variantDifferences)}.`, '');
   const taskRows = c.rows.filter((r) => r.cell === null);
   const cellRows = c.rows.filter((r) => r.cell !== null);
   if (taskRows.length > 0) lines.push(...markdownTable(taskRows, false, c.confidence), '');

@@ -436,8 +436,19 @@ export class ResultsHistory {
    * `undefined` when there is none.
    */
   async previousRun(runId: string): Promise<string | undefined> {
+    return (await this.previousRuns(runId, 1))[0];
+  }
+
+  /**
+   * The latest `limit` runs before `runId` of the same variant on the same machine, latest first (see
+   * {@link ResultsHistory.previousRun}): the baseline of a comparison and the earlier runs its noise is learned from.
+   */
+  async previousRuns(runId: string, limit: number): Promise<string[]> {
     const candidates = await this.#earlierRuns(runId);
-    return candidates.find((c) => c.differences.length === 0)?.runId;
+    return candidates
+      .filter((c) => c.differences.length === 0)
+      .slice(0, limit)
+      .map((c) => c.runId);
   }
 
   /**

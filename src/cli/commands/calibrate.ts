@@ -28,7 +28,7 @@ Examples:
 "dantinox bench" runs the same step automatically before throughput and latency tasks. The cache lives in
 $DANTINOX_CACHE_DIR/calibration, else $XDG_CACHE_HOME/dantinox/calibration or ~/.cache/dantinox/calibration
 (macOS: ~/Library/Caches/dantinox, Windows: %LOCALAPPDATA%\\dantinox\\Cache), one file per machine
-fingerprint + engine version + thread count. Measure on an idle machine: the load average is recorded.
+fingerprint + ONNX Runtime version + thread count, shared by every engine. Measure on an idle machine: the load average is recorded.
 `;
 
 /** Registers `dantinox calibrate` on `program`. */

@@ -32,7 +32,7 @@ interface CompareCliOptions {
   readonly noiseFloor?: number;
   readonly format: ComparisonFormat;
   readonly failOnRegression?: boolean;
-  readonly allowDifferentModels?: boolean;
+  readonly allowDifferent?: boolean;
   readonly seed: number;
   readonly out?: string;
 }
@@ -176,7 +176,10 @@ export function registerCompareCommand(program: Command, ctx: CommandContext): C
     )
     .option('--format <format>', `output on stdout: ${COMPARISON_FORMATS.join(', ')}`, parseFormat, 'text')
     .option('--fail-on-regression', 'exit 1 when a metric is regressed (for CI)')
-    .option('--allow-different-models', 'compare runs of different models (architecture or name) anyway')
+    .option(
+      '--allow-different',
+      'compare different variants on purpose (another model, weights, dtype, quantization plan, engine, threads or machine); the report lists the differences',
+    )
     .option('--seed <n>', 'seed of the per-call bootstrap (with --noise-floor)', parseNonNegativeInt, 0)
     .option(
       '-o, --out <dir>',
@@ -223,7 +226,7 @@ export async function runCompare(
         threshold: options.threshold,
         seed: options.seed,
         ...(options.noiseFloor === undefined ? {} : { noiseFloor: options.noiseFloor }),
-        allowDifferentModels: options.allowDifferentModels === true,
+        allowDifferent: options.allowDifferent === true,
         baselineLabel: labels[0] as string,
         candidateLabel: labels[i + 1] as string,
       },

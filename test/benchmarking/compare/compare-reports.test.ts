@@ -84,7 +84,7 @@ describe('compareReports: several runs per side', () => {
     const q4 = fakeRun({ seed: 7, runId: 'q4', modelMeta: { dtype: 'q4' } });
     const fp32 = fakeRun({ seed: 8, runId: 'fp32', modelMeta: { dtype: 'fp32' } });
     expect(() => compareReports([fp32, q4], slower)).toThrow(
-      /baseline runs are not repeated runs of one variant \(dtype: fp32 ≠ q4\)/,
+      /baseline runs are not repeated runs of one variant \(dtype fp32 → q4\)/,
     );
     expect(() => compareReports(base, [])).toThrow(DantinoxError);
     expect(() =>
@@ -177,7 +177,7 @@ describe('compareReports: matching, identity, options', () => {
     expect(ci(9)).not.toEqual(ci(10));
   });
 
-  it('refuses runs of different models unless allowed, naming the difference', () => {
+  it('refuses different variants unless allowed, naming the differences', () => {
     const other = fakeRun({ seed: 2, modelMeta: { model: 'gpt2', dim: 768 } });
     try {
       compareReports(fakeRun({ seed: 1 }), other);
@@ -185,13 +185,30 @@ describe('compareReports: matching, identity, options', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(DantinoxError);
       expect((e as DantinoxError).code).toBe('INVALID_INPUT');
-      expect((e as Error).message).toContain('model: tiny ≠ gpt2');
+      expect((e as Error).message).toContain('model tiny → gpt2, dim 64 → 768');
     }
-    const allowed = compareReports(fakeRun({ seed: 1 }), other, { allowDifferentModels: true });
-    expect(allowed.modelDifferences).toEqual(['model: tiny ≠ gpt2', 'dim: 64 ≠ 768']);
-    // Configuration (engine, threads, dtype) may differ between the sides without the flag.
+    const allowed = compareReports(fakeRun({ seed: 1 }), other, { allowDifferent: true });
+    expect(allowed.variantDifferences).toEqual([
+      { field: 'model', baseline: 'tiny', candidate: 'gpt2' },
+      { field: 'dim', baseline: 64, candidate: 768 },
+    ]);
+    // How the model runs is part of the variant too: a q4 run at 2 threads is no baseline of an fp32 run at 1.
     expect(() =>
-      compareReports(fakeRun({ seed: 1 }), fakeRun({ seed: 2, modelMeta: { engine: 'llama.cpp' } })),
+      compareReports(
+        fakeRun({ seed: 1, modelMeta: { dtype: 'q4', threads: 2 } }),
+        fakeRun({ seed: 2, modelMeta: { dtype: 'fp32', threads: 1 } }),
+      ),
+    ).toThrow('dtype q4 → fp32, threads 2 → 1');
+    for (const field of ['engine', 'head_dtype', 'block_size', 'weights', 'quantized_matrices'])
+      expect(() =>
+        compareReports(
+          fakeRun({ seed: 1, modelMeta: { [field]: 'one' } }),
+          fakeRun({ seed: 2, modelMeta: { [field]: 'other' } }),
+        ),
+      ).toThrow(`${field} one → other`);
+    // A field one side does not record (a file of an older version) cannot be told apart: not a difference.
+    expect(() =>
+      compareReports(fakeRun({ seed: 1 }), fakeRun({ seed: 2, modelMeta: { head_dtype: 'q8' } })),
     ).not.toThrow();
   });
 
