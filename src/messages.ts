@@ -474,6 +474,12 @@ export const messages = {
   /** Runs of one side of a comparison (or earlier runs) that are not repeats of one variant. */
   compareRunsNotRepeats: (what: string, differences: string): string =>
     `The ${what} are not repeated runs of one variant (${differences}). Give each side runs of the same variant: model, weights, dtype and quantization plan, engine, threads and machine.`,
+  /** A variant of the baseline matrix that a candidate does not have. */
+  variantNotInCandidate: (variant: string, candidate: string): string =>
+    `variant ${variant === '' ? '(a plain run)' : variant} is not in ${candidate}: not compared.`,
+  /** Two sides without a variant in common. */
+  noVariantInCommon: (): string =>
+    'The sides have no variant in common: compare a matrix folder with a matrix folder of the same axes, or a run with a run.',
   /** A comparison side without runs. */
   compareNoRuns: (side: string): string =>
     `The ${side} side of the comparison has no run. Give at least one run per side.`,
@@ -784,6 +790,9 @@ export const messages = {
   /** A variant's own process that ended before answering. */
   variantProcessDied: (variant: string, code: number | null, signal: string | null): string =>
     `variant ${variant}: its process ended before finishing (${signal === null ? `exit code ${code}` : `killed by ${signal}`}${signal === 'SIGKILL' ? ', most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms' : ''}); its rows are marked failed and the matrix goes on.`,
+  /** A run measured on a busy machine. */
+  busyMachine: (load: number, cpus: number): string =>
+    `the machine was busy: load average ${load.toFixed(1)} on ${cpus} logical CPUs during the run. Other processes take cores and clock from the engine, so these timings may not repeat; measure on an idle machine (load below ${(cpus / 2).toFixed(1)}) before trusting a comparison.`,
   /** MFU/MBU of a run without a calibration. */
   noCalibration: (): string =>
     'no ceilings: the run skipped the calibration (--no-calibrate); run without it, or `dantinox calibrate` once, to get MFU and MBU',

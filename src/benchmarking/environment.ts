@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { messages } from '../messages.js';
 import type { ModelInfo } from '../models/model.js';
 import type { Calibration } from './calibration.js';
 import type { BenchmarkConfig } from './config.js';
@@ -46,6 +47,28 @@ export interface Environment {
   readonly timer?: Readonly<Record<string, string | number>>;
   /** This machine's calibrated ceilings (and theoretical peak) the run's MFU/MBU are computed against. */
   readonly calibration?: Calibration;
+  /** Load average (1, 5, 15 min) when the run started and, in a finished report, when it ended. */
+  readonly loadAverage?: LoadAverage;
+  /** The source tree that was measured: git commit, branch and uncommitted changes, read when the run started. */
+  readonly git?: GitState;
+}
+
+/** Load averages (1, 5 and 15 minutes, as `os.loadavg()`) at the start and end of a run. */
+export interface LoadAverage {
+  /** At the start. */
+  readonly start: readonly number[];
+  /** At the end (absent until the run ends). */
+  readonly end?: readonly number[];
+}
+
+/** The git state of the directory a run was started in; `null` fields outside a repository or without git. */
+export interface GitState {
+  /** Full commit hash of HEAD. */
+  readonly commit: string | null;
+  /** Branch name (`HEAD` when detached). */
+  readonly branch: string | null;
+  /** Whether tracked files had uncommitted changes. */
+  readonly dirty: boolean | null;
 }
 
 /** The flags worth recording: what decides which GEMM kernels ORT/MLAS can use. */
@@ -129,6 +152,8 @@ export interface EnvironmentOptions {
   readonly timer?: Readonly<Record<string, string | number>>;
   /** Calibration to record. */
   readonly calibration?: Calibration;
+  /** The git state of the measured source tree, read by the caller. */
+  readonly git?: GitState;
 }
 
 /** Collects the {@link Environment} of the current process. */
@@ -152,5 +177,25 @@ export function collectEnvironment(options: EnvironmentOptions): Environment {
     timestamp: (options.startedAt ?? new Date()).toISOString(),
     ...(options.timer === undefined ? {} : { timer: options.timer }),
     ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
+    loadAverage: { start: os.loadavg() },
+    ...(options.git === undefined ? {} : { git: options.git }),
   };
+}
+
+/** Load per logical CPU above which a run's timings are flagged: half the CPUs busy with something else. */
+export const BUSY_LOAD_PER_CPU = 0.5;
+
+/**
+ * Why a run's timings cannot be trusted because the machine was busy — its 1-minute load average at the start or
+ * end above {@link BUSY_LOAD_PER_CPU} per logical CPU — or `undefined`. Other processes take cores and clock from
+ * the engine: a q8-vs-fp32 answer flipped between two runs at load 7–9 on 2 CPUs.
+ */
+export function busyMachine(
+  environment: Pick<Environment, 'loadAverage' | 'logicalCpus'>,
+): string | undefined {
+  const load = environment.loadAverage;
+  if (load === undefined) return undefined;
+  const worst = Math.max(load.start[0] ?? 0, load.end?.[0] ?? 0);
+  if (worst <= BUSY_LOAD_PER_CPU * environment.logicalCpus) return undefined;
+  return messages.busyMachine(worst, environment.logicalCpus);
 }

@@ -82,7 +82,16 @@ export {
   efficiencyIdentity,
   withEfficiency,
 } from './efficiency-columns.js';
-export { collectEnvironment, type Environment, type EnvironmentOptions, readCpuInfo } from './environment.js';
+export {
+  BUSY_LOAD_PER_CPU,
+  busyMachine,
+  collectEnvironment,
+  type Environment,
+  type EnvironmentOptions,
+  type GitState,
+  type LoadAverage,
+  readCpuInfo,
+} from './environment.js';
 export {
   HISTORY_MIGRATIONS,
   HISTORY_SCHEMA_VERSION,

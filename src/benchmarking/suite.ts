@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import os from 'node:os';
 import { join } from 'node:path';
 import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
@@ -15,6 +16,7 @@ import { Rng } from '../rng.js';
 import type { Calibration } from './calibration.js';
 import { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
 import { efficiencyIdentity, withEfficiency } from './efficiency-columns.js';
+import type { GitState } from './environment.js';
 import { collectEnvironment } from './environment.js';
 import { JsonlSink } from './jsonl-sink.js';
 import { type Logger, silentLogger, type TextWriter } from './logger.js';
@@ -70,6 +72,8 @@ export interface SuiteRunOptions {
   readonly throwOnError?: boolean;
   /** This machine's ceilings ({@link loadOrCalibrate}): recorded in the environment, and MFU/MBU computed against them. */
   readonly calibration?: Calibration;
+  /** The git state of the measured source tree (recorded in the environment, and by the history). */
+  readonly git?: GitState;
   /** Why the run has no calibration (recorded as `mfu_unavailable` / `mbu_unavailable` on timing rows). */
   readonly efficiencyUnavailable?: string;
   /**
@@ -212,6 +216,7 @@ export class BenchmarkSuite {
       timer,
       ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
       ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }),
+      ...(options.git === undefined ? {} : { git: options.git }),
     });
     const jsonl = pathFor(options.jsonl ?? true, 'jsonl');
     const csv = pathFor(options.saveCsv, 'csv');
@@ -296,7 +301,18 @@ export class BenchmarkSuite {
     await new Promise((resolve) => setImmediate(resolve));
     aborted ||= options.signal?.aborted === true;
     const totalTimeS = elapsedS();
-    const report = new SuiteReport({ results, modelMeta, totalTimeS, environment, runId, descriptors });
+    const ended = {
+      ...environment,
+      loadAverage: { start: environment.loadAverage?.start ?? [], end: os.loadavg() },
+    };
+    const report = new SuiteReport({
+      results,
+      modelMeta,
+      totalTimeS,
+      environment: ended,
+      runId,
+      descriptors,
+    });
     await sinks.onEnd(report, { aborted });
     return report;
   }

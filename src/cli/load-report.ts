@@ -7,6 +7,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RUN_FILES, RunDirectory, SuiteReport } from '../benchmarking/index.js';
+import { isMatrixDirectory, readMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
+import { loadVariantReport, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 
@@ -16,6 +18,21 @@ export interface LoadedReport {
   readonly report: SuiteReport;
   /** The results file read. */
   readonly path: string;
+  /** The variant id, for a run read from a matrix folder. */
+  readonly variant?: string;
+}
+
+/** The completed variants of a matrix folder, each as a run (its `variant` set), in the matrix's order. */
+function loadMatrix(path: string, cwd: string): LoadedReport[] {
+  const dir = resolve(cwd, path);
+  const reports = readMatrixManifest(dir).assigned.flatMap((id) => {
+    const report = loadVariantReport(dir, id);
+    return report === undefined || report.results.length === 0
+      ? []
+      : [{ report, path: join(variantDir(dir, id), RUN_FILES.json), variant: id }];
+  });
+  if (reports.length === 0) throw new DantinoxError('IO', messages.runFolderEmpty(path));
+  return reports;
 }
 
 /**
@@ -40,20 +57,26 @@ const naturalOrder = (a: string, b: string): number => a.localeCompare(b, 'en', 
 /**
  * The runs at `path`: one run (a run directory or a results file), or — for a directory that holds no results
  * file of its own but whose subdirectories are run directories — each of those runs, in natural name order
- * (`1`, `2`, …, `10`): a folder of repeated runs of one variant, such as `bench --out runs/base/$i` writes.
+ * (`1`, `2`, …, `10`): a folder of repeated runs of one variant, such as `bench --out runs/base/$i` writes. A matrix
+ * folder (or a folder of repeated matrix runs) gives each completed variant as a run with its `variant` id.
  *
  * @throws {@link dantinox!DantinoxError} `IO` when the path is missing, holds neither results nor run folders, or a run
  * cannot be read.
  */
 export function loadRunGroup(path: string, cwd: string): LoadedReport[] {
   const full = resolve(cwd, path);
+  if (isMatrixDirectory(full)) return loadMatrix(path, cwd);
   if (existsSync(full) && statSync(full).isDirectory() && !holdsResults(full)) {
     const runs = readdirSync(full, { withFileTypes: true })
       .filter((e) => e.isDirectory() && holdsResults(join(full, e.name)))
       .map((e) => e.name)
       .sort(naturalOrder);
     if (runs.length === 0) throw new DantinoxError('IO', messages.runFolderEmpty(path));
-    return runs.map((name) => loadReport(join(path, name), cwd));
+    return runs.flatMap((name) =>
+      isMatrixDirectory(join(full, name))
+        ? loadMatrix(join(path, name), cwd)
+        : [loadReport(join(path, name), cwd)],
+    );
   }
   return [loadReport(path, cwd)];
 }

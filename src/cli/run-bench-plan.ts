@@ -6,6 +6,7 @@
  */
 import type { BenchmarkConfig } from '../benchmarking/config.js';
 import { BenchmarkConfig as BenchmarkConfigApi } from '../benchmarking/config.js';
+import { busyMachine } from '../benchmarking/environment.js';
 import type { SuiteReport } from '../benchmarking/report.js';
 import { profileBreakdowns } from '../benchmarking/tasks/profile-task.js';
 import { formatDifferences } from '../benchmarking/variant-identity.js';
@@ -90,6 +91,10 @@ export async function runBenchPlan(plan: RunPlan, quiet: boolean, ctx: CommandCo
     return ExitCode.taskFailed;
   }
   if (result.notRun.length > 0) io.stderr.write(`${messages.variantsNotRun(result.notRun)}\n`);
+  const busy = result.variants
+    .map((v) => (v.report.environment === undefined ? undefined : busyMachine(v.report.environment)))
+    .find((b) => b !== undefined);
+  if (busy !== undefined) plan.logger.log('warn', busy);
   for (const record of result.history) await printHistory(record, ctx);
   io.stdout.write(results);
   return exitCode(result, stoppedBy, ctx);

@@ -1,27 +1,28 @@
 /**
- * The git commit and branch of a working directory, recorded with runs in a results history.
+ * The git state of a working directory — commit, branch, uncommitted changes — read when a run starts and recorded
+ * in its environment, so the history knows which source was measured.
  *
  * @packageDocumentation
  */
 import { spawnSync } from 'node:child_process';
-
-/** Commit and branch of the repository at `cwd`; both `null` outside a git repository or without git. */
-export interface GitInfo {
-  /** Full commit hash of HEAD. */
-  readonly gitCommit: string | null;
-  /** Branch name (`HEAD` when detached). */
-  readonly gitBranch: string | null;
-}
+import type { GitState } from '../benchmarking/environment.js';
 
 function git(args: readonly string[], cwd: string): string | null {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  return r.status === 0 && typeof r.stdout === 'string' && r.stdout.trim() !== '' ? r.stdout.trim() : null;
+  return r.status === 0 && typeof r.stdout === 'string' ? r.stdout.trim() : null;
 }
 
-/** Reads `git rev-parse HEAD` and `git rev-parse --abbrev-ref HEAD` in `cwd`. */
-export function gitInfo(cwd: string): GitInfo {
+/**
+ * Reads `git rev-parse HEAD`, `git rev-parse --abbrev-ref HEAD` and whether tracked files have uncommitted changes
+ * in `cwd`; every field `null` outside a repository or without git.
+ */
+export function gitInfo(cwd: string): GitState {
+  const commit = git(['rev-parse', 'HEAD'], cwd);
+  if (commit === null || commit === '') return { commit: null, branch: null, dirty: null };
+  const status = git(['status', '--porcelain', '--untracked-files=no'], cwd);
   return {
-    gitCommit: git(['rev-parse', 'HEAD'], cwd),
-    gitBranch: git(['rev-parse', '--abbrev-ref', 'HEAD'], cwd),
+    commit,
+    branch: git(['rev-parse', '--abbrev-ref', 'HEAD'], cwd) || null,
+    dirty: status === null ? null : status !== '',
   };
 }

@@ -36,7 +36,7 @@ export {
   defaultThreads,
   runCalibration,
 } from './calibration-step.js';
-export { type GitInfo, gitInfo } from './git-info.js';
+export { gitInfo } from './git-info.js';
 export { loadPlugins } from './load-plugins.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
 export {
@@ -54,6 +54,7 @@ export {
   type HistoryRecord,
   type HistoryRecorded,
   recordHistory,
+  variantHistoryRun,
 } from './record-history.js';
 export {
   type CalibrationPlan,

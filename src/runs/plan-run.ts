@@ -24,6 +24,7 @@ import {
   variantConfig,
 } from './bench-matrix.js';
 import { DEFAULT_CALIBRATION_MS } from './calibration-step.js';
+import { gitInfo } from './git-info.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
 import type { HistoryOptions } from './record-history.js';
 import type { CalibrationPlan, RunPlan } from './run-matrix.js';
@@ -151,5 +152,6 @@ export function planRun(input: RunPlanInput): RunPlan {
       input.isolate ?? (matrix.isMatrix && (input.registries === undefined || input.plugins !== undefined)),
     ...(input.plugins === undefined ? {} : { plugins: input.plugins }),
     logLevel: input.logLevel ?? 'warn',
+    git: gitInfo(cwd),
   };
 }

@@ -7,9 +7,10 @@
 import { isAbsolute, resolve } from 'node:path';
 import { compareReports, type ReportComparison } from '../benchmarking/compare/compare-reports.js';
 import { ResultsHistory } from '../benchmarking/history/results-history.js';
-import type { SuiteReport } from '../benchmarking/report.js';
+import { SuiteReport } from '../benchmarking/report.js';
 import type { NearestRun } from '../benchmarking/variant-identity.js';
 import { gitInfo } from './git-info.js';
+import { timestampName } from './output-dir.js';
 
 /** How many runs before the baseline `--compare-last` learns the run-to-run spread from. */
 const EARLIER_RUNS = 5;
@@ -70,7 +71,7 @@ export async function recordHistory(
   const path = isAbsolute(options.history) ? options.history : resolve(cwd, options.history);
   const history = await ResultsHistory.open(path);
   try {
-    await history.add(report, gitInfo(cwd));
+    await history.add(report, { git: gitInfo(cwd) });
     const recorded = { runId: report.runId ?? '', path: options.history };
     if (options.compareLast !== true || report.runId === undefined)
       return { status: 'recorded', ...recorded };
@@ -96,4 +97,20 @@ export async function recordHistory(
   } finally {
     history.close();
   }
+}
+
+/**
+ * A matrix variant's report as the history records it: its run id is the variant id, the same in every run of the
+ * matrix, so it gets the run's start time (`small-t2-2026-11-30_16-14-00`) to stay unique.
+ */
+export function variantHistoryRun(report: SuiteReport, startedAt: Date): SuiteReport {
+  const runId = `${report.runId ?? 'variant'}-${timestampName(startedAt)}`;
+  return new SuiteReport({
+    results: report.results,
+    modelMeta: { ...report.modelMeta, run_id: runId },
+    totalTimeS: report.totalTimeS,
+    ...(report.environment === undefined ? {} : { environment: report.environment }),
+    runId,
+    descriptors: report.descriptors,
+  });
 }

@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 import type { BenchmarkConfig } from '../benchmarking/config.js';
+import type { GitState } from '../benchmarking/environment.js';
 import type { Logger, LogLevel, TextWriter } from '../benchmarking/logger.js';
 import type { MatrixVariant } from '../benchmarking/matrix/expand-matrix.js';
 import {
@@ -19,14 +20,18 @@ import {
 } from '../benchmarking/matrix/matrix-manifest.js';
 import { MatrixReport, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
-import { SuiteReport } from '../benchmarking/report.js';
+import type { SuiteReport } from '../benchmarking/report.js';
 import { type Awaitable, hookCaller } from '../benchmarking/result-sink.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { PluginRegistries } from '../plugin.js';
 import type { BenchMatrix, SharedSelection } from './bench-matrix.js';
-import { timestampName } from './output-dir.js';
-import { type HistoryOptions, type HistoryRecord, recordHistory } from './record-history.js';
+import {
+  type HistoryOptions,
+  type HistoryRecord,
+  recordHistory,
+  variantHistoryRun,
+} from './record-history.js';
 import { writeMatrixCharts } from './run-outputs.js';
 import { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';
 import { runVariantProcess } from './variant-process.js';
@@ -87,6 +92,8 @@ export interface RunPlan {
   readonly plugins?: readonly string[];
   /** Least severe level a variant's own process logs. @default 'warn' */
   readonly logLevel?: LogLevel;
+  /** The git state of the source tree being measured, read when the run was planned. */
+  readonly git?: GitState;
 }
 
 /** A variant about to run. */
@@ -314,7 +321,9 @@ export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): 
   const history: HistoryRecord[] = [];
   if (status === 'completed')
     for (const outcome of outcomes)
-      history.push(await recordHistory(historyReport(outcome.report, plan), plan.history, plan.cwd));
+      history.push(
+        await recordHistory(variantHistoryRun(outcome.report, plan.startedAt), plan.history, plan.cwd),
+      );
   const reports = combined.variants.map((v) => v.report);
   return {
     status,
@@ -337,22 +346,6 @@ function failedTasks(reports: readonly SuiteReport[]): string[] {
       .filter((t) => t.status !== 'completed')
       .map((t) => `${reports.length > 1 ? `${r.runId} ` : ''}${t.task} (${t.status})`),
   );
-}
-
-/**
- * A variant's report as the history records it: the variant id is the same in every run of a matrix, so the run
- * id gets the run's start time (`small-t2-20261130-161400`) to stay unique.
- */
-function historyReport(report: SuiteReport, plan: RunPlan): SuiteReport {
-  const runId = `${report.runId ?? 'variant'}-${timestampName(plan.startedAt)}`;
-  return new SuiteReport({
-    results: report.results,
-    modelMeta: { ...report.modelMeta, run_id: runId },
-    totalTimeS: report.totalTimeS,
-    ...(report.environment === undefined ? {} : { environment: report.environment }),
-    runId,
-    descriptors: report.descriptors,
-  });
 }
 
 function createManifest(plan: RunPlan, assigned: readonly MatrixVariant[]) {

@@ -114,6 +114,7 @@ export async function runVariant(
       startedAt: plan.startedAt,
       commandLine: plan.commandLine,
       identity: { weights: opened.weights },
+      ...(plan.git === undefined ? {} : { git: plan.git }),
       ...(ceilings === undefined
         ? {}
         : 'calibration' in ceilings

@@ -113,4 +113,17 @@ describe('runMatrix from a plain Node script', () => {
       readFileSync(join(tmp, dir, 'results.csv'), 'utf8').split('\n')[0] ?? '';
     expect(header('lib-run')).toBe(header('cli-run'));
   }, 240_000);
+
+  it('compare and history add take matrix folders: variant by variant, matched by identity', async () => {
+    const compared = await runCli(['compare', 'cli-run', 'lib-run', '--threshold', '50'], { cwd: tmp });
+    expect(compared.code, compared.stderr).toBe(0);
+    expect(compared.stdout).toContain('cli-run · tiny-t1');
+    expect(compared.stdout).toContain('cli-run · tiny-t2');
+    const added = await runCli(['history', 'add', 'cli-run', '--history', 'h.duckdb'], { cwd: tmp });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout.match(/^added: tiny-t[12]-\d{4}-\d\d-\d\d_/gm)).toHaveLength(2);
+    // Added again: the same run ids, already there.
+    const again = await runCli(['history', 'add', 'cli-run', '--history', 'h.duckdb'], { cwd: tmp });
+    expect(again.stdout.match(/^already there: /gm)).toHaveLength(2);
+  }, 120_000);
 });

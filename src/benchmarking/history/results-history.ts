@@ -12,7 +12,7 @@ import { messages } from '../../messages.js';
 import { bootstrapRatio, type Interval } from '../../profiling/index.js';
 import { Rng } from '../../rng.js';
 import { CELL_METRICS, cellSampleStatistic } from '../compare/cell-metrics.js';
-import type { Environment } from '../environment.js';
+import type { Environment, GitState } from '../environment.js';
 import { describeMetric } from '../metric-schema.js';
 import { SuiteReport } from '../report.js';
 import type { BenchmarkResult, BenchmarkStatus, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
@@ -40,10 +40,8 @@ export interface HistoryOpenOptions {
 
 /** Where and from what a run came, recorded with it by {@link ResultsHistory.add}. */
 export interface HistoryRunSource {
-  /** Git commit of the code measured, when known. */
-  readonly gitCommit?: string | null;
-  /** Git branch, when known. */
-  readonly gitBranch?: string | null;
+  /** Git state of the code measured, for a report that did not record its own (its environment's `git` wins). */
+  readonly git?: GitState;
   /** When the run is added. @default now */
   readonly addedAt?: Date;
 }
@@ -264,8 +262,8 @@ export class ResultsHistory {
           runId,
           (source.addedAt ?? new Date()).toISOString(),
           env?.timestamp ?? null,
-          source.gitCommit ?? null,
-          source.gitBranch ?? null,
+          (env?.git ?? source.git)?.commit ?? null,
+          (env?.git ?? source.git)?.branch ?? null,
           machineLabel(env),
           env?.cpuModel ?? null,
           env?.logicalCpus ?? null,

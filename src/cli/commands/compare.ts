@@ -134,12 +134,20 @@ interface LoadedSide {
 /** The name of one run: its id, else its folder's name. */
 const runName = (r: LoadedReport): string => r.report.runId ?? RunDirectory.nameOf(r.path);
 
-/** The display name of a side: a run's name; a folder of runs' name; or the first and last of several runs. */
+/**
+ * The display name of a side: a run's name; a folder of runs' name; or the first and last of several runs. A matrix
+ * side is named by its folder, with the runs per variant when it repeats the matrix.
+ */
 function sideName(side: LoadedSide): string {
   const { runs, paths } = side;
-  if (runs.length === 1) return runName(runs[0] as LoadedReport);
-  const name = paths.length === 1 ? RunDirectory.nameOf(join(paths[0] as string, 'results.json')) : undefined;
-  const span = name ?? `${runName(runs[0] as LoadedReport)} … ${runName(runs.at(-1) as LoadedReport)}`;
+  const first = runs[0] as LoadedReport;
+  const perVariant = runs.filter((r) => r.variant === first.variant).length;
+  const folder =
+    paths.length === 1 ? RunDirectory.nameOf(join(paths[0] as string, 'results.json')) : undefined;
+  if (first.variant !== undefined && folder !== undefined)
+    return perVariant === 1 ? folder : `${folder} (${perVariant} runs)`;
+  if (runs.length === 1) return runName(first);
+  const span = folder ?? `${runName(first)} … ${runName(runs.at(-1) as LoadedReport)}`;
   return `${span} (${runs.length} runs)`;
 }
 
@@ -218,20 +226,37 @@ export async function runCompare(
   const floorUsed = base.runs.length === 1 && cands.some((c) => c.runs.length === 1);
   if (options.noiseFloor !== undefined && !floorUsed)
     ctx.io.stderr.write(`note: ${messages.noiseFloorUnused()}\n`);
-  const comparisons = cands.map((c, i) =>
-    compareReports(
-      base.runs.map((r) => r.report),
-      c.runs.map((r) => r.report),
-      {
-        threshold: options.threshold,
-        seed: options.seed,
-        ...(options.noiseFloor === undefined ? {} : { noiseFloor: options.noiseFloor }),
-        allowDifferent: options.allowDifferent === true,
-        baselineLabel: labels[0] as string,
-        candidateLabel: labels[i + 1] as string,
-      },
-    ),
+  const compareOptions = {
+    threshold: options.threshold,
+    seed: options.seed,
+    ...(options.noiseFloor === undefined ? {} : { noiseFloor: options.noiseFloor }),
+    allowDifferent: options.allowDifferent === true,
+  };
+  // Matrix folders: variant by variant (matched by id, each a whole variant identity), one table per variant.
+  const variants = [...new Set(base.runs.map((r) => r.variant ?? ''))];
+  const comparisons = cands.flatMap((c, i) =>
+    variants.flatMap((variant) => {
+      const ofVariant = (side: LoadedSide) => side.runs.filter((r) => (r.variant ?? '') === variant);
+      const candidateRuns = ofVariant(c);
+      if (candidateRuns.length === 0) {
+        ctx.io.stderr.write(`note: ${messages.variantNotInCandidate(variant, labels[i + 1] as string)}\n`);
+        return [];
+      }
+      const suffix = variant === '' ? '' : ` · ${variant}`;
+      return [
+        compareReports(
+          ofVariant(base).map((r) => r.report),
+          candidateRuns.map((r) => r.report),
+          {
+            ...compareOptions,
+            baselineLabel: `${labels[0]}${suffix}`,
+            candidateLabel: `${labels[i + 1]}${suffix}`,
+          },
+        ),
+      ];
+    }),
   );
+  if (comparisons.length === 0) throw new DantinoxError('INVALID_INPUT', messages.noVariantInCommon());
   return writeComparisons(comparisons, options, ctx);
 }
 

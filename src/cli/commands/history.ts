@@ -8,11 +8,11 @@ import { type Command, Option } from 'commander';
 import { ResultsHistory, type TrendPoint } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { gitInfo } from '../../runs/index.js';
+import { gitInfo, variantHistoryRun } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
-import { loadReport } from '../load-report.js';
+import { loadRunGroup } from '../load-report.js';
 
 /** The default history file, relative to the working directory. */
 export const DEFAULT_HISTORY_FILE = 'results.duckdb';
@@ -113,11 +113,24 @@ export function registerHistoryCommand(program: Command, ctx: CommandContext): C
       .description('append runs (directories written by "dantinox bench", or their results.json / .jsonl)')
       .argument('<runs...>', 'run directories or results files'),
   ).action(async (runs: string[], options: HistoryOptions) => {
-    const reports = runs.map((r) => loadReport(r, ctx.io.cwd));
+    // A matrix folder adds each variant, under a run id made unique by the run's start time.
+    const reports = runs
+      .flatMap((r) => loadRunGroup(r, ctx.io.cwd))
+      .map((loaded) =>
+        loaded.variant === undefined
+          ? loaded
+          : {
+              ...loaded,
+              report: variantHistoryRun(
+                loaded.report,
+                new Date(loaded.report.environment?.timestamp ?? Date.now()),
+              ),
+            },
+      );
     const git = gitInfo(ctx.io.cwd);
     await withHistory(options, ctx, false, async (h) => {
       for (const { report, path } of reports) {
-        const outcome = await h.add(report, git);
+        const outcome = await h.add(report, { git });
         ctx.io.stdout.write(
           `${outcome === 'added' ? 'added' : 'already there'}: ${report.runId} (${path})\n`,
         );

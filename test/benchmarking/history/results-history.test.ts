@@ -75,12 +75,35 @@ function holder(path: string, sql: string[], holdMs: number): Promise<ChildProce
 }
 
 describe('ResultsHistory', () => {
+  it('records the commit the run measured (its environment), not the one of the directory it is added from', async () => {
+    const history = await ResultsHistory.open(join(dir, 'git.duckdb'));
+    try {
+      const measured = run(7);
+      const withGit = new SuiteReport({
+        results: measured.results,
+        modelMeta: measured.modelMeta,
+        runId: 'measured-at-abc',
+        environment: {
+          ...(measured.environment as Environment),
+          git: { commit: 'abc', branch: 'feature', dirty: true },
+        },
+      });
+      await history.add(withGit, { git: { commit: 'cwd-commit', branch: 'main', dirty: false } });
+      const [listed] = await history.runs();
+      expect(listed).toMatchObject({ runId: 'measured-at-abc', gitCommit: 'abc', gitBranch: 'feature' });
+    } finally {
+      history.close();
+    }
+  });
+
   it('stores a run and gives it back: the rebuilt report compares equal to the original', async () => {
     const path = join(dir, 'roundtrip.duckdb');
     const history = await ResultsHistory.open(path);
     try {
       const original = run(1);
-      expect(await history.add(original, { gitCommit: 'abc123', gitBranch: 'main' })).toBe('added');
+      expect(await history.add(original, { git: { commit: 'abc123', branch: 'main', dirty: false } })).toBe(
+        'added',
+      );
       expect(await history.add(original)).toBe('exists');
       const [listed] = await history.runs();
       expect(listed).toMatchObject({
