@@ -94,6 +94,10 @@ describe('SuiteReport', () => {
       'engine',
       'threads',
       'dtype',
+      'head_dtype',
+      'block_size',
+      'quantized_matrices',
+      'weight_bytes',
       'run_id',
     ]);
     const df = report.toDataFrame();

@@ -92,6 +92,7 @@ describe('bad input gets a clear error before the engine runs', () => {
       threads: 1,
       dtype: 'fp32',
       load: { ms: expect.any(Number), peakRssBytes: expect.any(Number) },
+      weightBytes: expect.any(Number),
     });
     expect(model.numParameters()).toBe([...model.weights.values()].reduce((n, t) => n + t.data.length, 0));
   });
