@@ -165,12 +165,12 @@ export const messages = {
     `Building this model (dim ${dim}, ${numBlocks} blocks, vocabulary ${vocabSize})`,
   /** What one perplexity batch is called in memory messages. */
   perplexityBatch: (batch: number, len: number): string =>
-    `A perplexity batch of ${batch} windows × ${len} tokens (evalBatchSize × evalSeqLen)`,
+    `A perplexity batch of ${batch} windows × ${len} tokens (--eval-batch-size × --eval-seq-len)`,
   /** What one sweep cell is called in memory messages. */
   sweepCell: (cell: string): string => `Cell ${cell}`,
   /** Perplexity stopped by its time budget. */
   evalTruncated: (scored: number, planned: number, maxCellMs: number): string =>
-    `scored ${scored} of ${planned} batches: the next would overrun maxCellMs = ${maxCellMs} ms (raise --max-cell-ms to score more)`,
+    `scored ${scored} of ${planned} batches: the next would overrun --max-cell-ms ${maxCellMs} (raise it to score more)`,
   /** A config key given with no value (`max_context:`). */
   emptyConfigValue: (key: string): string =>
     `has no value; give one (e.g. \`${key}: 512\`) or remove the key`,
@@ -369,11 +369,11 @@ export const messages = {
   /** A file the benchmarking layer could not write. */
   benchWriteFailed: (path: string, what: string, cause?: unknown): string =>
     errorCode(cause) === 'ENOSPC'
-      ? `Cannot write ${what} to "${path}": no space left on the device. Everything written before is kept; free some space (or pass another \`outDir\`) and rerun.`
+      ? `Cannot write ${what} to "${path}": no space left on the device. Everything written before is kept; free some space (or pass another --out, outDir in TypeScript) and rerun.`
       : errorCode(cause) === 'EDQUOT'
-        ? `Cannot write ${what} to "${path}": disk quota exceeded. Everything written before is kept; free some space (or pass another \`outDir\`) and rerun.`
-        : `Cannot write ${what} to "${path}": check that the directory is writable (or pass another \`outDir\`).`,
-  /** A sweep list (`seqLens`, `batchSizes`) with a value given twice. */
+        ? `Cannot write ${what} to "${path}": disk quota exceeded. Everything written before is kept; free some space (or pass another --out, outDir in TypeScript) and rerun.`
+        : `Cannot write ${what} to "${path}": check that the directory is writable (or pass another --out, outDir in TypeScript).`,
+  /** A sweep list (`--seq-lens`, `--batch-sizes`) with a value given twice. */
   duplicateSweepValues: (twice: readonly number[]): string =>
     `lists ${[...new Set(twice)].join(', ')} more than once; each value is measured once, so give it once`,
   /** A suite built with no tasks. */
@@ -393,13 +393,13 @@ export const messages = {
     `Two tasks of the suite are named "${name}": task names are the report's row keys and must be unique. Rename one (e.g. give it a \`name\` option).`,
   /** A sweep cell longer than the model accepts. */
   seqTooLong: (seqLen: number, maxContext: number): string =>
-    `seq_len ${seqLen} exceeds the model's maxContext ${maxContext}; remove it from \`seqLens\` or use a model with a longer context.`,
+    `seq_len ${seqLen} exceeds the model's maxContext ${maxContext}; remove it from --seq-lens (seqLens) or use a model with a longer context.`,
   /** A cell that ran past its time budget. */
   cellTimeout: (elapsedMs: number, budgetMs: number): string =>
-    `cell stopped after ${elapsedMs.toFixed(0)} ms, over its budget \`maxCellMs\` = ${budgetMs} ms; raise \`maxCellMs\` or lower \`nMeasure\`.`,
+    `cell stopped after ${elapsedMs.toFixed(0)} ms, over its budget --max-cell-ms ${budgetMs} (maxCellMs); raise it or lower --n-measure (nMeasure).`,
   /** A cell not attempted because its first calls predict it would run past the budget. */
   cellPredictedTimeout: (predictedMs: number, budgetMs: number): string =>
-    `its warm-up predicts ${predictedMs.toFixed(0)} ms, over \`maxCellMs\` = ${budgetMs} ms; raise \`maxCellMs\` to measure it.`,
+    `its warm-up predicts ${predictedMs.toFixed(0)} ms, over --max-cell-ms ${budgetMs} (maxCellMs); raise it to measure this cell.`,
   /** A cell skipped because a smaller cell of the same sweep already failed. */
   cellSkippedAfter: (previous: string): string =>
     `the smaller cell ${previous} of this sweep already failed or ran out of time.`,
@@ -407,16 +407,16 @@ export const messages = {
   noCellCompleted: (failedCells: string): string => `no cell completed: ${failedCells}`,
   /** No sequence length of the config fits the model. */
   noUsableSeqLen: (seqLens: readonly number[], maxContext: number): string =>
-    `no sequence length in \`seqLens\` (${seqLens.join(', ')}) fits the model's maxContext ${maxContext}; add a shorter one.`,
+    `no sequence length in --seq-lens (seqLens: ${seqLens.join(', ')}) fits the model's maxContext ${maxContext}; add a shorter one.`,
   /** Perplexity on a model without a tokenizer. */
   perplexityNoTokenizer: (model: string): string =>
     `model "${model}" has no tokenizer and none is built in for its vocabulary; pass \`new PerplexityTask({ tokenizer })\`.`,
   /** An evaluation window longer than the model's context, clamped. */
   evalSeqLenClamped: (evalSeqLen: number, maxContext: number): string =>
-    `\`evalSeqLen\` = ${evalSeqLen} exceeds the model's maxContext ${maxContext}: perplexity windows use ${maxContext} tokens; set \`evalSeqLen\` ≤ ${maxContext} to silence this.`,
+    `--eval-seq-len ${evalSeqLen} (evalSeqLen) exceeds the model's maxContext ${maxContext}: perplexity windows use ${maxContext} tokens; set --eval-seq-len ${maxContext} or less to silence this.`,
   /** Validation text shorter than one evaluation window. */
   dataTooShort: (source: string, tokens: number, needed: number): string =>
-    `validation text ${source} has ${tokens} tokens, fewer than one window of ${needed}; use a longer text or a smaller \`evalSeqLen\`.`,
+    `validation text ${source} has ${tokens} tokens, fewer than one window of ${needed}; use a longer text or a smaller --eval-seq-len (evalSeqLen).`,
   /** Token ids the tokenizer produced that the model cannot embed. */
   tokenOutOfVocab: (id: number, vocabSize: number, tokenizer: string): string =>
     `tokenizer "${tokenizer}" produced id ${id}, outside the model's vocabulary [0, ${vocabSize}); use the model's own tokenizer.`,

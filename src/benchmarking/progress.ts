@@ -49,7 +49,14 @@ export const silentProgress: ProgressDisplay = {
   stop: () => {},
 };
 
-/** One line per event, for logs and non-interactive terminals. */
+/** Completed cells of a task shown by plain progress: about one line per tenth of its planned cells. */
+const PLAIN_LINES_PER_TASK = 10;
+
+/**
+ * One line per event, for logs and non-interactive terminals. A task with many cells (perplexity's batches) shows
+ * about {@link PLAIN_LINES_PER_TASK} of its completed cells — each tenth of the way, and the last — while every
+ * failed or skipped cell gets its line.
+ */
 export function plainProgress(writer: TextWriter): ProgressDisplay {
   let done = 0;
   let planned = 0;
@@ -64,6 +71,13 @@ export function plainProgress(writer: TextWriter): ProgressDisplay {
     },
     cell(cell) {
       done += 1;
+      const step = (n: number): number => Math.floor((n * PLAIN_LINES_PER_TASK) / planned);
+      const shown =
+        cell.status !== 'completed' ||
+        planned <= PLAIN_LINES_PER_TASK ||
+        done === planned ||
+        step(done) !== step(done - 1);
+      if (!shown) return;
       const of = planned > 0 ? `${done}/${planned}` : `${done}`;
       writer.write(`  ${cell.task} ${cell.cell} (${of}): ${describeCell(cell)}\n`);
     },

@@ -9,7 +9,7 @@ import { type Command, Option } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
 import type { LogLevel } from '../../benchmarking/index.js';
 import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
-import { DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
+import { builtinTasks, DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { ENGINE_NAMES, type EngineName } from '../../models/engines/engine-name.js';
@@ -227,7 +227,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '-t, --tasks <list>',
-      `tasks to run, in order: built-in or registered by a --plugin (default: ${DEFAULT_TASKS.join(',')})`,
+      `tasks to run, in order: ${Object.keys(builtinTasks).join(', ')}, or one registered by a --plugin (default: ${DEFAULT_TASKS.join(',')})`,
       parseNameList,
     )
     .option(
