@@ -95,6 +95,24 @@ const suggestion = (name: string, candidates: readonly string[]): string => {
   return s === undefined ? '' : ` Did you mean "${s}"?`;
 };
 
+/** What a JSON value is, for a message: `null`, `an array`, `a number`, `nothing` (undefined)… */
+const kindOf = (value: unknown): string => {
+  if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+};
+/** A kind name (`array`, `object`, `record`, `string`, `null`…) as a message says it: `an array`, `an object`… */
+const kindName = (kind: string): string => {
+  if (kind === 'null') return 'null';
+  if (kind === 'record' || kind === 'object') return 'an object';
+  if (kind === 'array') return 'an array';
+  return `a ${kind}`;
+};
+/** `a`, `a or b`, `a, b or c`. */
+const orList = (items: readonly string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+
 /** Message builders, by layer. */
 /** One field of a Hugging Face config.json that disagrees with its ONNX graph. */
 export interface HfGraphMismatch {
@@ -448,6 +466,48 @@ export const messages = {
   /** A report file that does not have the expected structure. */
   malformedReport: (path: string, problem: string): string =>
     `"${path}" is not a dantinox report: ${problem}. Pass a file written by SuiteReport.save().`,
+  /** The problem of a JSON file that is not a report at all (for `malformedReport`). */
+  reportNotDantinox: (): string => 'no "format": "dantinox-report" with "results"',
+  /** The problem of a JSONL stream without its `run` line (for `malformedReport`). */
+  reportNoRunLine: (): string => 'no "run" record',
+  /** The report as a whole, as a place in a report file. */
+  reportItself: (): string => 'the report',
+  /** Line `line` (1-based) of a JSONL stream, as a place in a report file. */
+  reportLine: (line: number): string => `line ${line}`,
+  /** Element `position` (1-based) of a list in a report file, e.g. `result 2` or `cell 3 of result 2`. */
+  reportElement: (element: string, position: number, parent?: string): string =>
+    parent === undefined ? `${element} ${position}` : `${element} ${position} of ${parent}`,
+  /** The result held by a JSONL `task` line, as a place in a report file. */
+  reportResultOf: (where: string): string => `the result of ${where}`,
+  /** A place in a report file that holds something other than an object, e.g. `result 2 is a string, not an object`. */
+  reportNotObject: (where: string, found: unknown): string => `${where} is ${kindOf(found)}, not an object`,
+  /**
+   * A field of a report file of the wrong kind, e.g. `result 2 has "cells" a string, not an array`; `wanted` are
+   * kind names (`string`, `number`, `boolean`, `array`, `object`, `record`, `null`).
+   */
+  reportFieldKind: (where: string, key: string, found: unknown, wanted: readonly string[]): string =>
+    `${where} has "${key}" ${kindOf(found)}, not ${orList(wanted.map(kindName))}`,
+  /** A field of a report file outside its allowed values, e.g. `result 2 has "status" "done", not "completed", …`. */
+  reportFieldValue: (where: string, key: string, found: unknown, allowed: readonly unknown[]): string =>
+    `${where} has "${key}" ${typeof found === 'string' ? excerpt(found) : kindOf(found)}, not ${orList(allowed.map((v) => excerpt(v)))}`,
+  /** A required field missing from a report file, e.g. `cell 1 of result 2 has no "phase"`. */
+  reportFieldMissing: (where: string, key: string): string => `${where} has no "${key}"`,
+  /** Any other problem zod found with a field of a report file. */
+  reportFieldInvalid: (where: string, key: string, problem: string): string =>
+    key === ''
+      ? `${where} is invalid: ${clip(problem)}`
+      : `${where} has an invalid "${key}": ${clip(problem)}`,
+  /** A result or cell of a report file without a task name. */
+  reportNoTaskName: (where: string): string => `${where} has no "task" name`,
+  /** A JSONL `cell` line without a task name. */
+  reportCellWithoutTask: (where: string): string => `${where} is a cell without a "task" name`,
+  /** A metric descriptor of a report file without one of its string fields. */
+  reportNoString: (where: string, key: string): string => `${where} has no string "${key}"`,
+  /** A failed or skipped result of a report file that does not say why. */
+  reportStatusWithoutError: (where: string, status: string): string =>
+    `${where} is "${status}" without an "error"`,
+  /** A completed result of a report file that holds an error. */
+  reportCompletedWithError: (where: string): string => `${where} is completed but has an "error"`,
 
   // ── efficiency: calibration, MFU, MBU ─────────────────────────────────────
   /** MFU/MBU of a run measured without ceilings. */

@@ -43,6 +43,8 @@ export interface JsonlEndRecord {
   readonly totalTimeS: number;
   /** Whether the run was stopped by its abort signal before every task finished. */
   readonly aborted: boolean;
+  /** Load average (1, 5, 15 min) when the run ended (the start's is in the run line's environment). */
+  readonly loadAverageEnd?: readonly number[];
 }
 /** Any line of a run's stream. */
 export type JsonlRecord = JsonlRunRecord | JsonlCellRecord | JsonlTaskRecord | JsonlEndRecord;
@@ -104,7 +106,13 @@ export class JsonlSink implements ResultSink {
 
   /** Writes the `end` line. @throws {@link dantinox!DantinoxError} `IO` when the write fails. */
   onEnd(report: SuiteReport, end: RunEnd): void {
-    this.#append({ type: 'end', totalTimeS: report.totalTimeS, aborted: end.aborted });
+    const loadAverageEnd = report.environment?.loadAverage?.end;
+    this.#append({
+      type: 'end',
+      totalTimeS: report.totalTimeS,
+      aborted: end.aborted,
+      ...(loadAverageEnd === undefined ? {} : { loadAverageEnd }),
+    });
   }
 
   #append(record: JsonlRecord): void {

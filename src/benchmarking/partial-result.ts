@@ -21,13 +21,14 @@ export function partialResult(
   const measured = cells.filter((c) => c.status === 'completed').length;
   if (task.summarize === undefined || measured === 0) return undefined;
   try {
-    const row = task.summarize(cells, config);
+    // The row is completed whatever summarize said: an error it carried would contradict that status.
+    const { status: _status, error: _error, ...row } = task.summarize(cells, config);
     return {
       ...row,
       task: task.name,
       status: 'completed',
       meta: { ...row.meta, interrupted: messages.taskInterrupted(how, measured) },
-    } as BenchmarkResult;
+    };
   } catch {
     return undefined;
   }

@@ -188,12 +188,23 @@ describe('SuiteReport', () => {
           {
             task: 'latency',
             metrics: {},
-            cells: [{ task: 'latency', cell: 'g', metrics: {}, metricSamples }],
+            cells: [
+              {
+                task: 'latency',
+                cell: 'g',
+                phase: 'generate',
+                status: 'completed',
+                metrics: {},
+                metricSamples,
+              },
+            ],
           },
         ],
       });
     writeFileSync(join(dir, 'bad-samples.json'), withSamples({ ttft_ms: 3 }));
-    expect(() => SuiteReport.load(join(dir, 'bad-samples.json'))).toThrow(/"ttft_ms" a number, not an array/);
+    expect(() => SuiteReport.load(join(dir, 'bad-samples.json'))).toThrow(
+      /"metricSamples\.ttft_ms" a number, not an array/,
+    );
     writeFileSync(join(dir, 'list-samples.json'), withSamples([1, 2]));
     expect(() => SuiteReport.load(join(dir, 'list-samples.json'))).toThrow(/"metricSamples" .*not an object/);
     writeFileSync(join(dir, 'good-samples.json'), withSamples({ ttft_ms: [1, '2'] }));

@@ -120,6 +120,8 @@ describe('LatencyTask', () => {
     const model = new FakeModel({ config: { maxContext: 4 } });
     await expect(
       new LatencyTask().run(new ARParadigm(model.config), model, config, new Rng(0), contextFor(model, [])),
-    ).rejects.toThrow(/no sequence length in `seqLens` \(8, 16, 128\) fits the model's maxContext 4/);
+    ).rejects.toThrow(
+      /no sequence length in --seq-lens \(seqLens: 8, 16, 128\) fits the model's maxContext 4/,
+    );
   });
 });
