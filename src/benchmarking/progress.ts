@@ -54,7 +54,7 @@ const PLAIN_LINES_PER_TASK = 10;
 
 /**
  * One line per event, for logs and non-interactive terminals. A task with many cells (perplexity's batches) shows
- * about {@link PLAIN_LINES_PER_TASK} of its completed cells — each tenth of the way, and the last — while every
+ * about ten of its completed cells — each tenth of the way, and the last — while every
  * failed or skipped cell gets its line.
  */
 export function plainProgress(writer: TextWriter): ProgressDisplay {
