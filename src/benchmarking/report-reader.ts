@@ -90,9 +90,10 @@ function fromJsonl(path: string, text: string): SuiteReportData {
   const run = runs[0];
   if (run === undefined)
     throw new DantinoxError('IO', messages.malformedReport(path, messages.reportNoRunLine()));
+  // INVALID_INPUT, not IO: the stream is ours but holds several runs; `plot` and `report` must not read it as a table.
   if (runs.length > 1)
     throw new DantinoxError(
-      'IO',
+      'INVALID_INPUT',
       messages.severalRunsInJsonl(
         path,
         runs.map((r) => String(r.runId)),

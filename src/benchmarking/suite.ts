@@ -19,7 +19,7 @@ import { efficiencyIdentity, withEfficiency } from './efficiency-columns.js';
 import type { GitState } from './environment.js';
 import { collectEnvironment } from './environment.js';
 import { JsonlSink } from './jsonl-sink.js';
-import { type Logger, silentLogger, type TextWriter } from './logger.js';
+import { createWriterLogger, type Logger, type TextWriter } from './logger.js';
 import { partialResult } from './partial-result.js';
 import { createProgress, type ProgressMode } from './progress.js';
 import { SuiteReport } from './report.js';
@@ -56,7 +56,7 @@ export interface SuiteRunOptions {
   readonly progress?: ProgressMode;
   /** Where progress goes (the CLI passes `process.stderr`). @default undefined (no progress output) */
   readonly writer?: TextWriter;
-  /** Where warnings and sink failures go. @default a silent logger */
+  /** Where warnings and sink failures go. @default warnings and errors on stderr */
   readonly logger?: Logger;
   /** Stops the run between cells; the current task becomes failed, the rest skipped. */
   readonly signal?: AbortSignal;
@@ -193,7 +193,8 @@ export class BenchmarkSuite {
     const outDir = options.outDir ?? this.config.outputDir;
     const pathFor = (opt: string | boolean | undefined, ext: string): string | undefined =>
       opt === true ? join(outDir, `${runId}.${ext}`) : typeof opt === 'string' ? opt : undefined;
-    const logger = options.logger ?? silentLogger;
+    // Warnings (a sink that throws, a clamped window) reach stderr unless the caller routes them elsewhere.
+    const logger = options.logger ?? createWriterLogger(process.stderr, 'warn');
     const progress = createProgress(options.progress ?? 'auto', options.writer);
     const t0 = clock.now();
     const elapsedS = (): number => Number(clock.now() - t0) / 1e9;

@@ -14,6 +14,7 @@ import type { Model } from '../../src/models/model.js';
 import type { Paradigm } from '../../src/models/paradigm.js';
 import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
 import type { Rng } from '../../src/rng.js';
+import { loadRun } from '../../src/runs/load-runs.js';
 import { FakeModel } from './fake-model.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'dx-suite-'));
@@ -311,6 +312,32 @@ describe('BenchmarkSuite', () => {
       readFileSync(join(dir, 'a.jsonl'), 'utf8') + readFileSync(join(dir, 'b.jsonl'), 'utf8'),
     );
     expect(() => SuiteReport.load(both)).toThrow(messages.severalRunsInJsonl(both, ['a', 'b']));
+    // plot and report read it through loadRun: refused too, never drawn as a table of mixed rows.
+    await expect(loadRun(both, dir)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: messages.severalRunsInJsonl(both, ['a', 'b']),
+    });
+  });
+
+  it('reports a throwing sink on stderr when no logger is given (the default level shows it)', async () => {
+    const model = new FakeModel();
+    const suite = new BenchmarkSuite({ tasks: [new MyTask()], config: quick });
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      await suite.run(new ARParadigm(model.config), model, {
+        clock: model.clock,
+        jsonl: false,
+        sinks: [{ name: 'upload', onEnd: () => Promise.reject(new Error('refused')) }],
+      });
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(written.join('')).toContain(messages.sinkFailed('sink', 'upload', 'onEnd', new Error('refused')));
   });
 
   it('reports a sink that throws and goes on: the other sinks, the files and the report are complete', async () => {
