@@ -822,8 +822,17 @@ export const messages = {
   /** `--data` given but no task that reads it. */
   dataUnused: (): string => '--data is only read by the perplexity and kld tasks.',
   /** The note under a summary of a model with random weights. */
-  randomWeightsNote: (): string =>
-    'Note: the weights are random, so perplexity only checks the pipeline (≈ vocabulary size); speed and latency are those of any model of this shape.',
+  randomWeightsNote: (tasks: readonly string[]): string | undefined => {
+    const ran = (...names: string[]): boolean => names.some((n) => tasks.includes(n));
+    const parts = [
+      ran('perplexity') ? 'perplexity only checks the pipeline (≈ vocabulary size)' : undefined,
+      ran('throughput', 'latency') ? 'speed and latency are those of any model of this shape' : undefined,
+      ran('kld')
+        ? 'KLD and top-1 agreement measure how far the quantized random weights drift, which says little about how a trained model of this shape quantizes'
+        : undefined,
+    ].filter((p) => p !== undefined);
+    return parts.length === 0 ? undefined : `Note: the weights are random, so ${parts.join('; ')}.`;
+  },
   /** The tasks of a run that did not complete (each as `name (status)`). */
   tasksIncomplete: (tasks: readonly string[]): string =>
     `${tasks.length} task(s) did not complete: ${list(tasks)}.`,

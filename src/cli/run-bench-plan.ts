@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { BenchmarkConfig } from '../benchmarking/config.js';
 import { BenchmarkConfig as BenchmarkConfigApi } from '../benchmarking/config.js';
 import { busyMachine } from '../benchmarking/environment.js';
@@ -97,6 +99,7 @@ export async function runBenchPlan(plan: RunPlan, quiet: boolean, ctx: CommandCo
   if (busy !== undefined) plan.logger.log('warn', busy);
   for (const record of result.history) await printHistory(record, ctx);
   io.stdout.write(results);
+  io.stdout.write(nextSteps(plan, result));
   return exitCode(result, stoppedBy, ctx);
 }
 
@@ -149,7 +152,9 @@ function printVariant(outcome: VariantOutcome, flat: boolean, ctx: CommandContex
   out.write(`${report.summary()}\n\n`);
   const profile = profileText(report);
   if (profile !== undefined) out.write(`${profile}\n\n`);
-  if (model?.randomWeights === true) out.write(`${messages.randomWeightsNote()}\n`);
+  const note =
+    model?.randomWeights === true ? messages.randomWeightsNote(report.results.map((r) => r.task)) : undefined;
+  if (note !== undefined) out.write(`${note}\n`);
 }
 
 /** The `profile` row of a report as a table (or why it is unavailable); `undefined` without a profile row. */
@@ -168,4 +173,45 @@ export function profileText(report: SuiteReport): string | undefined {
 function describeConfig(config: BenchmarkConfig): string {
   const entries = Object.entries(BenchmarkConfigApi.toSnakeCase(config)).filter(([k]) => k !== 'output_dir');
   return entries.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ');
+}
+
+/** A task metric of a report's row, when the row completed. */
+function metric(report: SuiteReport, task: string, key: string): number | undefined {
+  const row = report.results.find((r) => r.task === task && r.status === 'completed');
+  const value = row?.metrics[key];
+  return value === undefined || !Number.isFinite(value) ? undefined : value;
+}
+
+const ratio = (a: number | undefined, b: number | undefined): string | undefined =>
+  a === undefined || b === undefined || b === 0 ? undefined : `${(a / b).toPrecision(3)}×`;
+
+/**
+ * What to do next: the report to open, the command that compares a later run with this one, and for a matrix one
+ * line per variant against the first ("small-q8: prefill 2.31× small-fp32, decode 2.70×, KLD 0.0006, top-1 88%").
+ */
+export function nextSteps(plan: RunPlan, result: RunResult): string {
+  const lines: string[] = [];
+  if (result.files.includes('report.html'))
+    lines.push(`Open: ${pathToFileURL(join(plan.dir, 'report.html')).href}`);
+  lines.push(`Compare a later run with this one: dantinox compare ${plan.shownDir} <later run folder>`);
+  const [base, ...others] = result.reports;
+  if (base !== undefined && others.length > 0) {
+    lines.push(`Against ${base.runId} (the first variant):`);
+    for (const r of others) {
+      const parts = [
+        ratio(metric(r, 'throughput', 'peak_tps'), metric(base, 'throughput', 'peak_tps')),
+        ratio(metric(r, 'latency', 'decode_tps'), metric(base, 'latency', 'decode_tps')),
+      ];
+      const kld = metric(r, 'kld', 'kld_mean');
+      const top1 = metric(r, 'kld', 'top1_agreement');
+      const said = [
+        parts[0] === undefined ? undefined : `throughput ${parts[0]}`,
+        parts[1] === undefined ? undefined : `decode ${parts[1]}`,
+        kld === undefined ? undefined : `KLD ${kld.toPrecision(2)} nats`,
+        top1 === undefined ? undefined : `top-1 ${(top1 * 100).toFixed(0)}%`,
+      ].filter((p) => p !== undefined);
+      if (said.length > 0) lines.push(`  ${r.runId}: ${said.join(', ')}`);
+    }
+  }
+  return `\n${lines.join('\n')}\n`;
 }

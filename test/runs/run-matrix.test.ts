@@ -101,6 +101,12 @@ describe('runMatrix from a plain Node script', () => {
       { cwd: tmp },
     );
     expect(cli.code).toBe(0);
+    // The CLI ends with what to do next: the report, the compare command, each variant against the first.
+    expect(cli.stdout).toMatch(/^Open: file:\/\/\S+\/cli-run\/report\.html$/m);
+    expect(cli.stdout).toContain(
+      'Compare a later run with this one: dantinox compare cli-run <later run folder>',
+    );
+    expect(cli.stdout).toMatch(/^ {2}tiny-t2: throughput \d\.\d+×, decode \d\.\d+×$/m);
     const libFiles = tree(join(tmp, 'lib-run'));
     expect(libFiles).toEqual(tree(join(tmp, 'cli-run')));
     expect(libFiles).toEqual(
