@@ -1,6 +1,6 @@
 /**
  * `--history` and `--compare-last` on `dantinox bench`: append the finished run to a DuckDB results history and
- * compare it with the previous run of the same model on the same machine.
+ * compare it with the previous run of the same variant on the same machine.
  *
  * @packageDocumentation
  */
@@ -17,7 +17,7 @@ export function addHistoryOptions(command: Command): Command {
     .option('--history <file>', 'append the run to this DuckDB results history (created when missing)')
     .option(
       '--compare-last',
-      'compare the run with the previous run of the same model on this machine (needs --history)',
+      'compare the run with the previous run of the same variant (model, weights, dtype, engine, threads) on this machine (needs --history)',
     );
 }
 

@@ -1,5 +1,5 @@
 /**
- * Recording a finished run in a results history, and comparing it with the previous run of the same model on the
+ * Recording a finished run in a results history, and comparing it with the previous run of the same variant on the
  * same machine.
  *
  * @packageDocumentation
@@ -44,7 +44,7 @@ export interface HistoryRecorded {
   readonly nearest?: NearestRun;
 }
 
-/** The run was appended and compared with the previous run of the same model on the same machine. */
+/** The run was appended and compared with the previous run of the same variant on the same machine. */
 export interface HistoryCompared {
   /** `compared`. */
   readonly status: 'compared';
@@ -58,7 +58,7 @@ export interface HistoryCompared {
 
 /**
  * Appends `report` to the history file (with the git commit and branch of `cwd`) and, with `compareLast`, compares
- * it with the previous run of the same model on the same machine.
+ * it with the previous run of the same variant on the same machine.
  *
  * @throws the errors of {@link ResultsHistory.open} and {@link ResultsHistory.add}.
  */
