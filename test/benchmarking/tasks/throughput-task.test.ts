@@ -128,7 +128,7 @@ describe('ThroughputTask', () => {
       contextFor(model, cells),
     );
     expect(cells.map((c) => c.status)).toEqual(['completed', 'skipped', 'skipped']);
-    expect(cells[1]?.error).toMatch(/predicts 160 ms, over `maxCellMs` = 100 ms/);
+    expect(cells[1]?.error).toMatch(/predicts 160 ms, over --max-cell-ms 100 \(maxCellMs\)/);
     expect(cells[2]?.error).toMatch(/seq=32,batch=1 of this sweep already failed/);
     expect(r.metrics['peak_tps']).toBeCloseTo(1000, 9);
   });
