@@ -32,6 +32,7 @@ import {
   variantIdentity,
 } from '../variant-identity.js';
 import { CELL_METRICS, cellSampleStatistic } from './cell-metrics.js';
+import { fdrRejected } from './familywise.js';
 import {
   type CallEvidence,
   type ComparisonMethod,
@@ -699,8 +700,13 @@ export function compareReports(
   }
   const comparer = new Comparer(baseRuns, candRuns, earlierRuns, opts);
   comparer.tasks();
+  // Dozens of metrics are judged at once: the Benjamini–Hochberg correction keeps the gate's false-failure rate at α.
+  const demoted = fdrRejected(comparer.rows, opts.alpha);
+  const rows: MetricComparison[] = comparer.rows.map((row, i) =>
+    demoted.has(i) ? { ...row, verdict: 'inconclusive', runsNeeded: null } : row,
+  );
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
-  for (const row of comparer.rows) counts[row.verdict]++;
+  for (const row of rows) counts[row.verdict]++;
   const used = new Set(comparer.rows.map((r) => r.method));
   const methods = METHOD_ORDER.filter((m) => used.has(m));
   return {
@@ -714,11 +720,14 @@ export function compareReports(
     earlierRuns: earlierRuns.length,
     resamples: opts.resamples,
     seed: opts.seed,
-    test: methods.map((m) => METHOD_DESCRIPTIONS[m]).join('; '),
+    test: [
+      ...methods.map((m) => METHOD_DESCRIPTIONS[m]),
+      `Benjamini–Hochberg correction across the ${rows.filter((r) => Number.isFinite(r.pValue)).length} tested metrics (α = ${opts.alpha})`,
+    ].join('; '),
     interval: INTERVAL_METHOD,
     methods,
     variantDifferences,
-    rows: comparer.rows,
+    rows,
     unmatched: comparer.unmatched,
     counts,
   };

@@ -82,15 +82,18 @@ describe('the regression gate on simulated runs (drift σ = 3% per run, 5% per c
         `(${((performance.now() - t0) / 1000).toFixed(1)} s)`,
       ].join('\n'),
     );
-    expect(aa3).toBeLessThanOrEqual(0.07);
-    expect(caught3).toBeGreaterThanOrEqual(0.8);
+    // The correction over the 30 metrics (Benjamini–Hochberg) buys the low false-failure rate with power at few
+    // runs: 3 runs per side catch a 10% slowdown about half the time (seeded: 52.8%); 5 runs are the gate.
+    expect(aa3).toBeLessThanOrEqual(0.05);
+    expect(caught3).toBeGreaterThanOrEqual(0.5);
     expect(aa1).toBe(0);
     expect(slow1).toBe(0);
     expect(aaFloor).toBeLessThanOrEqual(0.05);
     expect(caughtFloor).toBeGreaterThanOrEqual(0.9);
-    // Per-metric spreads from 4 degrees of freedom vary a lot: 30 metrics tested at α = 0.05 each fail together
-    // more often than repeated runs do. One run per side is a quick check, repeated runs are the gate.
-    expect(aaEarlier).toBeLessThanOrEqual(0.15);
-    expect(caughtEarlier).toBeGreaterThanOrEqual(0.9);
+    // Per-metric spreads from 4 degrees of freedom vary a lot; with the correction over the metrics identical code
+    // fails 3.3% of the time (14% without it) and a 20% slowdown is caught 75.3% (seeded). One run per side is a
+    // quick check, repeated runs are the gate.
+    expect(aaEarlier).toBeLessThanOrEqual(0.05);
+    expect(caughtEarlier).toBeGreaterThanOrEqual(0.7);
   });
 });
