@@ -36,8 +36,10 @@ export {
   defaultThreads,
   runCalibration,
 } from './calibration-step.js';
+export { type CompareRunsOptions, compareRuns, type RunsComparison } from './compare-runs.js';
 export { gitInfo } from './git-info.js';
 export { loadPlugins } from './load-plugins.js';
+export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
 export {
   type OpenedModel,

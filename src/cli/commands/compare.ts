@@ -10,19 +10,17 @@ import { type Command, Option } from 'commander';
 import {
   COMPARISON_FORMATS,
   type ComparisonFormat,
-  compareReports,
   comparisonRows,
   formatComparisons,
   type ReportComparison,
-  RunDirectory,
 } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { compareRuns } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CliWriter } from '../cli-io.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
-import { type LoadedReport, loadRunGroup } from '../load-report.js';
 import { parseNonNegativeInt } from '../option-parsers.js';
 import { RUN_SEPARATOR } from '../run-separator.js';
 
@@ -125,40 +123,6 @@ export function splitRunArguments(args: readonly string[]): SidePaths {
   return { baseline: [first], candidates: rest.map((p) => [p]) };
 }
 
-/** One side as loaded: its runs, and the paths it was given as. */
-interface LoadedSide {
-  readonly runs: readonly LoadedReport[];
-  readonly paths: readonly string[];
-}
-
-/** The name of one run: its id, else its folder's name. */
-const runName = (r: LoadedReport): string => r.report.runId ?? RunDirectory.nameOf(r.path);
-
-/**
- * The display name of a side: a run's name; a folder of runs' name; or the first and last of several runs. A matrix
- * side is named by its folder, with the runs per variant when it repeats the matrix.
- */
-function sideName(side: LoadedSide): string {
-  const { runs, paths } = side;
-  const first = runs[0] as LoadedReport;
-  const perVariant = runs.filter((r) => r.variant === first.variant).length;
-  const folder =
-    paths.length === 1 ? RunDirectory.nameOf(join(paths[0] as string, 'results.json')) : undefined;
-  if (first.variant !== undefined && folder !== undefined)
-    return perVariant === 1 ? folder : `${folder} (${perVariant} runs)`;
-  if (runs.length === 1) return runName(first);
-  const span = folder ?? `${runName(first)} … ${runName(runs.at(-1) as LoadedReport)}`;
-  return `${span} (${runs.length} runs)`;
-}
-
-/** Display names of the sides, made unique with their paths when two sides share one. */
-function sideLabels(sides: readonly LoadedSide[]): string[] {
-  const names = sides.map(sideName);
-  return names.map((n, i) =>
-    names.indexOf(n) === i && names.lastIndexOf(n) === i ? n : `${n} (${sides[i]?.paths.join(' ')})`,
-  );
-}
-
 /** Registers `dantinox compare` on `program`. */
 export function registerCompareCommand(program: Command, ctx: CommandContext): Command {
   return program
@@ -203,8 +167,8 @@ export function registerCompareCommand(program: Command, ctx: CommandContext): C
  * Loads the runs (`A1 A2 -- B1 B2`, or a baseline then candidates; folders of repeated runs expanded), compares
  * every candidate side with the baseline side, prints the result and writes `--out` files.
  *
- * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` or `IO` for bad runs (see {@link splitRunArguments},
- * {@link loadRunGroup}, {@link compareReports}).
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` or `IO` for bad runs (see {@link splitRunArguments} and
+ * `compareRuns`).
  */
 export async function runCompare(
   runArgs: readonly string[],
@@ -215,48 +179,14 @@ export async function runCompare(
   if (ctx.argv.filter((a) => a === '--').length > 1)
     throw new DantinoxError('INVALID_INPUT', messages.compareTwoSeparators());
   const { baseline, candidates } = splitRunArguments(runArgs);
-  const load = (paths: readonly string[]): LoadedSide => ({
-    runs: paths.flatMap((p) => loadRunGroup(p, ctx.io.cwd)),
-    paths,
-  });
-  const sides = [load(baseline), ...candidates.map(load)];
-  const labels = sideLabels(sides);
-  const [base, ...cands] = sides as [LoadedSide, ...LoadedSide[]];
-  // The floor only decides a comparison of one run per side.
-  const floorUsed = base.runs.length === 1 && cands.some((c) => c.runs.length === 1);
-  if (options.noiseFloor !== undefined && !floorUsed)
-    ctx.io.stderr.write(`note: ${messages.noiseFloorUnused()}\n`);
-  const compareOptions = {
+  const { comparisons, notes } = compareRuns([baseline, ...candidates], {
+    cwd: ctx.io.cwd,
     threshold: options.threshold,
     seed: options.seed,
     ...(options.noiseFloor === undefined ? {} : { noiseFloor: options.noiseFloor }),
     allowDifferent: options.allowDifferent === true,
-  };
-  // Matrix folders: variant by variant (matched by id, each a whole variant identity), one table per variant.
-  const variants = [...new Set(base.runs.map((r) => r.variant ?? ''))];
-  const comparisons = cands.flatMap((c, i) =>
-    variants.flatMap((variant) => {
-      const ofVariant = (side: LoadedSide) => side.runs.filter((r) => (r.variant ?? '') === variant);
-      const candidateRuns = ofVariant(c);
-      if (candidateRuns.length === 0) {
-        ctx.io.stderr.write(`note: ${messages.variantNotInCandidate(variant, labels[i + 1] as string)}\n`);
-        return [];
-      }
-      const suffix = variant === '' ? '' : ` · ${variant}`;
-      return [
-        compareReports(
-          ofVariant(base).map((r) => r.report),
-          candidateRuns.map((r) => r.report),
-          {
-            ...compareOptions,
-            baselineLabel: `${labels[0]}${suffix}`,
-            candidateLabel: `${labels[i + 1]}${suffix}`,
-          },
-        ),
-      ];
-    }),
-  );
-  if (comparisons.length === 0) throw new DantinoxError('INVALID_INPUT', messages.noVariantInCommon());
+  });
+  for (const note of notes) ctx.io.stderr.write(`note: ${note}\n`);
   return writeComparisons(comparisons, options, ctx);
 }
 

@@ -8,11 +8,10 @@ import { type Command, Option } from 'commander';
 import { ResultsHistory, type TrendPoint } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { gitInfo, variantHistoryRun } from '../../runs/index.js';
+import { gitInfo, loadRunGroup, variantHistoryRun } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
-import { loadRunGroup } from '../load-report.js';
 
 /** The default history file, relative to the working directory. */
 export const DEFAULT_HISTORY_FILE = 'results.duckdb';

@@ -1,0 +1,113 @@
+/**
+ * `compareRuns`: sides of runs given as paths — runs, folders of repeated runs, matrix folders — loaded, named and
+ * compared: every candidate side with the baseline side, a matrix variant by variant (matched by id, each a whole
+ * variant identity). What `dantinox compare` runs.
+ *
+ * @packageDocumentation
+ */
+import { join } from 'node:path';
+import {
+  type CompareOptions,
+  compareReports,
+  type ReportComparison,
+} from '../benchmarking/compare/compare-reports.js';
+import { RunDirectory } from '../benchmarking/run-directory.js';
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import { type LoadedReport, loadRunGroup } from './load-report.js';
+
+/** One side as loaded: its runs, and the paths it was given as. */
+interface LoadedSide {
+  readonly runs: readonly LoadedReport[];
+  readonly paths: readonly string[];
+}
+
+/** The name of one run: its id, else its folder's name. */
+const runName = (r: LoadedReport): string => r.report.runId ?? RunDirectory.nameOf(r.path);
+
+/**
+ * The display name of a side: a run's name; a folder of runs' name; or the first and last of several runs. A matrix
+ * side is named by its folder, with the runs per variant when it repeats the matrix.
+ */
+function sideName(side: LoadedSide): string {
+  const { runs, paths } = side;
+  const first = runs[0] as LoadedReport;
+  const perVariant = runs.filter((r) => r.variant === first.variant).length;
+  const folder =
+    paths.length === 1 ? RunDirectory.nameOf(join(paths[0] as string, 'results.json')) : undefined;
+  if (first.variant !== undefined && folder !== undefined)
+    return perVariant === 1 ? folder : `${folder} (${perVariant} runs)`;
+  if (runs.length === 1) return runName(first);
+  const span = folder ?? `${runName(first)} … ${runName(runs.at(-1) as LoadedReport)}`;
+  return `${span} (${runs.length} runs)`;
+}
+
+/** Display names of the sides, made unique with their paths when two sides share one. */
+function sideLabels(sides: readonly LoadedSide[]): string[] {
+  const names = sides.map(sideName);
+  return names.map((n, i) =>
+    names.indexOf(n) === i && names.lastIndexOf(n) === i ? n : `${n} (${sides[i]?.paths.join(' ')})`,
+  );
+}
+
+/** Options of {@link compareRuns}: those of `compareReports` but the labels, and where relative paths start. */
+export type CompareRunsOptions = Omit<CompareOptions, 'baselineLabel' | 'candidateLabel'> & {
+  /** Directory relative paths are resolved against. @default process.cwd() */
+  readonly cwd?: string;
+};
+
+/** What {@link compareRuns} found. */
+export interface RunsComparison {
+  /** One comparison per candidate side (per variant for matrix folders). */
+  readonly comparisons: readonly ReportComparison[];
+  /** Things a person should know (a noise floor that did not decide, a variant one side lacks). */
+  readonly notes: readonly string[];
+}
+
+/**
+ * Loads the sides (the first is the baseline; each a list of paths) and compares every candidate side with it.
+ *
+ * @throws {@link dantinox!DantinoxError} `IO` for runs that cannot be read; `INVALID_INPUT` when no variant is in
+ * common, and the errors of `compareReports` (different variants, runs of one side that are not repeats).
+ */
+export function compareRuns(
+  sides: readonly (readonly string[])[],
+  options: CompareRunsOptions = {},
+): RunsComparison {
+  const { cwd = process.cwd(), ...compareOptions } = options;
+  const loaded = sides.map(
+    (paths): LoadedSide => ({ runs: paths.flatMap((p) => loadRunGroup(p, cwd)), paths }),
+  );
+  const labels = sideLabels(loaded);
+  const [base, ...cands] = loaded as [LoadedSide, ...LoadedSide[]];
+  const notes: string[] = [];
+  // The floor only decides a comparison of one run per side.
+  const floorUsed = base.runs.length === 1 && cands.some((c) => c.runs.length === 1);
+  if (options.noiseFloor !== undefined && !floorUsed) notes.push(messages.noiseFloorUnused());
+  const variants = [...new Set(base.runs.map((r) => r.variant ?? ''))];
+  const ofVariant = (side: LoadedSide, variant: string) =>
+    side.runs.filter((r) => (r.variant ?? '') === variant);
+  const comparisons = cands.flatMap((c, i) =>
+    variants.flatMap((variant) => {
+      const candidateRuns = ofVariant(c, variant);
+      if (candidateRuns.length === 0) {
+        notes.push(messages.variantNotInCandidate(variant, labels[i + 1] as string));
+        return [];
+      }
+      const suffix = variant === '' ? '' : ` · ${variant}`;
+      return [
+        compareReports(
+          ofVariant(base, variant).map((r) => r.report),
+          candidateRuns.map((r) => r.report),
+          {
+            ...compareOptions,
+            baselineLabel: `${labels[0]}${suffix}`,
+            candidateLabel: `${labels[i + 1]}${suffix}`,
+          },
+        ),
+      ];
+    }),
+  );
+  if (comparisons.length === 0) throw new DantinoxError('INVALID_INPUT', messages.noVariantInCommon());
+  return { comparisons, notes };
+}
