@@ -1,6 +1,6 @@
 /**
  * Each variant of a matrix runs in its own process, so its memory figures are its own: q4's peak RSS after fp32 and
- * q8 in one sweep is within 10% of q4 run alone (in one process the high-water mark of fp32 carries over: +23%
+ * q8 in one sweep is within 10% of q4 run alone (in one process the high-water mark of fp32 carries over: +25%
  * measured on `small`). The variants' rows still say what ran (the model line comes back from the child).
  */
 import { mkdtempSync } from 'node:fs';
