@@ -49,6 +49,12 @@ export interface Environment {
   readonly calibration?: Calibration;
   /** Load average (1, 5, 15 min) when the run started and, in a finished report, when it ended. */
   readonly loadAverage?: LoadAverage;
+  /**
+   * Current clock of each logical CPU in MHz when the run started and ended, where the OS exposes it (Linux:
+   * cpufreq, else `/proc/cpuinfo`); absent elsewhere. A clock that falls during a run (thermal or power limits)
+   * slows it as surely as a neighbour does.
+   */
+  readonly cpuMhz?: CpuMhz;
   /** The source tree that was measured: git commit, branch and uncommitted changes, read when the run started. */
   readonly git?: GitState;
 }
@@ -56,6 +62,14 @@ export interface Environment {
 /** Load averages (1, 5 and 15 minutes, as `os.loadavg()`) at the start and end of a run. */
 export interface LoadAverage {
   /** At the start. */
+  readonly start: readonly number[];
+  /** At the end (absent until the run ends). */
+  readonly end?: readonly number[];
+}
+
+/** Clock of each logical CPU in MHz at the start and end of a run. */
+export interface CpuMhz {
+  /** At the start, one value per logical CPU. */
   readonly start: readonly number[];
   /** At the end (absent until the run ends). */
   readonly end?: readonly number[];
@@ -121,6 +135,35 @@ export function readCpuInfo(cpuinfo?: string): {
   return { model, flags: ISA_FLAGS.filter((f) => present.has(f)) };
 }
 
+/**
+ * The current clock of each logical CPU in MHz: Linux's cpufreq (`scaling_cur_freq`, kHz) where it exists, else
+ * the `cpu MHz` lines of `/proc/cpuinfo` (virtual machines); `undefined` where neither is readable.
+ *
+ * @param root - Where `sys` and `proc` are (tests point it at a fake tree). @default '/'
+ */
+export function readCpuMhz(root = '/'): number[] | undefined {
+  const read = (path: string): string | undefined => {
+    try {
+      return readFileSync(`${root}${path}`, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const fromSysfs: number[] = [];
+  for (let cpu = 0; ; cpu++) {
+    const khz = Number(
+      read(`sys/devices/system/cpu/cpu${cpu}/cpufreq/scaling_cur_freq`)?.trim() ?? Number.NaN,
+    );
+    if (!Number.isFinite(khz) || khz <= 0) break;
+    fromSysfs.push(khz / 1000);
+  }
+  if (fromSysfs.length > 0) return fromSysfs;
+  const fromCpuinfo = [...(read('proc/cpuinfo') ?? '').matchAll(/^cpu MHz\s*:\s*([\d.]+)/gm)].map((m) =>
+    Number(m[1]),
+  );
+  return fromCpuinfo.length > 0 && fromCpuinfo.every((mhz) => mhz > 0) ? fromCpuinfo : undefined;
+}
+
 let packageVersion: string | undefined;
 
 /** dantinox's own version, read once from its package.json. */
@@ -159,6 +202,7 @@ export interface EnvironmentOptions {
 /** Collects the {@link Environment} of the current process. */
 export function collectEnvironment(options: EnvironmentOptions): Environment {
   const cpu = readCpuInfo();
+  const cpuMhz = readCpuMhz();
   return {
     cpuModel: cpu.model,
     cpuFlags: cpu.flags,
@@ -178,6 +222,7 @@ export function collectEnvironment(options: EnvironmentOptions): Environment {
     ...(options.timer === undefined ? {} : { timer: options.timer }),
     ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
     loadAverage: { start: os.loadavg() },
+    ...(cpuMhz === undefined ? {} : { cpuMhz: { start: cpuMhz } }),
     ...(options.git === undefined ? {} : { git: options.git }),
   };
 }

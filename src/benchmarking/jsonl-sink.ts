@@ -45,6 +45,8 @@ export interface JsonlEndRecord {
   readonly aborted: boolean;
   /** Load average (1, 5, 15 min) when the run ended (the start's is in the run line's environment). */
   readonly loadAverageEnd?: readonly number[];
+  /** Clock of each logical CPU in MHz when the run ended, where readable (the start's is in the environment). */
+  readonly cpuMhzEnd?: readonly number[];
 }
 /** Any line of a run's stream. */
 export type JsonlRecord = JsonlRunRecord | JsonlCellRecord | JsonlTaskRecord | JsonlEndRecord;
@@ -107,11 +109,13 @@ export class JsonlSink implements ResultSink {
   /** Writes the `end` line. @throws {@link dantinox!DantinoxError} `IO` when the write fails. */
   onEnd(report: SuiteReport, end: RunEnd): void {
     const loadAverageEnd = report.environment?.loadAverage?.end;
+    const cpuMhzEnd = report.environment?.cpuMhz?.end;
     this.#append({
       type: 'end',
       totalTimeS: report.totalTimeS,
       aborted: end.aborted,
       ...(loadAverageEnd === undefined ? {} : { loadAverageEnd }),
+      ...(cpuMhzEnd === undefined ? {} : { cpuMhzEnd }),
     });
   }
 

@@ -11,6 +11,7 @@ import { messages } from '../messages.js';
 import { readTextFile } from '../text-file.js';
 import { BenchmarkConfig } from './config.js';
 import { parseCsv, typedField } from './csv.js';
+import type { Environment } from './environment.js';
 import { partialResult } from './partial-result.js';
 import type { SuiteReportData } from './report.js';
 import {
@@ -25,6 +26,22 @@ import type { BenchmarkResult, BenchmarkTask, CellRecord, MetaValue } from './ta
 import { LatencyTask } from './tasks/latency-task.js';
 import { PerplexityTask } from './tasks/perplexity-task.js';
 import { ThroughputTask } from './tasks/throughput-task.js';
+
+/** A run line's environment with the end-of-run samples of its `end` line put back. */
+function withEnd(
+  environment: Environment,
+  loadAverageEnd: readonly number[] | undefined,
+  cpuMhzEnd: readonly number[] | undefined,
+): Environment {
+  const { loadAverage, cpuMhz } = environment;
+  return {
+    ...environment,
+    ...(loadAverage === undefined || loadAverageEnd === undefined
+      ? {}
+      : { loadAverage: { ...loadAverage, end: loadAverageEnd } }),
+    ...(cpuMhz === undefined || cpuMhzEnd === undefined ? {} : { cpuMhz: { ...cpuMhz, end: cpuMhzEnd } }),
+  };
+}
 
 /** The built-in tasks by their default names: they rebuild the row of a task a crash cut short. */
 const BUILTIN_TASKS: Readonly<Record<string, BenchmarkTask>> = {
@@ -103,6 +120,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
   const pending = new Map<string, CellRecord[]>();
   let totalTimeS: number | undefined;
   let loadAverageEnd: readonly number[] | undefined;
+  let cpuMhzEnd: readonly number[] | undefined;
   let lastElapsed = 0;
   for (const rec of records) {
     if (rec.type === 'cell') {
@@ -121,6 +139,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
       // An end line without its time (null: NaN) leaves the time of the last cell.
       if (!Number.isNaN(rec.totalTimeS)) totalTimeS = rec.totalTimeS;
       loadAverageEnd = rec.loadAverageEnd;
+      cpuMhzEnd = rec.cpuMhzEnd;
     }
   }
   // The process ended mid-run (crash, SIGKILL, out of memory): a task cut short keeps a row built from the
@@ -148,12 +167,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
     totalTimeS: totalTimeS ?? lastElapsed,
     ...(run.environment === undefined
       ? {}
-      : {
-          environment:
-            loadAverageEnd === undefined || run.environment.loadAverage === undefined
-              ? run.environment
-              : { ...run.environment, loadAverage: { ...run.environment.loadAverage, end: loadAverageEnd } },
-        }),
+      : { environment: withEnd(run.environment, loadAverageEnd, cpuMhzEnd) }),
     ...(run.runId === undefined ? {} : { runId: run.runId }),
     descriptors: run.descriptors,
   };

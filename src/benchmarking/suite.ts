@@ -17,7 +17,7 @@ import type { Calibration } from './calibration.js';
 import { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
 import { efficiencyIdentity, withEfficiency } from './efficiency-columns.js';
 import type { GitState } from './environment.js';
-import { collectEnvironment } from './environment.js';
+import { collectEnvironment, readCpuMhz } from './environment.js';
 import { JsonlSink } from './jsonl-sink.js';
 import { createWriterLogger, type Logger, type TextWriter } from './logger.js';
 import { partialResult } from './partial-result.js';
@@ -302,9 +302,13 @@ export class BenchmarkSuite {
     await new Promise((resolve) => setImmediate(resolve));
     aborted ||= options.signal?.aborted === true;
     const totalTimeS = elapsedS();
+    const mhzEnd = environment.cpuMhz === undefined ? undefined : readCpuMhz();
     const ended = {
       ...environment,
       loadAverage: { start: environment.loadAverage?.start ?? [], end: os.loadavg() },
+      ...(environment.cpuMhz === undefined || mhzEnd === undefined
+        ? {}
+        : { cpuMhz: { start: environment.cpuMhz.start, end: mhzEnd } }),
     };
     const report = new SuiteReport({
       results,

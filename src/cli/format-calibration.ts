@@ -38,5 +38,6 @@ export function formatCalibration(outcome: CalibrationOutcome): string {
   } else if (c.theoreticalUnavailable !== undefined)
     lines.push(`Theoretical peak: ${c.theoreticalUnavailable}`);
   lines.push(`Cache: ${outcome.path}`);
+  if (outcome.busy !== undefined) lines.push(`Warning: ${outcome.busy}`);
   return `${lines.join('\n')}\n`;
 }
