@@ -694,6 +694,17 @@ export const messages = {
   /** --resume into a folder of another matrix. */
   resumeMismatch: (dir: string): string =>
     `--resume: "${dir}" holds a run of a different matrix (axes, excludes, benchmark config or tasks differ). Rerun with the same flags as that run, or choose another --out.`,
+  /** A `repeat` that is not an integer ≥ 1. */
+  badRepeat: (value: unknown): string =>
+    `--repeat ${String(value)} is not allowed: give the number of runs of each variant, an integer ≥ 1 (e.g. --repeat 5), or leave it out for one run.`,
+  /** `--repeat` with `--shard`. */
+  repeatWithShard: (): string =>
+    '--repeat cannot be combined with --shard/--shards: a shard runs on its own node, so rounds interleaved across shards would not share a machine state. Run --repeat N on one machine, or repeat the sharded command into --out <dir>/run-<i> folders.',
+  /** --resume of a repeated run without --repeat, or of a single run with it. */
+  resumeRepeatMismatch: (dir: string, repeated: boolean): string =>
+    repeated
+      ? `--resume: "${dir}" holds repeated runs (run-1/, run-2/, …) but --repeat was not given: resume it with the same --repeat N as that run.`
+      : `--resume: "${dir}" holds a single run (results files at its top), not repeated runs: resume it without --repeat, or choose another --out.`,
   /** Matrix variants a stopped run did not reach. */
   variantsNotRun: (ids: readonly string[]): string =>
     `Not run (stopped): ${ids.join(', ')}. Rerun the same command with --resume to measure them.`,
