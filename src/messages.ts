@@ -387,9 +387,9 @@ export const messages = {
   /** A file the benchmarking layer could not write. */
   benchWriteFailed: (path: string, what: string, cause?: unknown): string =>
     errorCode(cause) === 'ENOSPC'
-      ? `Cannot write ${what} to "${path}": no space left on the device. Everything written before is kept; free some space (or pass another --out, outDir in TypeScript) and rerun.`
+      ? `Cannot write ${what} to "${path}": no space left on the device, so the incomplete file is removed. Free some space, or pass --out on another disk (outDir in TypeScript), and rerun.`
       : errorCode(cause) === 'EDQUOT'
-        ? `Cannot write ${what} to "${path}": disk quota exceeded. Everything written before is kept; free some space (or pass another --out, outDir in TypeScript) and rerun.`
+        ? `Cannot write ${what} to "${path}": disk quota exceeded, so the incomplete file is removed. Free some space, or pass --out on another disk (outDir in TypeScript), and rerun.`
         : `Cannot write ${what} to "${path}": check that the directory is writable (or pass another --out, outDir in TypeScript).`,
   /** A sweep list (`--seq-lens`, `--batch-sizes`) with a value given twice. */
   duplicateSweepValues: (twice: readonly number[]): string =>
@@ -808,8 +808,10 @@ export const messages = {
   resultsDirEmpty: (path: string): string =>
     `"${path}" holds no results.json, results.csv or results.jsonl. Pass a directory written by "dantinox bench --out <dir>".`,
   /** Results files of a run that could not be written (the reason was logged above). */
-  resultsNotWritten: (files: readonly string[]): string =>
-    `Not written: ${list(files)} (see the error above); the measurements are in the files that were.`,
+  resultsNotWritten: (files: readonly string[], noneWritten: boolean): string =>
+    noneWritten
+      ? `Not written: ${list(files)} (see the error above); no results file of this run is saved, only the summary above. Rerun with --out on a disk with space.`
+      : `Not written: ${list(files)} (see the error above); the measurements are in the files that were.`,
   /** An empty `--tasks` list, or one with a name twice. */
   badTaskList: (value: string, available: readonly string[]): string =>
     `--tasks ${excerpt(value)} must list each task once, separated by commas, from: ${list(available)}.`,

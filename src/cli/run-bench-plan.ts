@@ -87,10 +87,12 @@ export async function runBenchPlan(plan: RunPlan, quiet: boolean, ctx: CommandCo
     return ExitCode.ok;
   }
   for (const outcome of result.variants) printVariant(outcome, flat, ctx);
-  const results = `Results: ${plan.shownDir}\n  ${result.files.join('\n  ')}\n`;
+  const results =
+    result.files.length === 0 ? '' : `Results: ${plan.shownDir}\n  ${result.files.join('\n  ')}\n`;
   if (result.missingResultFiles.length > 0) {
     io.stdout.write(results);
-    io.stderr.write(`${messages.resultsNotWritten(result.missingResultFiles)}\n`);
+    const noneWritten = !result.files.some((f) => /(^|\/)results\.(csv|json|jsonl)$/.test(f));
+    io.stderr.write(`${messages.resultsNotWritten(result.missingResultFiles, noneWritten)}\n`);
     return ExitCode.taskFailed;
   }
   if (result.notRun.length > 0) io.stderr.write(`${messages.variantsNotRun(result.notRun)}\n`);

@@ -68,10 +68,10 @@ export {
 export {
   type CalibrationPlan,
   isFlatLayout,
+  type RoundStart,
   type RunHooks,
   type RunMatrixOptions,
   type RunPlan,
-  type RoundStart,
   type RunResult,
   runMatrix,
   type VariantStart,

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { removePartial } from '../text-file.js';
 
 /** A run directory name from a date: `2026-01-31_14-05-09` (local time, sortable, safe in every file system). */
 export function timestampName(date: Date): string {
@@ -25,9 +26,10 @@ export function prepareOutputDir(dir: string, cwd: string): string {
   const probe = join(path, `.dantinox-write-test-${process.pid}`);
   try {
     mkdirSync(path, { recursive: true });
-    writeFileSync(probe, '');
+    writeFileSync(probe, '.'); // one byte: a full disk refuses it (an empty file needs no space)
     rmSync(probe, { force: true });
   } catch (cause) {
+    removePartial(probe);
     throw new DantinoxError('IO', messages.outDirNotWritable(dir, cause), { cause });
   }
   return path;

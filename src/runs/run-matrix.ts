@@ -435,8 +435,10 @@ async function runOnce(
       };
     }
     const runDir = new runtime.RunDirectory(dir);
+    const missingResultFiles = runDir.missingResultFiles();
+    // Results that could not be written (a full disk): no charts or report.html drawn from nothing saved.
     const written = await runtime.writeRunOutputs(outcome.report, runDir, {
-      charts: plan.charts,
+      charts: plan.charts && missingResultFiles.length === 0,
       logger: plan.logger,
       registry: plan.registries.charts,
     });
@@ -446,7 +448,7 @@ async function runOnce(
       variants: outcomes,
       reports: [outcome.report],
       ...written,
-      missingResultFiles: runDir.missingResultFiles(),
+      missingResultFiles,
       notRun: [],
       failedTasks: failedTasks([outcome.report]),
       history: [],
