@@ -69,7 +69,6 @@ export {
   type HtmlReportInput,
   type ReportChart,
   type ReportRun,
-  SUMMARY_COLUMNS,
 } from './html-report.js';
 export {
   type LabelCorner,
@@ -118,6 +117,14 @@ export {
   type SeriesLabeler,
   seriesLabeler,
 } from './series.js';
+export {
+  formatSummaryValue,
+  SUMMARY_GROUPS,
+  type SummaryColumn,
+  type SummaryFormat,
+  type SummaryGroup,
+  summaryTableHtml,
+} from './summary-table.js';
 export { FONT_FAMILY, PALETTES, THEME_NAMES, type ThemeName, vegaLiteTheme, vegaTheme } from './theme.js';
 export {
   CHART_FORMATS,
