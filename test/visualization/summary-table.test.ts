@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { collapseByModel } from '../../src/visualization/series.js';
-import { formatSummaryValue, SUMMARY_GROUPS, summaryTableHtml } from '../../src/visualization/summary-table.js';
+import {
+  formatSummaryValue,
+  SUMMARY_GROUPS,
+  summaryTableHtml,
+} from '../../src/visualization/summary-table.js';
 import { matrixRows } from './matrix-rows.js';
 
 describe('formatSummaryValue', () => {
@@ -32,7 +36,9 @@ describe('summaryTableHtml', () => {
     const known = SUMMARY_GROUPS.flatMap((g) => g.columns.map((c) => c.key));
     // Present in the data and varying: every metric column, dtype and engine; threads, params, paradigm are shared.
     expect(keys).toEqual(known.filter((k) => !['paradigm', 'threads', 'params'].includes(k)));
-    expect(html).toMatch(/Same for every variant: paradigm <strong>ar<\/strong> · threads <strong>2<\/strong>/);
+    expect(html).toMatch(
+      /Same for every variant: paradigm <strong>ar<\/strong> · threads <strong>2<\/strong>/,
+    );
     // The best KLD is the reference itself (0), the best decode speed is a q4 variant's.
     expect(html.match(/<td class="best"[^>]*>/g)?.length).toBeGreaterThan(8);
     expect(html).toMatch(/<td class="first best" title="0 \(best\)">0<\/td>/);
