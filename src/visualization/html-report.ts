@@ -19,6 +19,7 @@ import { escapeHtml } from './escape-html.js';
 import { metricShortLabel } from './metric-labels.js';
 import { paretoFrontier } from './pareto-frontier.js';
 import { collapseByModel, type ModelRecord } from './series.js';
+import { hasFixedSize } from './spec-frame.js';
 import { summaryTableHtml } from './summary-table.js';
 
 /** One run shown in the report. */
@@ -252,8 +253,9 @@ const EMBED_SCRIPT = `
   var pending = [];
   figures.forEach(function(el){
     var spec = JSON.parse(document.getElementById(el.getAttribute('data-spec')).textContent);
-    // Vega-Lite charts fill their grid cell (legend included); the Vega radar keeps its own size.
-    if (String(spec.$schema || '').indexOf('vega-lite') >= 0) { spec.width = 'container'; spec.autosize = { type: 'fit', contains: 'padding' }; }
+    // Vega-Lite charts fill their grid cell (legend included); the Vega radar, and charts whose labels were
+    // placed for their own size (usermeta.fixedSize), keep their size.
+    if (String(spec.$schema || '').indexOf('vega-lite') >= 0 && !(spec.usermeta && spec.usermeta.fixedSize)) { spec.width = 'container'; spec.autosize = { type: 'fit', contains: 'padding' }; }
     pending.push(vegaEmbed(el, spec, { renderer: 'svg', actions: { export: true, source: true, compiled: true, editor: false } })
       .then(function(){ state.rendered++; })
       .catch(function(err){ state.failed.push(el.getAttribute('data-chart') + ': ' + err); el.textContent = 'This chart could not be rendered: ' + err; console.error(err); }));
@@ -276,7 +278,7 @@ export async function buildHtmlReport(input: HtmlReportInput): Promise<string> {
   const figures = input.charts.flatMap((c, i) =>
     'spec' in c
       ? [
-          `<figure><div data-chart="${escapeHtml(c.name)}" data-spec="spec-${i}"></div><figcaption>${escapeHtml(c.name)}</figcaption><script type="application/json" id="spec-${i}">${scriptJson(c.spec)}</script></figure>`,
+          `<figure${hasFixedSize(c.spec) ? ' class="fixed"' : ''}><div data-chart="${escapeHtml(c.name)}" data-spec="spec-${i}"></div><figcaption>${escapeHtml(c.name)}</figcaption><script type="application/json" id="spec-${i}">${scriptJson(c.spec)}</script></figure>`,
         ]
       : [],
   );

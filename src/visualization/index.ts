@@ -71,10 +71,17 @@ export {
   type ReportRun,
 } from './html-report.js';
 export {
+  boxesOverlap,
+  estimateTextWidth,
+  LABEL_CORNERS,
+  type LabelBox,
   type LabelCorner,
   type LabelledPoint,
+  labelBox,
+  labelTextMark,
   type PlaceLabelsOptions,
   placeLabels,
+  placeLabelsWithoutOverlap,
 } from './label-placement.js';
 export {
   isLowerBetter,

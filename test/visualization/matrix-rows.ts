@@ -66,7 +66,7 @@ export function matrixRows(): ChartRow[] {
         run_id: variant,
         ceiling_gflops_fp32: 373.9,
         ceiling_gflops_q8: 1210.4,
-        ceiling_gflops_q4: 96.2,
+        ceiling_gflops_q4: 288.5,
         ceiling_bandwidth_gbs: 18.63,
       };
       const prefill = d.prefillGflops * e.factor;
@@ -88,7 +88,7 @@ export function matrixRows(): ChartRow[] {
         intensity_seq128: d.seq128,
         intensity_seq512: d.seq512,
         intensity_bs4: d.seq512 * 1.02,
-        mfu: prefill / (d.dtype === 'fp32' ? 373.9 : d.dtype === 'q8' ? 1210.4 : 96.2),
+        mfu: prefill / (d.dtype === 'fp32' ? 373.9 : d.dtype === 'q8' ? 1210.4 : 288.5),
       });
       rows.push({
         ...identity,

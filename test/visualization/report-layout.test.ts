@@ -39,18 +39,24 @@ afterAll(async () => {
 
 describe('report of a 6-variant matrix at 1,280 px', () => {
   it('the comparison table fits its container and the page does not scroll sideways', async () => {
-    const size = await tab.evaluate(() => {
-      const table = document.querySelector('table.summary') as HTMLElement;
-      const container = table.parentElement as HTMLElement;
+    // Page code as text: the tests are compiled without the DOM library.
+    const size = await tab.evaluate<{
+      table: number;
+      container: number;
+      page: number;
+      viewport: number;
+      rows: number;
+    }>(`(() => {
+      const table = document.querySelector('table.summary');
       const root = document.documentElement;
       return {
         table: table.scrollWidth,
-        container: container.clientWidth,
+        container: table.parentElement.clientWidth,
         page: root.scrollWidth,
         viewport: root.clientWidth,
         rows: table.querySelectorAll('tbody tr').length,
       };
-    });
+    })()`);
     await tab.screenshot({ path: join(SCREENSHOT_DIR, 'report-matrix-1280.png'), fullPage: true });
     expect(size.rows).toBe(6);
     // The table must not be squeezed into an empty page either: it uses most of the width.
@@ -60,15 +66,15 @@ describe('report of a 6-variant matrix at 1,280 px', () => {
   });
 
   it('has the KLD and top-1 columns, one value per variant, top-1 as a percentage', async () => {
-    const column = (key: string) =>
-      tab.evaluate((k) => {
+    const column = (key: string): Promise<string[]> =>
+      tab.evaluate<string[]>(`(() => {
         const heads = [...document.querySelectorAll('table.summary thead tr:nth-child(2) th')];
-        const i = heads.findIndex((h) => (h.getAttribute('title') ?? '').startsWith(`${k}:`));
+        const i = heads.findIndex((h) => (h.getAttribute('title') ?? '').startsWith(${JSON.stringify(`${key}:`)}));
         if (i < 0) return [];
         return [...document.querySelectorAll('table.summary tbody tr')].map(
           (tr) => tr.querySelectorAll('td')[i]?.textContent ?? '',
         );
-      }, key);
+      })()`);
     expect(await column('kld_mean')).toEqual(['0', '0', '6.12e-4', '6.67e-4', '0.02841', '0.03097']);
     expect(await column('top1_agreement')).toEqual(['100%', '100%', '98.3%', '98.3%', '88.3%', '88.3%']);
     expect(await column('kld_p99')).toHaveLength(6);
