@@ -77,6 +77,7 @@ export {
   type LabelBox,
   type LabelCorner,
   type LabelledPoint,
+  type LabelTextMark,
   labelBox,
   labelTextMark,
   type PlaceLabelsOptions,

@@ -78,16 +78,20 @@ export function labelBox(point: LabelledPoint, corner: LabelCorner, fontSize = 1
   return { x0, y0: y + top * fontSize, x1: x0 + w, y1: y + bottom * fontSize };
 }
 
+/** Vega text mark properties of a placed label. */
+export interface LabelTextMark {
+  /** Horizontal alignment: `left` for a label east of its point. */
+  readonly align: 'left' | 'right';
+  /** Vertical anchor: `bottom` for a label north of its point, `middle` beside it. */
+  readonly baseline: 'top' | 'middle' | 'bottom';
+  /** Horizontal offset from the point in CSS pixels. */
+  readonly dx: number;
+  /** Vertical offset from the point in CSS pixels (down). */
+  readonly dy: number;
+}
+
 /** The Vega text mark properties that draw a label where {@link labelBox} put it. */
-export function labelTextMark(
-  corner: LabelCorner,
-  offset = 6,
-): {
-  align: 'left' | 'right';
-  baseline: 'top' | 'middle' | 'bottom';
-  dx: number;
-  dy: number;
-} {
+export function labelTextMark(corner: LabelCorner, offset = 6): LabelTextMark {
   const right = corner.endsWith('e');
   const side = corner === 'e' || corner === 'w' ? 0 : corner.startsWith('n') ? -1 : 1;
   return {

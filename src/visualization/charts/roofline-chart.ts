@@ -176,7 +176,7 @@ export class RooflineChart extends Chart<RooflineChartOptions> {
     };
     const bandwidths = distinct(roofs.flatMap((r) => (r.bw === undefined ? [] : [r.bw])));
     const subtitle = [
-      `Dashed: compute roofs of the dtypes measured${bandwidths.length > 0 ? ` under the memory-bandwidth slope (${bandwidths.map((b) => `${fmt(b)} GB/s`).join(', ')})` : ''}; points: measured cells`,
+      `Dashed: compute roofs of the dtypes measured${bandwidths.length > 0 ? `; slope: memory bandwidth ${bandwidths.map((b) => `${fmt(b)} GB/s`).join(', ')}` : ''}`,
       ...(omitted > 0
         ? [
             `${omitted} label${omitted === 1 ? '' : 's'} left out where ${omitted === 1 ? 'it' : 'they'} would cover another (hover a point)`,
