@@ -64,6 +64,14 @@ export { ThroughputChart, type ThroughputChartOptions, TPS_SEQ_PATTERN } from '.
 export { TrainingCurveChart, type TrainingCurveChartOptions } from './charts/training-curve-chart.js';
 export { TrendChart, type TrendChartOptions } from './charts/trend-chart.js';
 export {
+  COMPARISON_GROUPS,
+  type ComparisonColumn,
+  type ComparisonGroup,
+  type ComparisonValueFormat,
+  comparisonTableHtml,
+  formatComparisonValue,
+} from './comparison-table.js';
+export {
   buildHtmlReport,
   combineRuns,
   type HtmlReportInput,
@@ -125,14 +133,6 @@ export {
   type SeriesLabeler,
   seriesLabeler,
 } from './series.js';
-export {
-  formatSummaryValue,
-  SUMMARY_GROUPS,
-  type SummaryColumn,
-  type SummaryFormat,
-  type SummaryGroup,
-  summaryTableHtml,
-} from './summary-table.js';
 export { FONT_FAMILY, PALETTES, THEME_NAMES, type ThemeName, vegaLiteTheme, vegaTheme } from './theme.js';
 export {
   CHART_FORMATS,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { collapseByModel } from '../../src/visualization/series.js';
 import {
-  formatSummaryValue,
-  SUMMARY_GROUPS,
-  summaryTableHtml,
-} from '../../src/visualization/summary-table.js';
+  COMPARISON_GROUPS,
+  comparisonTableHtml,
+  formatComparisonValue,
+} from '../../src/visualization/comparison-table.js';
+import { collapseByModel } from '../../src/visualization/series.js';
 import { matrixRows } from './matrix-rows.js';
 
-describe('formatSummaryValue', () => {
+describe('formatComparisonValue', () => {
   it('writes 3–4 significant digits, whole numbers from 1,000 on, exponents below 0.001, fractions as %', () => {
     const cases: [unknown, 'number' | 'percent' | 'text', string][] = [
       [15881.064721170069, 'number', '15,881'],
@@ -25,15 +25,15 @@ describe('formatSummaryValue', () => {
       [null, 'number', ''],
       ['n/a', 'number', 'n/a'],
     ];
-    expect(cases.map(([v, f]) => formatSummaryValue(v, f))).toEqual(cases.map(([, , want]) => want));
+    expect(cases.map(([v, f]) => formatComparisonValue(v, f))).toEqual(cases.map(([, , want]) => want));
   });
 });
 
-describe('summaryTableHtml', () => {
+describe('comparisonTableHtml', () => {
   it('one header per present column, grouped; setup shared by every row said once; best per metric', () => {
-    const html = summaryTableHtml(collapseByModel(matrixRows()));
+    const html = comparisonTableHtml(collapseByModel(matrixRows()));
     const keys = [...html.matchAll(/<th(?: class="first")? title="([a-z0-9_]+):/g)].map((m) => m[1]);
-    const known = SUMMARY_GROUPS.flatMap((g) => g.columns.map((c) => c.key));
+    const known = COMPARISON_GROUPS.flatMap((g) => g.columns.map((c) => c.key));
     // Present in the data and varying: every metric column, dtype and engine; threads, params, paradigm are shared.
     expect(keys).toEqual(known.filter((k) => !['paradigm', 'threads', 'params'].includes(k)));
     expect(html).toMatch(
@@ -45,7 +45,7 @@ describe('summaryTableHtml', () => {
   });
 
   it('one model: no best values, nothing to compare with', () => {
-    const html = summaryTableHtml(collapseByModel(matrixRows().slice(0, 4)));
+    const html = comparisonTableHtml(collapseByModel(matrixRows().slice(0, 4)));
     expect(html).not.toContain('best');
     expect(html).toContain('<th scope="row">gpt2-small-ort-fp32-t2</th>');
   });

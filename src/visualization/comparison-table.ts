@@ -13,31 +13,31 @@ import type { Direction } from './pareto-frontier.js';
 import type { ModelRecord } from './series.js';
 
 /** How a summary column's values are written. */
-export type SummaryFormat = 'number' | 'percent' | 'text';
+export type ComparisonValueFormat = 'number' | 'percent' | 'text';
 
 /** One column of the comparison table. */
-export interface SummaryColumn {
+export interface ComparisonColumn {
   /** The row key it shows (`prefill_p99_ms`). */
   readonly key: string;
   /** Its header under the group's (`p99`). */
   readonly label: string;
   /** How values are written. */
-  readonly format: SummaryFormat;
+  readonly format: ComparisonValueFormat;
 }
 
 /** A group of columns under one header that carries their unit. */
-export interface SummaryGroup {
+export interface ComparisonGroup {
   /** Group header, with the unit shared by its columns (`Prefill (ms)`). */
   readonly title: string;
   /** Whether the group describes the setup (no best value, said once when the same in every row). */
   readonly setup: boolean;
   /** Its columns, in order. */
-  readonly columns: readonly SummaryColumn[];
+  readonly columns: readonly ComparisonColumn[];
 }
 
-const column = (key: string, label: string, format: SummaryFormat = 'number'): SummaryColumn =>
+const column = (key: string, label: string, format: ComparisonValueFormat = 'number'): ComparisonColumn =>
   Object.freeze({ key, label, format });
-const group = (title: string, columns: readonly SummaryColumn[], setup = false): SummaryGroup =>
+const group = (title: string, columns: readonly ComparisonColumn[], setup = false): ComparisonGroup =>
   Object.freeze({ title, setup, columns: Object.freeze([...columns]) });
 
 /**
@@ -46,7 +46,7 @@ const group = (title: string, columns: readonly SummaryColumn[], setup = false):
  * direction comes from {@link isLowerBetter} (marked ↑ or ↓ in its header). The `kld` task's columns (KLD,
  * top-1 agreement and perplexity ratio against the reference model) form their own group.
  */
-export const SUMMARY_GROUPS: readonly SummaryGroup[] = Object.freeze([
+export const COMPARISON_GROUPS: readonly ComparisonGroup[] = Object.freeze([
   group(
     'Setup',
     [
@@ -82,7 +82,7 @@ const numeric = (v: unknown): number | undefined => {
  * thousands separators from 1,000 on (`15,881`), magnitudes below 0.001 in exponent form (`6.12e-4`), a
  * fraction as a percentage with 3 significant digits (`88.3%`); text as is.
  */
-export function formatSummaryValue(value: unknown, format: SummaryFormat): string {
+export function formatComparisonValue(value: unknown, format: ComparisonValueFormat): string {
   if (isEmptyCell(value)) return '';
   const n = numeric(value);
   if (format === 'text' || n === undefined) return String(value);
@@ -94,7 +94,7 @@ export function formatSummaryValue(value: unknown, format: SummaryFormat): strin
 }
 
 /** The better direction of a summary column, `undefined` for a setup column. */
-function directionOf(group: SummaryGroup, key: string): Direction | undefined {
+function directionOf(group: ComparisonGroup, key: string): Direction | undefined {
   if (group.setup) return undefined;
   return isLowerBetter(key) ? 'min' : 'max';
 }
@@ -104,10 +104,10 @@ function directionOf(group: SummaryGroup, key: string): Direction | undefined {
  * rows: group with unit, then column with ↑/↓), the best value of each varying metric in `td.best`. Each header's
  * `title` gives the column key and its full name, each value's the unrounded number.
  */
-export function summaryTableHtml(records: readonly ModelRecord[]): string {
+export function comparisonTableHtml(records: readonly ModelRecord[]): string {
   const has = (key: string): boolean => records.some((r) => !isEmptyCell(r.values[key]));
   const shared: string[] = [];
-  const groups = SUMMARY_GROUPS.map((g) => ({
+  const groups = COMPARISON_GROUPS.map((g) => ({
     group: g,
     columns: g.columns.filter((c) => {
       if (!has(c.key)) return false;
@@ -115,7 +115,7 @@ export function summaryTableHtml(records: readonly ModelRecord[]): string {
       const values = new Set(records.map((r) => String(r.values[c.key] ?? '')));
       if (values.size > 1) return true;
       shared.push(
-        `${c.label} <strong>${escapeHtml(formatSummaryValue(records[0]!.values[c.key], c.format))}</strong>`,
+        `${c.label} <strong>${escapeHtml(formatComparisonValue(records[0]!.values[c.key], c.format))}</strong>`,
       );
       return false;
     }),
@@ -158,7 +158,7 @@ export function summaryTableHtml(records: readonly ModelRecord[]): string {
             (s) => s !== '',
           );
           const title = isEmptyCell(raw) ? '' : `${String(raw)}${isBest ? ' (best)' : ''}`;
-          return `<td${classes.length > 0 ? ` class="${classes.join(' ')}"` : ''}${title === '' ? '' : ` title="${escapeHtml(title)}"`}>${escapeHtml(formatSummaryValue(raw, c.format))}</td>`;
+          return `<td${classes.length > 0 ? ` class="${classes.join(' ')}"` : ''}${title === '' ? '' : ` title="${escapeHtml(title)}"`}>${escapeHtml(formatComparisonValue(raw, c.format))}</td>`;
         }),
       );
       return `<tr><th scope="row">${escapeHtml(r.series)}</th>${cells.join('')}</tr>`;
