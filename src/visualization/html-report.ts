@@ -62,6 +62,17 @@ export interface HtmlReportInput {
   readonly charts: readonly ReportChart[];
   /** Text of the "generated" line, e.g. an ISO timestamp; omitted when undefined (reproducible output). */
   readonly generatedAt?: string;
+  /**
+   * Reasons not to trust some timings (a busy machine, an extreme tail, measurements that disagree), shown in a
+   * banner above everything else; none, no banner.
+   */
+  readonly warnings?: readonly string[];
+}
+
+/** The warnings banner, or nothing without warnings. */
+function warningsBanner(warnings: readonly string[]): string {
+  if (warnings.length === 0) return '';
+  return `<aside class="warnings" role="alert"><strong>Timings to read with care</strong><ul>${warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></aside>`;
 }
 
 const BUNDLES = [
@@ -228,7 +239,7 @@ function notDrawnSection(charts: readonly ReportChart[]): string {
 const STYLE = `
 body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;margin:24px auto;max-width:1440px;color:#1f1f1f;padding:0 16px}
 h1{font-size:24px}h2{font-size:19px;margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px}
-.note{color:#555;font-size:13px}.runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}
+.note{color:#555;font-size:13px}.warnings{background:#fff4e5;border:1px solid #f0b35a;border-radius:6px;padding:8px 14px;margin:8px 0 16px}.warnings ul{margin:4px 0 0;padding-left:20px}.runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}
 .card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;overflow-x:auto}
 table{border-collapse:collapse;font-size:13px}th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 thead th{background:#f5f5f5;text-align:right}thead th:first-child{text-align:left}tbody th{text-align:left;font-weight:600}table.env td,table.env thead th{text-align:left}
@@ -293,6 +304,7 @@ export async function buildHtmlReport(input: HtmlReportInput): Promise<string> {
     '</head><body>',
     `<h1>${escapeHtml(input.title)}</h1>`,
     `<p class="note">${input.runs.length === 1 ? 'Run' : `${input.runs.length} runs`}: ${escapeHtml(runNames)}${input.generatedAt === undefined ? '' : ` · generated ${escapeHtml(input.generatedAt)}`} · charts are interactive (hover for values; ⋯ menu to export).</p>`,
+    warningsBanner(input.warnings ?? []),
     summarySection(input.runs),
     figures.length > 0
       ? `<section><h2>Charts</h2><div class="charts">${figures.join('')}</div></section>`

@@ -87,6 +87,15 @@ describe('HTML report (static checks)', () => {
     expect(multiResults['training_curve']?.status).toBe('skipped');
   });
 
+  it('shows the warnings in a banner above the comparison (escaped), and no banner without warnings', async () => {
+    const runs = [{ name: 'r', rows: [{ model: 'm', peak_tps: 1 }] }];
+    const html = await buildHtmlReport({ title: 't', runs, charts: [], warnings: ['busy <load 3>', 'tail'] });
+    const banner = /<aside class="warnings" role="alert">.*?<\/aside>/.exec(html)?.[0] ?? '';
+    expect(banner).toContain('<li>busy &lt;load 3&gt;</li><li>tail</li>');
+    expect(html.indexOf(banner)).toBeLessThan(html.indexOf('<h2>Comparison</h2>'));
+    expect(await buildHtmlReport({ title: 't', runs, charts: [] })).not.toContain('class="warnings"');
+  });
+
   it('escapes text and JSON embedded in the page', async () => {
     expect(escapeHtml('<a href="x">&\'</a>')).toBe('&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;');
     expect(scriptJson({ s: '</script><!--' })).not.toMatch(/<\/script|<!--/);
