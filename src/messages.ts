@@ -748,6 +748,9 @@ export const messages = {
   /** A comparison chart given a single series. */
   chartSingleSeries: (chart: string, series: string, what: string): string =>
     `Chart "${chart}" is trivial with one variant (${series}): ${what} compares several, and one point would look like a finding. Measure several variants (e.g. --threads 1,2 or --config tiny,small) to draw it.`,
+  /** A line chart whose x axis would hold a single value. */
+  chartSingleX: (chart: string, axis: string, value: string, remedy: string): string =>
+    `Chart "${chart}" has a single ${axis} (${value}): a line needs two or more to show a change, and one point would look like a finding. ${remedy}`,
   /** A chart option with a bad value. */
   badChartOption: (chart: string, option: string, value: unknown, allowed: string): string =>
     `Chart "${chart}": option \`${option}\` = ${excerpt(value)} is invalid; allowed: ${allowed}.`,
