@@ -387,9 +387,9 @@ export const messages = {
   /** A file the benchmarking layer could not write. */
   benchWriteFailed: (path: string, what: string, cause?: unknown): string =>
     errorCode(cause) === 'ENOSPC'
-      ? `Cannot write ${what} to "${path}": no space left on the device. Everything written before is kept; free some space (or pass another --out, outDir in TypeScript) and rerun.`
+      ? `Cannot write ${what} to "${path}": no space left on the device, so the incomplete file is removed. Free some space, or pass --out on another disk (outDir in TypeScript), and rerun.`
       : errorCode(cause) === 'EDQUOT'
-        ? `Cannot write ${what} to "${path}": disk quota exceeded. Everything written before is kept; free some space (or pass another --out, outDir in TypeScript) and rerun.`
+        ? `Cannot write ${what} to "${path}": disk quota exceeded, so the incomplete file is removed. Free some space, or pass --out on another disk (outDir in TypeScript), and rerun.`
         : `Cannot write ${what} to "${path}": check that the directory is writable (or pass another --out, outDir in TypeScript).`,
   /** A sweep list (`--seq-lens`, `--batch-sizes`) with a value given twice. */
   duplicateSweepValues: (twice: readonly number[]): string =>
@@ -694,6 +694,17 @@ export const messages = {
   /** --resume into a folder of another matrix. */
   resumeMismatch: (dir: string): string =>
     `--resume: "${dir}" holds a run of a different matrix (axes, excludes, benchmark config or tasks differ). Rerun with the same flags as that run, or choose another --out.`,
+  /** A `repeat` that is not an integer ≥ 1. */
+  badRepeat: (value: unknown): string =>
+    `--repeat ${String(value)} is not allowed: give the number of runs of each variant, an integer ≥ 1 (e.g. --repeat 5), or leave it out for one run.`,
+  /** `--repeat` with `--shard`. */
+  repeatWithShard: (): string =>
+    '--repeat cannot be combined with --shard/--shards: a shard runs on its own node, so rounds interleaved across shards would not share a machine state. Run --repeat N on one machine, or repeat the sharded command into --out <dir>/run-<i> folders.',
+  /** --resume of a repeated run without --repeat, or of a single run with it. */
+  resumeRepeatMismatch: (dir: string, repeated: boolean): string =>
+    repeated
+      ? `--resume: "${dir}" holds repeated runs (run-1/, run-2/, …) but --repeat was not given: resume it with the same --repeat N as that run.`
+      : `--resume: "${dir}" holds a single run (results files at its top), not repeated runs: resume it without --repeat, or choose another --out.`,
   /** Matrix variants a stopped run did not reach. */
   variantsNotRun: (ids: readonly string[]): string =>
     `Not run (stopped): ${ids.join(', ')}. Rerun the same command with --resume to measure them.`,
@@ -737,6 +748,9 @@ export const messages = {
   /** A comparison chart given a single series. */
   chartSingleSeries: (chart: string, series: string, what: string): string =>
     `Chart "${chart}" is trivial with one variant (${series}): ${what} compares several, and one point would look like a finding. Measure several variants (e.g. --threads 1,2 or --config tiny,small) to draw it.`,
+  /** A line chart whose x axis would hold a single value. */
+  chartSingleX: (chart: string, axis: string, value: string, remedy: string): string =>
+    `Chart "${chart}" has a single ${axis} (${value}): a line needs two or more to show a change, and one point would look like a finding. ${remedy}`,
   /** A chart option with a bad value. */
   badChartOption: (chart: string, option: string, value: unknown, allowed: string): string =>
     `Chart "${chart}": option \`${option}\` = ${excerpt(value)} is invalid; allowed: ${allowed}.`,
@@ -797,8 +811,10 @@ export const messages = {
   resultsDirEmpty: (path: string): string =>
     `"${path}" holds no results.json, results.csv or results.jsonl. Pass a directory written by "dantinox bench --out <dir>".`,
   /** Results files of a run that could not be written (the reason was logged above). */
-  resultsNotWritten: (files: readonly string[]): string =>
-    `Not written: ${list(files)} (see the error above); the measurements are in the files that were.`,
+  resultsNotWritten: (files: readonly string[], noneWritten: boolean): string =>
+    noneWritten
+      ? `Not written: ${list(files)} (see the error above); no results file of this run is saved, only the summary above. Rerun with --out on a disk with space.`
+      : `Not written: ${list(files)} (see the error above); the measurements are in the files that were.`,
   /** An empty `--tasks` list, or one with a name twice. */
   badTaskList: (value: string, available: readonly string[]): string =>
     `--tasks ${excerpt(value)} must list each task once, separated by commas, from: ${list(available)}.`,

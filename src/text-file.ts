@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { DantinoxError } from './errors.js';
 import { messages } from './messages.js';
 
@@ -54,4 +54,16 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
     i += n + 1;
   }
   return i;
+}
+
+/**
+ * Removes the file a failed write left at `path` (empty or cut short, e.g. by a full disk), so that it is never read
+ * back as a result; a failure to remove it is ignored (the write's own error is the one to report).
+ */
+export function removePartial(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // The write already failed: its error says what to do.
+  }
 }

@@ -11,7 +11,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
 import { excerpt, messages } from '../messages.js';
-import { readTextFile } from '../text-file.js';
+import { readTextFile, removePartial } from '../text-file.js';
 import { parseYamlText } from '../yaml-text.js';
 
 /** A validated benchmark configuration; every field is present. */
@@ -225,6 +225,7 @@ export const BenchmarkConfig = {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
     } catch (cause) {
+      removePartial(path);
       throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the benchmark config', cause), {
         cause,
       });

@@ -145,6 +145,7 @@ export {
   formatNoiseWarnings,
   type NoiseSource,
   type NoiseWarning,
+  noiseWarningLines,
   noiseWarnings,
   SIBLING_GAP_LIMIT,
   SIBLING_SE_LIMIT,

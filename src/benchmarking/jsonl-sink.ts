@@ -9,6 +9,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { removePartial } from '../text-file.js';
 import type { SuiteReport } from './report.js';
 import type { ResultSink, RunEnd, RunStart } from './result-sink.js';
 import type { BenchmarkResult, CellRecord } from './task.js';
@@ -66,6 +67,8 @@ export class JsonlSink implements ResultSink {
   readonly name: string;
   /** Cells streamed for the running task, so its `task` line need not repeat them. */
   #streamed: CellRecord[] = [];
+  /** A write failed: the file is removed and nothing more is written (a cut line would make it unreadable). */
+  #failed = false;
 
   /**
    * Creates (truncates) the file and its directory, so an unwritable path fails before anything is measured.
@@ -120,9 +123,12 @@ export class JsonlSink implements ResultSink {
   }
 
   #append(record: JsonlRecord): void {
+    if (this.#failed) return;
     try {
       appendFileSync(this.path, `${JSON.stringify(record, replacer)}\n`);
     } catch (cause) {
+      this.#failed = true;
+      removePartial(this.path);
       throw new DantinoxError('IO', messages.benchWriteFailed(this.path, 'the JSONL result stream', cause), {
         cause,
       });

@@ -163,12 +163,17 @@ export function noiseWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
   return [...perRun, ...siblingWarnings(sources)];
 }
 
-/** The warnings as lines under a `Warnings:` heading (each prefixed by its run when there are several); empty when none. */
+/** One sentence per warning, prefixed by its run when the warnings are about several. */
+export function noiseWarningLines(warnings: readonly NoiseWarning[]): string[] {
+  const many = new Set(warnings.map((w) => w.variant)).size > 1;
+  return warnings.map((w) => `${many && w.variant !== '' ? `${w.variant}: ` : ''}${w.message}`);
+}
+
+/** The warnings as lines under a `Warnings:` heading (see {@link noiseWarningLines}); empty when none. */
 export function formatNoiseWarnings(warnings: readonly NoiseWarning[]): string {
   if (warnings.length === 0) return '';
-  const many = new Set(warnings.map((w) => w.variant)).size > 1;
   return [
     'Warnings (timings to read with care):',
-    ...warnings.map((w) => `  - ${many && w.variant !== '' ? `${w.variant}: ` : ''}${w.message}`),
+    ...noiseWarningLines(warnings).map((l) => `  - ${l}`),
   ].join('\n');
 }

@@ -10,6 +10,7 @@ import { dirname, extname } from 'node:path';
 import * as aq from 'arquero';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { removePartial } from '../text-file.js';
 import { type CsvValue, formatCsv } from './csv.js';
 import type { Environment } from './environment.js';
 import { describeMetric } from './metric-schema.js';
@@ -257,6 +258,7 @@ export class SuiteReport {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
     } catch (cause) {
+      removePartial(path);
       throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the report', cause), { cause });
     }
     return path;

@@ -83,16 +83,19 @@ export class RunDirectory {
 
   /**
    * The sinks that write the run's results: the JSONL stream (created now, so an unwritable directory fails
-   * before anything is measured), then results.csv and results.json at the end.
+   * before anything is measured), then results.csv and results.json at the end. A file whose write fails is
+   * removed, never left empty or cut short ({@link RunDirectory.missingResultFiles} lists it); a full disk (ENOSPC,
+   * EDQUOT) is reported by the first sink it stops, the others fail silently, since their files share the disk.
    *
    * @throws {@link dantinox!DantinoxError} `IO` when results.jsonl cannot be created.
    */
   sinks(): ResultSink[] {
+    const disk = { full: false };
     return [
       new JsonlSink(this.jsonlPath),
       new ReportFileSink(this.csvPath),
       new ReportFileSink(this.jsonPath),
-    ];
+    ].map((sink) => reportingDiskFullOnce(sink, disk));
   }
 
   /** The results files present (`results.csv`, `results.json`, `results.jsonl`), relative, in that order. */
@@ -100,7 +103,7 @@ export class RunDirectory {
     return LIST_ORDER.filter((f) => existsSync(join(this.path, f)));
   }
 
-  /** The results files missing (those {@link RunDirectory.sinks} should have written), relative. */
+  /** The results files missing (those {@link RunDirectory.sinks} should have written, and removed when a write failed), relative. */
   missingResultFiles(): string[] {
     return LIST_ORDER.filter((f) => !existsSync(join(this.path, f)));
   }
@@ -134,4 +137,40 @@ export class RunDirectory {
   static load(path: string, cwd: string = process.cwd()): SuiteReport {
     return SuiteReport.load(RunDirectory.locate(path, cwd));
   }
+}
+
+/** Whether `error` (or its cause) is a full disk or an exceeded quota. */
+function isDiskFull(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return true;
+  }
+  return false;
+}
+
+/** `sink`, but a full disk already reported by another sink of the same directory (`disk`) is not reported again. */
+function reportingDiskFullOnce(sink: JsonlSink | ReportFileSink, disk: { full: boolean }): ResultSink {
+  const guard =
+    <A extends unknown[]>(hook: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        hook.apply(sink, args);
+      } catch (error) {
+        if (!isDiskFull(error)) throw error;
+        if (disk.full) return;
+        disk.full = true;
+        throw error;
+      }
+    };
+  return {
+    name: sink.name,
+    ...(sink instanceof JsonlSink
+      ? {
+          onStart: guard(sink.onStart),
+          onCell: guard(sink.onCell),
+          onTask: guard(sink.onTask),
+          onEnd: guard(sink.onEnd),
+        }
+      : { onEnd: guard(sink.onEnd) }),
+  };
 }

@@ -17,7 +17,7 @@ export function addHistoryOptions(command: Command): Command {
     .option('--history <file>', 'append the run to this DuckDB results history (created when missing)')
     .option(
       '--compare-last',
-      'compare the run with the previous run of the same variant (model, weights, dtype, engine, threads) on this machine (needs --history)',
+      'compare the run with the previous run of the same variant (model, weights, dtype, engine, threads) on this machine, or with --repeat n its n runs with the n before them (needs --history)',
     );
 }
 

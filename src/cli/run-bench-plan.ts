@@ -40,7 +40,7 @@ function formatEta(ms: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-/** Progress on stderr: notes, `Variant [2/4] id (ETA …)`, resume skips. */
+/** Progress on stderr: notes, `Round [2/3] dir`, `Variant [2/4] id (ETA …)`, resume skips. */
 function progressHooks(flat: boolean, ctx: CommandContext): RunHooks {
   const say = (text: string): void => {
     ctx.io.stderr.write(text);
@@ -48,6 +48,7 @@ function progressHooks(flat: boolean, ctx: CommandContext): RunHooks {
   return {
     name: 'progress',
     onNote: say,
+    onRoundStart: ({ round, count, shownDir }) => say(`Round [${round}/${count}] → ${shownDir}\n`),
     onVariantSkipped: ({ variant, index, total }) =>
       say(`Variant [${index + 1}/${total}] ${variant.id}: complete in an earlier run, skipped (--resume)\n`),
     onVariantStart: ({ variant, index, total, etaMs, remaining }) => {
@@ -110,10 +111,12 @@ export async function runBenchPlan(
   }
   for (const outcome of result.variants) printVariant(outcome, { flat, format, out: human }, ctx);
   if (document) io.stdout.write(`${formatSummary(result.reports, format)}\n`);
-  const results = `Results: ${plan.shownDir}\n  ${result.files.join('\n  ')}\n`;
+  const results =
+    result.files.length === 0 ? '' : `Results: ${plan.shownDir}\n  ${result.files.join('\n  ')}\n`;
   if (result.missingResultFiles.length > 0) {
     human.write(results);
-    io.stderr.write(`${messages.resultsNotWritten(result.missingResultFiles)}\n`);
+    const noneWritten = !result.files.some((f) => /(^|\/)results\.(csv|json|jsonl)$/.test(f));
+    io.stderr.write(`${messages.resultsNotWritten(result.missingResultFiles, noneWritten)}\n`);
     return ExitCode.taskFailed;
   }
   if (result.notRun.length > 0) io.stderr.write(`${messages.variantsNotRun(result.notRun)}\n`);
@@ -146,7 +149,9 @@ function exitCode(result: RunResult, stoppedBy: StopSignal | undefined, ctx: Com
 /** What the history recorded, and the `--compare-last` comparison on stdout. */
 async function printHistory(record: HistoryRecord, out: CliWriter, ctx: CommandContext): Promise<void> {
   if (record.status === 'not-recorded') return;
-  ctx.io.stderr.write(`History: run ${record.runId} appended to ${record.path}\n`);
+  ctx.io.stderr.write(
+    `History: run${record.runIds.length === 1 ? '' : 's'} ${record.runIds.join(', ')} appended to ${record.path}\n`,
+  );
   if (record.status === 'no-previous-run') {
     out.write(`\n${messages.noPreviousRun(record.path)}\n`);
     if (record.nearest !== undefined)
@@ -222,8 +227,12 @@ export function nextSteps(plan: RunPlan, result: RunResult): string {
   const lines: string[] = [];
   if (result.files.includes('report.html'))
     lines.push(`Open: ${pathToFileURL(join(plan.dir, 'report.html')).href}`);
-  lines.push(`Compare a later run with this one: dantinox compare ${plan.shownDir} <later run folder>`);
-  const [base, ...others] = result.reports;
+  lines.push(
+    result.layout === 'repeat'
+      ? `Compare later runs with these (every round on each side): dantinox compare ${plan.shownDir} -- <later --repeat folder>`
+      : `Compare a later run with this one: dantinox compare ${plan.shownDir} <later run folder>`,
+  );
+  const [base, ...others] = result.rounds?.[0]?.reports ?? result.reports;
   if (base !== undefined && others.length > 0) {
     lines.push(`Against ${base.runId} (the first variant):`);
     for (const r of others) {

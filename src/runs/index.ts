@@ -47,7 +47,14 @@ export {
   openReference,
   opProfiler,
 } from './open-model.js';
-export { claimRunDir, prepareOutputDir, RUN_ARTIFACTS, timestampName } from './output-dir.js';
+export {
+  claimRunDir,
+  prepareOutputDir,
+  RUN_ARTIFACTS,
+  roundFolderName,
+  roundFolders,
+  timestampName,
+} from './output-dir.js';
 export { planRun, type RunPlanInput } from './plan-run.js';
 export {
   type HistoryCompared,
@@ -61,6 +68,7 @@ export {
 export {
   type CalibrationPlan,
   isFlatLayout,
+  type RoundStart,
   type RunHooks,
   type RunMatrixOptions,
   type RunPlan,
@@ -75,6 +83,7 @@ export {
   safeRunName,
   writeChartsAndReport,
   writeMatrixCharts,
+  writeRepeatCharts,
   writeRunOutputs,
 } from './run-outputs.js';
 export { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';

@@ -3,10 +3,11 @@
  *
  * @packageDocumentation
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { removePartial } from '../text-file.js';
 
 /** A run directory name from a date: `2026-01-31_14-05-09` (local time, sortable, safe in every file system). */
 export function timestampName(date: Date): string {
@@ -25,9 +26,10 @@ export function prepareOutputDir(dir: string, cwd: string): string {
   const probe = join(path, `.dantinox-write-test-${process.pid}`);
   try {
     mkdirSync(path, { recursive: true });
-    writeFileSync(probe, '');
+    writeFileSync(probe, '.'); // one byte: a full disk refuses it (an empty file needs no space)
     rmSync(probe, { force: true });
   } catch (cause) {
+    removePartial(probe);
     throw new DantinoxError('IO', messages.outDirNotWritable(dir, cause), { cause });
   }
   return path;
@@ -43,15 +45,34 @@ export const RUN_ARTIFACTS = [
   'matrix.json',
 ] as const;
 
+/** The folder of round `round` (1-based) of a repeated run (`bench --repeat`): `run-<round>`. */
+export function roundFolderName(round: number): string {
+  return `run-${round}`;
+}
+
+/** The round folders (`run-1`, `run-2`, …) of a repeated run at `path` (absolute) that hold a run, in round order. */
+export function roundFolders(path: string): string[] {
+  if (!existsSync(path)) return [];
+  return readdirSync(path, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && /^run-\d+$/.test(e.name))
+    .filter((e) => RUN_ARTIFACTS.some((f) => existsSync(join(path, e.name, f))))
+    .map((e) => e.name)
+    .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+}
+
 /**
- * Refuses to write a run into `dir` (relative to `cwd`) when it already holds one, so results are never
- * silently replaced or mixed; with `force`, removes the old run's files first (other files stay).
+ * Refuses to write a run into `dir` (relative to `cwd`) when it already holds one (its own files, or the round
+ * folders of a repeated run), so results are never silently replaced or mixed; with `force`, removes the old run's
+ * files and round folders first (other files stay).
  *
  * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` naming what is there and the two ways out.
  */
 export function claimRunDir(dir: string, cwd: string, force: boolean): void {
   const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
-  const found = RUN_ARTIFACTS.filter((f) => existsSync(join(path, f)));
+  const found = [
+    ...RUN_ARTIFACTS.filter((f) => existsSync(join(path, f))),
+    ...roundFolders(path).map((f) => `${f}/`),
+  ];
   if (found.length === 0) return;
   if (!force) throw new DantinoxError('INVALID_OPTION', messages.outDirHoldsRun(dir, found));
   for (const f of found) rmSync(join(path, f), { recursive: true, force: true });

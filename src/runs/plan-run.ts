@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../benchmarking/config.js';
 import { createWriterLogger, type Logger, type LogLevel } from '../benchmarking/logger.js';
 import type { ShardSpec } from '../benchmarking/matrix/shard.js';
@@ -25,7 +25,7 @@ import {
 } from './bench-matrix.js';
 import { DEFAULT_CALIBRATION_MS } from './calibration-step.js';
 import { gitInfo } from './git-info.js';
-import { claimRunDir, prepareOutputDir } from './output-dir.js';
+import { claimRunDir, prepareOutputDir, RUN_ARTIFACTS, roundFolders } from './output-dir.js';
 import type { HistoryOptions } from './record-history.js';
 import type { CalibrationPlan, RunPlan } from './run-matrix.js';
 
@@ -62,8 +62,13 @@ export interface RunPlanInput {
   readonly shared?: SharedSelection;
   /** This process's shard (see `resolveShard`). */
   readonly shard?: ShardSpec;
-  /** Skip variants already completed in the folder. @default false */
+  /** Skip variants already completed in the folder (with `repeat`: rounds and variants). @default false */
   readonly resume?: boolean;
+  /**
+   * Runs of each variant, interleaved in rounds (every variant once, then every variant again…) into the folders
+   * `run-1/` … `run-<repeat>/`, each a complete run. Not with `shard`. @default 1
+   */
+  readonly repeat?: number;
   /** Replace a run already in the folder. @default false */
   readonly force?: boolean;
   /** Write charts and report.html. @default true */
@@ -94,12 +99,35 @@ function checkDataFile(data: string | undefined, cwd: string): string | undefine
   return path;
 }
 
+/** The checked number of runs per variant. */
+function checkRepeat(input: RunPlanInput): number {
+  const repeat = input.repeat ?? 1;
+  if (!Number.isSafeInteger(repeat) || repeat < 1)
+    throw new DantinoxError('INVALID_OPTION', messages.badRepeat(repeat));
+  if (repeat > 1 && input.shard !== undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.repeatWithShard());
+  return repeat;
+}
+
+/** Refuses to resume repeated runs as a single run, or a single run as repeated runs. */
+function checkResumedLayout(path: string, shownDir: string, repeat: number): void {
+  const repeated = roundFolders(path).length > 0;
+  const single = RUN_ARTIFACTS.some(
+    (f) => f !== 'charts' && f !== 'report.html' && existsSync(join(path, f)),
+  );
+  if (repeat === 1 && repeated && !single)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeRepeatMismatch(shownDir, true));
+  if (repeat > 1 && single)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeRepeatMismatch(shownDir, false));
+}
+
 /**
  * A checked {@link RunPlan}: the matrix expanded, every variant's model selection checked (and a built-in model
  * that cannot fit refused) and the output folder claimed (refused when it holds a run, unless `force` or
  * `resume`) before anything is measured.
  *
- * @throws {@link dantinox!DantinoxError} `INVALID_OPTION`, `UNKNOWN_TASK`, `IO`… naming the first problem.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` (also for a `repeat` that is not an integer ≥ 1, or with
+ * `shard`), `UNKNOWN_TASK`, `IO`… naming the first problem.
  */
 export function planRun(input: RunPlanInput): RunPlan {
   const cwd = input.cwd ?? process.cwd();
@@ -119,7 +147,9 @@ export function planRun(input: RunPlanInput): RunPlan {
   const shared = input.shared ?? {};
   checkVariants(matrix.variants, config, cwd, shared);
   const shownDir = input.shownDir ?? input.dir;
+  const repeat = checkRepeat(input);
   if (input.resume !== true) claimRunDir(shownDir, cwd, input.force === true);
+  else checkResumedLayout(isAbsolute(shownDir) ? shownDir : resolve(cwd, shownDir), shownDir, repeat);
   const dir = prepareOutputDir(shownDir, cwd);
   for (const threads of new Set(matrix.variants.map((v) => variantConfig(v, config).threads)))
     if (threads !== null && threads > availableParallelism())
@@ -132,6 +162,7 @@ export function planRun(input: RunPlanInput): RunPlan {
     dir,
     shownDir,
     resume: input.resume === true,
+    ...(repeat === 1 ? {} : { repeat }),
     config,
     tasks,
     registries,

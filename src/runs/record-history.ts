@@ -19,7 +19,7 @@ const EARLIER_RUNS = 5;
 export type HistoryOptions = {
   /** DuckDB file to append the run to (relative paths against `cwd`); absent: nothing is recorded. */
   readonly history?: string;
-  /** Compare the run with the previous one of the same model and machine in the history. */
+  /** Compare the run (the runs of every round, with `repeat`) with earlier runs of the same variant and machine in the history. */
   readonly compareLast?: boolean;
 };
 
@@ -32,65 +32,74 @@ export interface HistoryNotRecorded {
   readonly status: 'not-recorded';
 }
 
-/** The run was appended to the history file (and a comparison, when asked for, found no earlier run). */
+/** The runs were appended to the history file (and a comparison, when asked for, found no earlier run). */
 export interface HistoryRecorded {
   /** `recorded`, or `no-previous-run` when a comparison was asked for and the history has no earlier run of it. */
   readonly status: 'recorded' | 'no-previous-run';
-  /** The run id recorded. */
-  readonly runId: string;
+  /** The run ids recorded, oldest first. */
+  readonly runIds: readonly string[];
   /** The history file, as given. */
   readonly path: string;
   /** With `no-previous-run`: the last run of the same model on this machine, another variant, and how it differs. */
   readonly nearest?: NearestRun;
 }
 
-/** The run was appended and compared with the previous run of the same variant on the same machine. */
+/** The runs were appended and compared with earlier runs of the same variant on the same machine. */
 export interface HistoryCompared {
   /** `compared`. */
   readonly status: 'compared';
-  /** The run id recorded. */
-  readonly runId: string;
+  /** The run ids recorded, oldest first. */
+  readonly runIds: readonly string[];
   /** The history file, as given. */
   readonly path: string;
-  /** The comparison with the previous run. */
+  /** The comparison of the new runs with the earlier ones. */
   readonly comparison: ReportComparison;
 }
 
 /**
- * Appends `report` to the history file (with the git commit and branch of `cwd`) and, with `compareLast`, compares
- * it with the previous run of the same variant on the same machine.
+ * Appends runs of one variant (one run, or the repeated runs of `bench --repeat`, oldest first) to the history file
+ * (with the git commit and branch of `cwd`) and, with `compareLast`, compares them with as many earlier runs of the
+ * same variant on the same machine (the latest ones before the first new run): with one run per side, the up to five
+ * runs before the baseline give the run-to-run spread that decides; with several runs on a side, their spread does.
  *
  * @throws the errors of {@link ResultsHistory.open} and {@link ResultsHistory.add}.
  */
 export async function recordHistory(
-  report: SuiteReport,
+  runs: SuiteReport | readonly SuiteReport[],
   options: HistoryOptions,
   cwd: string,
 ): Promise<HistoryRecord> {
   if (options.history === undefined) return { status: 'not-recorded' };
+  const reports: readonly SuiteReport[] = runs instanceof SuiteReport ? [runs] : runs;
   const path = isAbsolute(options.history) ? options.history : resolve(cwd, options.history);
   const history = await ResultsHistory.open(path);
   try {
-    await history.add(report, { git: gitInfo(cwd) });
-    const recorded = { runId: report.runId ?? '', path: options.history };
-    if (options.compareLast !== true || report.runId === undefined)
-      return { status: 'recorded', ...recorded };
-    // The last run of this variant is the baseline; the runs before it give the run-to-run spread (with one run
-    // per side, a change is only called when it exceeds that spread).
-    const [previous, ...before] = await history.previousRuns(report.runId, 1 + EARLIER_RUNS);
-    const baseline = previous === undefined ? undefined : await history.report(previous);
-    if (previous === undefined || baseline === undefined) {
-      const nearest = await history.nearestRun(report.runId);
+    for (const report of reports) await history.add(report, { git: gitInfo(cwd) });
+    const recorded = { runIds: reports.map((r) => r.runId ?? ''), path: options.history };
+    const first = reports[0]?.runId;
+    if (options.compareLast !== true || first === undefined) return { status: 'recorded', ...recorded };
+    // The latest earlier runs of this variant are the baseline, as many as the new runs; with one run per side the
+    // runs before the baseline give the run-to-run spread (a change is only called when it exceeds that spread).
+    const previous = await history.previousRuns(first, reports.length + EARLIER_RUNS);
+    const baselineIds = previous.slice(0, reports.length).reverse();
+    if (baselineIds.length === 0) {
+      const nearest = await history.nearestRun(first);
       return { status: 'no-previous-run', ...recorded, ...(nearest === undefined ? {} : { nearest }) };
     }
-    const earlierRuns = (await Promise.all(before.map((id) => history.report(id)))).filter(
-      (r): r is SuiteReport => r !== undefined,
-    );
+    const load = async (ids: readonly string[]) =>
+      (await Promise.all(ids.map((id) => history.report(id)))).filter(
+        (r): r is SuiteReport => r !== undefined,
+      );
+    const baseline = await load(baselineIds);
+    const earlierRuns =
+      baseline.length === 1 && reports.length === 1 ? await load(previous.slice(1, 1 + EARLIER_RUNS)) : [];
     return {
       status: 'compared',
       ...recorded,
-      comparison: compareReports(baseline, report, {
-        baselineLabel: previous,
+      comparison: compareReports(baseline, reports, {
+        baselineLabel:
+          baselineIds.length === 1 ? (baselineIds[0] as string) : `${baselineIds.length} earlier runs`,
+        ...(reports.length > 1 ? { candidateLabel: `these ${reports.length} runs` } : {}),
         ...(earlierRuns.length >= 2 ? { earlierRuns } : {}),
       }),
     };

@@ -8,6 +8,8 @@
  *
  * @packageDocumentation
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { BenchmarkConfig } from '../benchmarking/config.js';
 import type { GitState } from '../benchmarking/environment.js';
 import type { Logger, LogLevel, TextWriter } from '../benchmarking/logger.js';
@@ -26,13 +28,14 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { PluginRegistries } from '../plugin.js';
 import type { BenchMatrix, SharedSelection } from './bench-matrix.js';
+import { roundFolderName } from './output-dir.js';
 import {
   type HistoryOptions,
   type HistoryRecord,
   recordHistory,
   variantHistoryRun,
 } from './record-history.js';
-import { writeMatrixCharts } from './run-outputs.js';
+import { writeMatrixCharts, writeRepeatCharts } from './run-outputs.js';
 import { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';
 import { runVariantProcess } from './variant-process.js';
 
@@ -54,8 +57,16 @@ export interface RunPlan {
   readonly dir: string;
   /** The folder as the user should read it in messages (e.g. relative to the working directory). */
   readonly shownDir: string;
-  /** Skip variants already completed in `dir`. */
+  /** Skip variants already completed in `dir` (with `repeat`: in each round's folder). */
   readonly resume: boolean;
+  /**
+   * Runs of each variant, interleaved in rounds — round 1 runs every variant once, round 2 every variant again… —
+   * so that slow drift of the machine spreads over all variants; round `r` is a complete run in `dir/run-<r>/`.
+   * @default 1
+   */
+  readonly repeat?: number;
+  /** The round (1-based) this plan measures inside a repeated run; its run ids end in `-run-<round>`. */
+  readonly round?: number;
   /** The shared benchmark config. */
   readonly config: BenchmarkConfig;
   /** Task names, in order. */
@@ -125,6 +136,20 @@ export interface RunHooks {
   onVariantSkipped?(start: VariantStart): Awaitable<void>;
   /** A variant finished (its model disposed). */
   onVariantEnd?(outcome: VariantOutcome): Awaitable<void>;
+  /** A round of a repeated run (`repeat` > 1) is about to run every variant into its folder. */
+  onRoundStart?(round: RoundStart): Awaitable<void>;
+}
+
+/** A round of a repeated run about to start. */
+export interface RoundStart {
+  /** 1-based round. */
+  readonly round: number;
+  /** Number of rounds (`repeat`). */
+  readonly count: number;
+  /** The round's folder (absolute). */
+  readonly dir: string;
+  /** The round's folder as messages show it. */
+  readonly shownDir: string;
 }
 
 /** Options of {@link runMatrix}. */
@@ -144,9 +169,14 @@ export interface RunResult {
    * `nothing-to-do`: a resumed single run that was already complete; `empty-shard`: a shard with no variant.
    */
   readonly status: 'completed' | 'stopped' | 'nothing-to-do' | 'empty-shard';
-  /** `flat`: results.* directly in the folder; `matrix`: `matrix.json`, per-variant folders and combined files. */
-  readonly layout: 'flat' | 'matrix';
-  /** The variants measured by this call, in order. */
+  /**
+   * `flat`: results.* directly in the folder; `matrix`: `matrix.json`, per-variant folders and combined files;
+   * `repeat`: one folder per round (`run-1/`, `run-2/`, … each flat or matrix) and the report of all rounds.
+   */
+  readonly layout: 'flat' | 'matrix' | 'repeat';
+  /** Each round's own result (its files relative to its folder), with `repeat` > 1; absent otherwise. */
+  readonly rounds?: readonly RunResult[];
+  /** The variants measured by this call, in order (round after round with `repeat`). */
   readonly variants: readonly VariantOutcome[];
   /** The reports the run's verdict is read from (the folder's variants, those of earlier runs included). */
   readonly reports: readonly SuiteReport[];
@@ -154,9 +184,9 @@ export interface RunResult {
   readonly files: readonly string[];
   /** Charts that threw while rendering. */
   readonly failedCharts: readonly string[];
-  /** Results files that could not be written (flat layout). */
+  /** Results files that could not be written, relative to the folder. */
   readonly missingResultFiles: readonly string[];
-  /** Assigned variants that left no results (stopped before them). */
+  /** Assigned variants that left no results (stopped before them); `run-<r>/<variant>` or `run-<r>` with `repeat`. */
   readonly notRun: readonly string[];
   /** `<run id> <task> (<status>)` of every task that did not complete (run id only with several reports). */
   readonly failedTasks: readonly string[];
@@ -165,8 +195,8 @@ export interface RunResult {
 }
 
 /** Whether a plan writes the classic single-run layout (results.* directly in the folder). */
-export function isFlatLayout(plan: Pick<RunPlan, 'matrix' | 'shard'>): boolean {
-  return !plan.matrix.isMatrix && plan.shard === undefined;
+export function isFlatLayout(plan: Pick<RunPlan, 'matrix' | 'shard' | 'repeat'>): boolean {
+  return !plan.matrix.isMatrix && plan.shard === undefined && (plan.repeat ?? 1) === 1;
 }
 
 /** Heavy modules, loaded only once a run really starts. */
@@ -189,16 +219,19 @@ function fanOutHooks(hooks: RunHooks | readonly RunHooks[] | undefined, logger: 
     onVariantStart: (start) => call('onVariantStart', start),
     onVariantSkipped: (start) => call('onVariantSkipped', start),
     onVariantEnd: (outcome) => call('onVariantEnd', outcome),
+    onRoundStart: (round) => call('onRoundStart', round),
   };
 }
 
 /**
  * Runs the plan: every assigned variant in turn (one model alive at a time), then the combined results, charts,
- * report.html and history. Returns what happened as data; nothing is printed but through `hooks`.
+ * report.html and history. With `repeat` > 1, runs it in rounds — every variant once per round, each round a
+ * complete run in `run-<r>/` — then the report of all rounds at the top, and records every round in the history.
+ * Returns what happened as data; nothing is printed but through `hooks`.
  *
  * @example
  * ```ts
- * const plan = planRun({ dir: 'results/study', axes: { config: ['tiny'], dtype: ['fp32', 'q8'] } });
+ * const plan = planRun({ dir: 'results/study', axes: { config: ['tiny'], dtype: ['fp32', 'q8'] }, repeat: 3 });
  * const result = await runMatrix(plan, { hooks: { onVariantEnd: (v) => console.log(v.variant.id) } });
  * ```
  *
@@ -208,6 +241,112 @@ function fanOutHooks(hooks: RunHooks | readonly RunHooks[] | undefined, logger: 
 export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): Promise<RunResult> {
   const hooks = fanOutHooks(options.hooks, plan.logger);
   const signal = options.signal ?? new AbortController().signal;
+  const repeat = plan.repeat ?? 1;
+  if (repeat > 1) return runRounds(plan, repeat, hooks, signal, options.progress);
+  const result = await runOnce(plan, hooks, signal, options.progress);
+  return { ...result, history: await recordRounds(plan, [{ plan, result }]) };
+}
+
+/** A round's plan and what it did. */
+interface Round {
+  readonly plan: RunPlan;
+  readonly result: RunResult;
+}
+
+/** Runs the rounds of a repeated run into `run-1/` … `run-<repeat>/`, then the report of all rounds at the top. */
+async function runRounds(
+  plan: RunPlan,
+  repeat: number,
+  hooks: Hooks,
+  signal: AbortSignal,
+  progress: TextWriter | undefined,
+): Promise<RunResult> {
+  const { repeat: _repeat, ...single } = plan;
+  const rounds: Round[] = [];
+  for (let round = 1; round <= repeat && !signal.aborted; round++) {
+    const folder = roundFolderName(round);
+    const roundPlan: RunPlan = {
+      ...single,
+      round,
+      dir: join(plan.dir, folder),
+      shownDir: join(plan.shownDir, folder),
+      // Each round has its own start, so the history orders its runs; the first is the run's.
+      startedAt: round === 1 ? plan.startedAt : new Date(),
+      charts: false,
+    };
+    mkdirSync(roundPlan.dir, { recursive: true });
+    await hooks.onRoundStart({ round, count: repeat, dir: roundPlan.dir, shownDir: roundPlan.shownDir });
+    rounds.push({ plan: roundPlan, result: await runOnce(roundPlan, hooks, signal, progress) });
+  }
+  const results = rounds.map((r) => r.result);
+  const status = signal.aborted
+    ? 'stopped'
+    : results.every((r) => r.status === 'nothing-to-do')
+      ? 'nothing-to-do'
+      : 'completed';
+  const reports = results.flatMap((r) => r.reports);
+  const runtime = await loadRuntime();
+  const written =
+    plan.charts && reports.length > 0
+      ? await writeRepeatCharts(
+          reports,
+          new runtime.RunDirectory(plan.dir),
+          { logger: plan.logger, registry: plan.registries.charts },
+          `${plan.matrix.variants.length} variant(s) × ${repeat} runs`,
+        )
+      : undefined;
+  const inRound = (r: Round, items: readonly string[]) =>
+    items.map((item) => `${roundFolderName(r.plan.round ?? 1)}/${item}`);
+  const started = rounds.length;
+  return {
+    status,
+    layout: 'repeat',
+    rounds: results,
+    variants: results.flatMap((r) => r.variants),
+    reports,
+    files: [...(written?.files ?? []), ...rounds.map((r) => `${roundFolderName(r.plan.round ?? 1)}/`)],
+    failedCharts: written?.failedCharts ?? [],
+    missingResultFiles: rounds.flatMap((r) => inRound(r, r.result.missingResultFiles)),
+    notRun: [
+      ...rounds.flatMap((r) => inRound(r, r.result.notRun)),
+      ...Array.from({ length: repeat - started }, (_, i) => roundFolderName(started + i + 1)),
+    ],
+    failedTasks: failedTasks(reports),
+    history:
+      status === 'completed' && rounds.every((r) => r.result.missingResultFiles.length === 0)
+        ? await recordRounds(plan, rounds)
+        : [],
+  };
+}
+
+/**
+ * Records the measured runs of completed rounds in the history: each variant's runs together (one round each), so
+ * that `compareLast` compares them with the same number of earlier runs of the variant.
+ */
+async function recordRounds(plan: RunPlan, rounds: readonly Round[]): Promise<HistoryRecord[]> {
+  const done = rounds.filter(
+    (r) => r.result.status === 'completed' && r.result.missingResultFiles.length === 0,
+  );
+  if (done.length < rounds.length) return [];
+  const byVariant = new Map<string, SuiteReport[]>();
+  for (const { plan: p, result } of done)
+    for (const outcome of result.variants) {
+      const report =
+        result.layout === 'flat' ? outcome.report : variantHistoryRun(outcome.report, p.startedAt);
+      byVariant.set(outcome.variant.id, [...(byVariant.get(outcome.variant.id) ?? []), report]);
+    }
+  const records: HistoryRecord[] = [];
+  for (const runs of byVariant.values()) records.push(await recordHistory(runs, plan.history, plan.cwd));
+  return records;
+}
+
+/** One run of the plan (or of one round): its variants, combined results and charts; no history. */
+async function runOnce(
+  plan: RunPlan,
+  hooks: Hooks,
+  signal: AbortSignal,
+  progress: TextWriter | undefined,
+): Promise<RunResult> {
   const flat = isFlatLayout(plan);
   const { matrix, shard, dir } = plan;
   const assigned = shardVariants(matrix.variants, shard);
@@ -270,7 +409,7 @@ export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): 
       flat,
       signal,
       note: (text) => void hooks.onNote(text),
-      ...(options.progress === undefined ? {} : { progress: options.progress }),
+      ...(progress === undefined ? {} : { progress }),
     };
     const outcome =
       plan.isolate === true && !flat
@@ -283,19 +422,26 @@ export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): 
   const status = signal.aborted ? 'stopped' : 'completed';
   if (flat) {
     const outcome = outcomes[0];
-    if (outcome === undefined)
-      return { status: 'nothing-to-do', layout: 'flat', files: [], failedCharts: [], ...empty };
+    if (outcome === undefined) {
+      const earlier = done.size > 0 ? [runtime.RunDirectory.load(dir)] : [];
+      return {
+        status: done.size > 0 ? 'nothing-to-do' : status,
+        layout: 'flat',
+        files: [],
+        failedCharts: [],
+        ...empty,
+        reports: earlier,
+        notRun: done.size > 0 ? [] : assigned.map((v) => v.id),
+      };
+    }
     const runDir = new runtime.RunDirectory(dir);
+    const missingResultFiles = runDir.missingResultFiles();
+    // Results that could not be written (a full disk): no charts or report.html drawn from nothing saved.
     const written = await runtime.writeRunOutputs(outcome.report, runDir, {
-      charts: plan.charts,
+      charts: plan.charts && missingResultFiles.length === 0,
       logger: plan.logger,
       registry: plan.registries.charts,
     });
-    const missingResultFiles = runDir.missingResultFiles();
-    const history =
-      status === 'stopped' || missingResultFiles.length > 0
-        ? []
-        : [await recordHistory(outcome.report, plan.history, plan.cwd)];
     return {
       status,
       layout: 'flat',
@@ -305,7 +451,7 @@ export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): 
       missingResultFiles,
       notRun: [],
       failedTasks: failedTasks([outcome.report]),
-      history,
+      history: [],
     };
   }
   const combined = MatrixReport.fromDirectory(dir, assigned);
@@ -318,12 +464,6 @@ export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): 
         `${assigned.length} variant(s)`,
       )
     : undefined;
-  const history: HistoryRecord[] = [];
-  if (status === 'completed')
-    for (const outcome of outcomes)
-      history.push(
-        await recordHistory(variantHistoryRun(outcome.report, plan.startedAt), plan.history, plan.cwd),
-      );
   const reports = combined.variants.map((v) => v.report);
   return {
     status,
@@ -335,7 +475,7 @@ export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): 
     missingResultFiles: [],
     notRun: assigned.filter((v) => !combined.variants.some((c) => c.id === v.id)).map((v) => v.id),
     failedTasks: failedTasks(reports),
-    history,
+    history: [],
   };
 }
 

@@ -6,8 +6,15 @@
 import { relative } from 'node:path';
 import type { Logger, RunDirectory, SuiteReport } from '../benchmarking/index.js';
 import type { MatrixReport } from '../benchmarking/matrix/matrix-report.js';
+import { noiseWarningLines, noiseWarnings } from '../benchmarking/noise-warnings.js';
 import { messages } from '../messages.js';
-import { type ChartRegistry, type ChartRow, type ReportRun, Visualizer } from '../visualization/index.js';
+import {
+  type ChartRegistry,
+  type ChartRow,
+  combineRuns,
+  type ReportRun,
+  Visualizer,
+} from '../visualization/index.js';
 
 /** A file-name-safe version of `name` (letters, digits, `.`, `_`, `-`). */
 export function safeRunName(name: string): string {
@@ -46,6 +53,8 @@ export interface ChartsInput {
   readonly runName: string;
   /** Title of report.html. */
   readonly title: string;
+  /** The suite reports behind the rows: their noise warnings make report.html's banner. */
+  readonly reports: readonly SuiteReport[];
 }
 
 /**
@@ -78,7 +87,12 @@ export async function writeChartsAndReport(
       );
     }
   }
-  await visualizer.report(input.runs, { path: runDir.reportPath, title: input.title, overwrite: true });
+  await visualizer.report(input.runs, {
+    path: runDir.reportPath,
+    title: input.title,
+    overwrite: true,
+    warnings: noiseWarningLines(noiseWarnings(input.reports)),
+  });
   written.push(relative(runDir.path, runDir.reportPath));
   return { files: written, failedCharts };
 }
@@ -94,19 +108,53 @@ export async function writeRunOutputs(
 ): Promise<RunOutputs> {
   const results = runDir.resultFiles();
   if (!options.charts) return { files: results, failedCharts: [] };
-  const rows = report.toRows();
-  const model = typeof report.modelMeta['model'] === 'string' ? report.modelMeta['model'] : 'run';
-  const run: ReportRun = {
-    name: report.runId ?? model,
-    rows,
-    ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
-  };
+  const run = reportRun(report);
+  const model = modelName(report);
   const written = await writeChartsAndReport(
-    { rows, runs: [run], runName: model, title: `dantinox bench: ${model}` },
+    { rows: run.rows, runs: [run], runName: model, title: `dantinox bench: ${model}`, reports: [report] },
     runDir,
     options,
   );
   return { files: [...results, ...written.files], failedCharts: written.failedCharts };
+}
+
+/** The model name of a report (`run` when it has none). */
+function modelName(report: SuiteReport): string {
+  return typeof report.modelMeta['model'] === 'string' ? report.modelMeta['model'] : 'run';
+}
+
+/** A report as one run of report.html: its run id (else model name), rows and environment. */
+function reportRun(report: SuiteReport): ReportRun {
+  return {
+    name: report.runId ?? modelName(report),
+    rows: report.toRows(),
+    ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
+  };
+}
+
+/**
+ * The charts and report.html at the top of a repeated run (`bench --repeat`): every run of every round, each its
+ * own series (`run` column), as `dantinox report run-1 run-2 …` would draw them.
+ */
+export async function writeRepeatCharts(
+  reports: readonly SuiteReport[],
+  dir: RunDirectory,
+  options: Pick<RunOutputOptions, 'logger' | 'registry'>,
+  what: string,
+): Promise<RunOutputs> {
+  const runs = reports.map(reportRun);
+  const first = reports[0];
+  return writeChartsAndReport(
+    {
+      rows: combineRuns(runs),
+      runs,
+      runName: first === undefined ? 'run' : modelName(first),
+      title: `dantinox bench: ${what}`,
+      reports,
+    },
+    dir,
+    options,
+  );
 }
 
 /** The combined charts and report.html of a matrix folder: one series per variant. */
@@ -122,6 +170,7 @@ export async function writeMatrixCharts(
       runs: combined.toRuns(),
       runName: 'matrix',
       title: `dantinox bench: ${what}`,
+      reports: combined.variants.map((v) => v.report),
     },
     dir,
     options,

@@ -104,7 +104,7 @@ export async function runVariant(
     const ceilings = await calibrationFor(plan, selection, opened.model.info, options.note);
     const suite = new runtime.BenchmarkSuite({ tasks, config });
     const report = await suite.run(opened.paradigm, opened.model, {
-      runId: flat ? `${opened.model.info.name}-${timestampName(plan.startedAt)}` : variant.id,
+      runId: `${flat ? `${opened.model.info.name}-${timestampName(plan.startedAt)}` : variant.id}${plan.round === undefined ? '' : `-run-${plan.round}`}`,
       jsonl: false,
       sinks: new runtime.RunDirectory(folder).sinks(),
       ...(options.progress === undefined ? {} : { writer: options.progress }),

@@ -15,9 +15,12 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { ChartSpec } from './chart.js';
 import { type ChartRow, columnNames, isEmptyCell, textCell } from './chart-data.js';
-import { isLowerBetter, metricShortLabel } from './metric-labels.js';
-import { type Direction, paretoFrontier } from './pareto-frontier.js';
+import { comparisonTableHtml } from './comparison-table.js';
+import { escapeHtml } from './escape-html.js';
+import { metricShortLabel } from './metric-labels.js';
+import { paretoFrontier } from './pareto-frontier.js';
 import { collapseByModel, type ModelRecord } from './series.js';
+import { hasFixedSize } from './spec-frame.js';
 
 /** One run shown in the report. */
 export interface ReportRun {
@@ -59,26 +62,18 @@ export interface HtmlReportInput {
   readonly charts: readonly ReportChart[];
   /** Text of the "generated" line, e.g. an ISO timestamp; omitted when undefined (reproducible output). */
   readonly generatedAt?: string;
+  /**
+   * Reasons not to trust some timings (a busy machine, an extreme tail, measurements that disagree), shown in a
+   * banner above everything else; none, no banner.
+   */
+  readonly warnings?: readonly string[];
 }
 
-/** Metric columns of the summary table, in order, when present. */
-export const SUMMARY_COLUMNS: readonly string[] = [
-  'paradigm',
-  'dtype',
-  'threads',
-  'params',
-  'peak_tps',
-  'decode_tps',
-  'prefill_mean_ms',
-  'prefill_p99_ms',
-  'decode_mean_ms',
-  'decode_p99_ms',
-  'ttft_ms',
-  'tpot_ms',
-  'perplexity',
-  'bits_per_byte',
-  'flops_total_g',
-];
+/** The warnings banner, or nothing without warnings. */
+function warningsBanner(warnings: readonly string[]): string {
+  if (warnings.length === 0) return '';
+  return `<aside class="warnings" role="alert"><strong>Timings to read with care</strong><ul>${warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></aside>`;
+}
 
 const BUNDLES = [
   { pkg: 'vega', file: 'vega.min.js' },
@@ -106,16 +101,6 @@ export function browserBundlePaths(): string[] {
     if (!existsSync(path)) throw new DantinoxError('DEPENDENCY_MISSING', messages.bundleMissing(pkg, path));
     return path;
   });
-}
-
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 /** JSON safe to place inside a `<script>` element (no `</script>`, no `<!--`, no U+2028/2029). */
@@ -167,12 +152,6 @@ export function combineRuns(runs: readonly ReportRun[]): ChartRow[] {
   return runs.flatMap((run) => run.rows.map((r) => ({ ...r, run: textCell(r, 'run') ?? run.name })));
 }
 
-/** The better direction of a summary column, or `undefined` for descriptive columns (params, paradigm…). */
-function summaryDirection(column: string): Direction | undefined {
-  if (['paradigm', 'dtype', 'threads', 'params', 'flops_total_g'].includes(column)) return undefined;
-  return isLowerBetter(column) ? 'min' : 'max';
-}
-
 const numeric = (v: unknown): number | undefined => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
   return Number.isFinite(n) ? n : undefined;
@@ -197,37 +176,13 @@ function paretoLine(records: readonly ModelRecord[]): string {
 function summarySection(runs: readonly ReportRun[]): string {
   const rows = combineRuns(runs);
   const records = collapseByModel(rows);
-  const present = SUMMARY_COLUMNS.filter((c) => records.some((r) => !isEmptyCell(r.values[c])));
-  const best = new Map<string, number>();
-  if (records.length > 1) {
-    for (const c of present) {
-      const direction = summaryDirection(c);
-      const values = records.map((r) => numeric(r.values[c])).filter((v): v is number => v !== undefined);
-      if (direction === undefined || values.length < 2 || new Set(values).size < 2) continue;
-      best.set(c, direction === 'max' ? Math.max(...values) : Math.min(...values));
-    }
-  }
   const failures = rows
     .filter((r) => ['failed', 'error', 'aborted'].includes((textCell(r, 'status') ?? '').toLowerCase()))
     .map((r) =>
       `${textCell(r, 'variant') ?? textCell(r, 'model') ?? textCell(r, 'run') ?? ''} ${textCell(r, 'task') ?? ''}: ${textCell(r, 'error') ?? textCell(r, 'status') ?? ''}`.trim(),
     );
-  const head = `<thead><tr><th>${records.some((r) => r.values['variant'] !== undefined) ? 'Variant' : 'Model'}</th>${present
-    .map(
-      (c) =>
-        `<th title="${escapeHtml(c)}">${escapeHtml(metricShortLabel(c))}${summaryDirection(c) === undefined ? '' : summaryDirection(c) === 'min' ? ' ↓' : ' ↑'}</th>`,
-    )
-    .join('')}</tr></thead>`;
-  const body = records
-    .map((r) => {
-      const cells = present.map((c) => {
-        const isBest = best.has(c) && numeric(r.values[c]) === best.get(c);
-        return `<td${isBest ? ' class="best" title="best"' : ''}>${escapeHtml(formatCell(r.values[c]))}</td>`;
-      });
-      return `<tr><th scope="row">${escapeHtml(r.series)}</th>${cells.join('')}</tr>`;
-    })
-    .join('');
-  return `<section><h2>Comparison</h2><p class="note">One row per ${records.length > 1 ? 'variant' : 'model'}; task rows merged (a value appears only where its rows agree)${best.size > 0 ? '; <span class="best">highlighted</span>: the best value of each metric (↑ higher is better, ↓ lower)' : ''}.</p>${paretoLine(records)}<div class="scroll"><table class="summary">${head}<tbody>${body}</tbody></table></div>${
+  const table = comparisonTableHtml(records);
+  return `<section><h2>Comparison</h2><p class="note">One row per ${records.length > 1 ? 'variant' : 'model'}; task rows merged (a value appears only where its rows agree)${records.length > 1 ? '; <span class="best">highlighted</span>: the best value of each metric (↑ higher is better, ↓ lower)' : ''}; values rounded to 3–4 significant digits (hover a value for all its digits, a header for its full name); every column is in the data below.</p>${paretoLine(records)}${table}${
     failures.length > 0
       ? `<h3>Failures</h3><ul class="failures">${failures.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`
       : ''
@@ -284,7 +239,7 @@ function notDrawnSection(charts: readonly ReportChart[]): string {
 const STYLE = `
 body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;margin:24px auto;max-width:1440px;color:#1f1f1f;padding:0 16px}
 h1{font-size:24px}h2{font-size:19px;margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px}
-.note{color:#555;font-size:13px}.runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}
+.note{color:#555;font-size:13px}.warnings{background:#fff4e5;border:1px solid #f0b35a;border-radius:6px;padding:8px 14px;margin:8px 0 16px}.warnings ul{margin:4px 0 0;padding-left:20px}.runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}
 .card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;overflow-x:auto}
 table{border-collapse:collapse;font-size:13px}th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 thead th{background:#f5f5f5;text-align:right}thead th:first-child{text-align:left}tbody th{text-align:left;font-weight:600}table.env td,table.env thead th{text-align:left}
@@ -294,6 +249,11 @@ details.env{border:1px solid #ddd;border-radius:6px;padding:6px 12px;margin:6px 
 details.env .card{border:0;padding:8px 0}
 figure{margin:0;border:1px solid #eee;border-radius:6px;padding:8px;overflow-x:auto;min-width:0}[data-chart]{width:100%}[data-chart] svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}
 .skipped{color:#8a4b00}.scroll{overflow-x:auto}.failures{color:#a00;font-size:13px}
+table.summary{font-variant-numeric:tabular-nums}table.summary th,table.summary td{padding:3px 6px}
+table.summary thead th{white-space:normal;vertical-align:bottom;text-align:center}table.summary th.group{border-bottom:1px solid #ccc}
+table.summary .first{border-left:1px solid #ddd}table.summary td.text{text-align:left;white-space:normal}
+table.summary tbody th{white-space:normal;max-width:14em}p.shared{margin:4px 0 8px}
+figure.fixed{grid-column:1/-1;justify-self:center;max-width:100%}
 `;
 
 const EMBED_SCRIPT = `
@@ -304,8 +264,9 @@ const EMBED_SCRIPT = `
   var pending = [];
   figures.forEach(function(el){
     var spec = JSON.parse(document.getElementById(el.getAttribute('data-spec')).textContent);
-    // Vega-Lite charts fill their grid cell (legend included); the Vega radar keeps its own size.
-    if (String(spec.$schema || '').indexOf('vega-lite') >= 0) { spec.width = 'container'; spec.autosize = { type: 'fit', contains: 'padding' }; }
+    // Vega-Lite charts fill their grid cell (legend included); the Vega radar, and charts whose labels were
+    // placed for their own size (usermeta.fixedSize), keep their size.
+    if (String(spec.$schema || '').indexOf('vega-lite') >= 0 && !(spec.usermeta && spec.usermeta.fixedSize)) { spec.width = 'container'; spec.autosize = { type: 'fit', contains: 'padding' }; }
     pending.push(vegaEmbed(el, spec, { renderer: 'svg', actions: { export: true, source: true, compiled: true, editor: false } })
       .then(function(){ state.rendered++; })
       .catch(function(err){ state.failed.push(el.getAttribute('data-chart') + ': ' + err); el.textContent = 'This chart could not be rendered: ' + err; console.error(err); }));
@@ -328,7 +289,7 @@ export async function buildHtmlReport(input: HtmlReportInput): Promise<string> {
   const figures = input.charts.flatMap((c, i) =>
     'spec' in c
       ? [
-          `<figure><div data-chart="${escapeHtml(c.name)}" data-spec="spec-${i}"></div><figcaption>${escapeHtml(c.name)}</figcaption><script type="application/json" id="spec-${i}">${scriptJson(c.spec)}</script></figure>`,
+          `<figure${hasFixedSize(c.spec) ? ' class="fixed"' : ''}><div data-chart="${escapeHtml(c.name)}" data-spec="spec-${i}"></div><figcaption>${escapeHtml(c.name)}</figcaption><script type="application/json" id="spec-${i}">${scriptJson(c.spec)}</script></figure>`,
         ]
       : [],
   );
@@ -343,6 +304,7 @@ export async function buildHtmlReport(input: HtmlReportInput): Promise<string> {
     '</head><body>',
     `<h1>${escapeHtml(input.title)}</h1>`,
     `<p class="note">${input.runs.length === 1 ? 'Run' : `${input.runs.length} runs`}: ${escapeHtml(runNames)}${input.generatedAt === undefined ? '' : ` · generated ${escapeHtml(input.generatedAt)}`} · charts are interactive (hover for values; ⋯ menu to export).</p>`,
+    warningsBanner(input.warnings ?? []),
     summarySection(input.runs),
     figures.length > 0
       ? `<section><h2>Charts</h2><div class="charts">${figures.join('')}</div></section>`

@@ -64,18 +64,33 @@ export { ThroughputChart, type ThroughputChartOptions, TPS_SEQ_PATTERN } from '.
 export { TrainingCurveChart, type TrainingCurveChartOptions } from './charts/training-curve-chart.js';
 export { TrendChart, type TrendChartOptions } from './charts/trend-chart.js';
 export {
+  COMPARISON_GROUPS,
+  type ComparisonColumn,
+  type ComparisonGroup,
+  type ComparisonValueFormat,
+  comparisonTableHtml,
+  formatComparisonValue,
+} from './comparison-table.js';
+export {
   buildHtmlReport,
   combineRuns,
   type HtmlReportInput,
   type ReportChart,
   type ReportRun,
-  SUMMARY_COLUMNS,
 } from './html-report.js';
 export {
+  boxesOverlap,
+  estimateTextWidth,
+  LABEL_CORNERS,
+  type LabelBox,
   type LabelCorner,
   type LabelledPoint,
+  type LabelTextMark,
+  labelBox,
+  labelTextMark,
   type PlaceLabelsOptions,
   placeLabels,
+  placeLabelsWithoutOverlap,
 } from './label-placement.js';
 export {
   isLowerBetter,

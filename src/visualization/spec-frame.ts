@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { TopLevelSpec as VegaLiteSpec } from 'vega-lite';
-import { VEGA_LITE_SCHEMA } from './chart.js';
+import { type ChartSpec, VEGA_LITE_SCHEMA } from './chart.js';
 import type { ResolvedRenderConfig } from './render-config.js';
 import { vegaLiteTheme } from './theme.js';
 
@@ -77,4 +77,17 @@ export function powerOfTwoTicks(values: readonly number[]): number[] {
 /** Distinct values in first-seen order. */
 export function distinct<T>(values: Iterable<T>): T[] {
   return [...new Set(values)];
+}
+
+/**
+ * The `usermeta` of a chart whose labels were placed for its own width and height (the Pareto and roofline
+ * charts): the HTML report draws it at that size, on a row of its own, instead of fitting it to a grid cell,
+ * where the labels would move.
+ */
+export const FIXED_SIZE: Readonly<{ fixedSize: true }> = Object.freeze({ fixedSize: true });
+
+/** True when `spec` asks to be drawn at its own size ({@link FIXED_SIZE}). */
+export function hasFixedSize(spec: ChartSpec): boolean {
+  const meta: unknown = spec.usermeta;
+  return typeof meta === 'object' && meta !== null && (meta as { fixedSize?: unknown }).fixedSize === true;
 }

@@ -99,6 +99,8 @@ export interface VisualizerReportOptions {
   readonly config?: RenderConfig;
   /** Text of the "generated" line (e.g. `new Date().toISOString()`). @default omitted */
   readonly generatedAt?: string;
+  /** Reasons not to trust some timings, shown in a banner at the top. @default none */
+  readonly warnings?: readonly string[];
 }
 
 /** Options of the {@link Visualizer} constructor. */
@@ -344,6 +346,7 @@ export class Visualizer {
       runs,
       charts: reportCharts,
       ...(options.generatedAt === undefined ? {} : { generatedAt: options.generatedAt }),
+      ...(options.warnings === undefined ? {} : { warnings: options.warnings }),
     });
     const dir = dirname(options.path);
     try {

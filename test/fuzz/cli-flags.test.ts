@@ -2,15 +2,21 @@
  * Fuzz of the CLI's flag space, in process (runCli with an injected console): generated invocations of bench,
  * flops, plot, report, compare, merge and history (add, list, show, trend) — valid and invalid flags and values, good, empty, binary and
  * torn input files — end with exit 0, 1 or 2, never with a stack trace, an "unexpected error" or an unhandled
- * rejection. `bench` invocations always end with an invalid `--n-measure 0`, so no model is ever built. Seeded
- * (test/setup.ts), bounded in runs and time.
+ * rejection. The generated `bench` invocations of arbitrary flags end with an invalid `--n-measure 0`, so no model
+ * is built; a second, smaller part generates valid but varied `bench` runs of the `tiny` preset that really run
+ * (sweep, tasks — perplexity and kld included —, a 2-value matrix axis, charts or not) and checks their results
+ * files. Seeded (test/setup.ts), bounded in runs and time (≤ 17.5 s of limits): measured at 12.6 s for the file
+ * (vitest's Duration; 10.1 s of tests, 7 real runs in the 6 s of the real part) on the 2-core development machine
+ * with load average ≈ 4 (`npx vitest run test/fuzz/cli-flags.test.ts`).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SuiteReport } from '../../src/benchmarking/report.js';
 import { type CliIo, runCli } from '../../src/cli/index.js';
+import { loadRunGroup } from '../../src/runs/load-report.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
@@ -253,6 +259,11 @@ async function run(argv: readonly string[]): Promise<{ code: number; err: string
 
 /** The property every invocation must hold. */
 async function holds(argv: readonly string[]): Promise<void> {
+  await exitCodeHolding(argv);
+}
+
+/** Runs `argv`, checks the property and returns the exit code. */
+async function exitCodeHolding(argv: readonly string[]): Promise<number> {
   const { code, err } = await run(argv);
   console.log(code, JSON.stringify(argv), err.slice(0, 160).replace(/\n/g, ' | '));
   const why = `dantinox ${JSON.stringify(argv)} → exit ${code}\n${err.slice(0, 2000)}`;
@@ -260,34 +271,124 @@ async function holds(argv: readonly string[]): Promise<void> {
   expect(err, why).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
   expect(err, why).not.toContain('unexpected error');
   expect(rejections, why).toEqual([]);
+  return code;
 }
 
-const CASES: [string, fc.Arbitrary<string[]>, number][] = [
-  ['bench', invocation('bench', paths(0, 0)).map((a) => [...a, ...NO_RUN]), 300],
-  ['flops', invocation('flops', paths(0, 0)), 300],
-  ['plot', invocation('plot', paths(0, 3)), 80],
-  ['report', invocation('report', paths(0, 3)), 80],
-  ['compare', invocation('compare', paths(0, 3)), 120],
-  ['merge', invocation('merge', paths(0, 3)), 100],
+const TASKS = ['throughput', 'latency', 'perplexity', 'kld'] as const;
+
+/** A nonempty ordered subset of `values`, comma-separated. */
+const subset = <T extends string | number>(values: readonly T[]): fc.Arbitrary<string> =>
+  fc.subarray([...values], { minLength: 1 }).map((picked) => picked.join(','));
+
+/** A valid `bench` run of `tiny` that really measures: a small sweep, some tasks, sometimes a matrix or charts. */
+const realBench: fc.Arbitrary<{ argv: string[]; tasks: string[]; variants: number }> = fc
+  .record({
+    tasks: fc.subarray([...TASKS], { minLength: 1 }),
+    seqLens: subset([8, 16]),
+    batchSizes: subset([1, 2]),
+    nMeasure: fc.integer({ min: 1, max: 3 }),
+    nWarmup: fc.integer({ min: 0, max: 1 }),
+    genTokens: fc.integer({ min: 1, max: 3 }),
+    evalBatchSize: fc.integer({ min: 1, max: 2 }),
+    stride: fc.boolean(),
+    axis: fc.constantFrom([], [], ['--dtype', 'q8'], ['--dtype', 'fp32,q8'], ['--threads', '1,2']),
+    charts: fc.integer({ min: 0, max: 3 }).map((n) => n === 0), // a quarter of the runs draw charts (slower)
+  })
+  .map((r) => ({
+    argv: [
+      'bench',
+      '--config',
+      'tiny',
+      '--tasks',
+      r.tasks.join(','),
+      '--seq-lens',
+      r.seqLens,
+      '--batch-sizes',
+      r.batchSizes,
+      '--n-warmup',
+      String(r.nWarmup),
+      '--n-measure',
+      String(r.nMeasure),
+      '--min-measure-ms',
+      '0',
+      '--min-warmup-ms',
+      '0',
+      '--gen-tokens',
+      String(r.genTokens),
+      '--eval-batches',
+      '1',
+      '--eval-seq-len',
+      '16',
+      '--eval-batch-size',
+      String(r.evalBatchSize),
+      ...(r.stride ? ['--eval-stride', '8'] : []),
+      '--no-calibrate',
+      '--quiet',
+      ...r.axis,
+      ...(r.charts ? [] : ['--no-charts']),
+    ],
+    tasks: r.tasks,
+    variants: r.axis[1]?.includes(',') === true ? 2 : 1,
+  }));
+
+let realRuns = 0;
+
+/** A real run holds the property, and when it exits 0 each results file of each variant loads with every task. */
+async function runsAndWrites(bench: { argv: string[]; tasks: string[]; variants: number }): Promise<void> {
+  const out = `real-${++realRuns}`;
+  const argv = [...bench.argv, '--out', out];
+  const code = await exitCodeHolding(argv);
+  if (code !== 0) return;
+  const runs = loadRunGroup(out, cwd);
+  expect(runs, JSON.stringify(argv)).toHaveLength(bench.variants);
+  for (const r of runs)
+    for (const file of ['results.csv', 'results.json', 'results.jsonl']) {
+      const path = join(r.path, '..', file);
+      expect(existsSync(path), path).toBe(true);
+      expect(
+        SuiteReport.load(path).results.map((t) => t.task),
+        `${path} of dantinox ${JSON.stringify(argv)}`,
+      ).toEqual(bench.tasks);
+    }
+}
+
+/** Command, invocations, runs, time limit in ms (bench's first runs import the benchmarking modules). */
+const CASES: [string, fc.Arbitrary<string[]>, number, number][] = [
+  ['bench', invocation('bench', paths(0, 0)).map((a) => [...a, ...NO_RUN]), 300, 2_500],
+  ['flops', invocation('flops', paths(0, 0)), 300, 1_500],
+  ['plot', invocation('plot', paths(0, 3)), 80, 1_500],
+  ['report', invocation('report', paths(0, 3)), 80, 1_500],
+  ['compare', invocation('compare', paths(0, 3)), 120, 1_500],
+  ['merge', invocation('merge', paths(0, 3)), 100, 1_500],
   [
     'history',
     fc
       .tuple(HISTORY_SUBCOMMANDS, invocation('history', paths(0, 2)))
       .map(([sub, [command, ...rest]]) => [command as string, sub, ...rest]),
     60,
+    1_500,
   ],
 ];
 
 describe('every generated invocation exits 0, 1 or 2 without a stack trace', () => {
-  it.each(CASES)('%s', async (_name, args, numRuns) => {
+  it.each(CASES)('%s', async (_name, args, numRuns, limitMs) => {
     await fc.assert(fc.asyncProperty(args, holds), {
       numRuns,
-      // Bounded in time (7 properties × 3 s < 30 s for the file) so CI stays fast; the runs done before the limit
-      // still count.
-      interruptAfterTimeLimit: 3_000,
+      // Bounded in time (11.5 s for the 7 properties, 6 s for the real runs below: < 20 s for the file) so CI stays
+      // fast; the runs done before the limit still count.
+      interruptAfterTimeLimit: limitMs,
       markInterruptAsFailure: false,
     });
   });
+
+  it('bench, real runs of tiny: exit 0, 1 or 2; at 0 every results file loads with one row per task', async () => {
+    await fc.assert(fc.asyncProperty(realBench, runsAndWrites), {
+      numRuns: 12,
+      interruptAfterTimeLimit: 6_000,
+      markInterruptAsFailure: false,
+    });
+    expect(realRuns).toBeGreaterThanOrEqual(3);
+  }, 60_000);
 
   it('bench: the guard is what stops it (a run without it would build a model)', async () => {
     const { code, err } = await run(['bench', '--config', 'tiny', ...NO_RUN]);

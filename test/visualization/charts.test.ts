@@ -214,15 +214,19 @@ describe('chart input checks', () => {
   });
 
   it('latency chart never mixes rows of different tasks', () => {
-    const spec = new LatencyChart().spec(data['bench-single']!) as {
+    // bench-single and a copy under another name: two models, each with one latency row among its task rows.
+    const rows = [...data['bench-single']!, ...data['bench-single']!.map((r) => ({ ...r, model: 'twin' }))];
+    const spec = new LatencyChart().spec(rows) as {
       layer: { data?: { values: unknown[] } }[];
     };
     const pointLayer = spec.layer.find((l) =>
       l.data?.values.some((v) => (v as { series?: string }).series !== undefined),
     );
-    // bench-single has one latency row: one point, from that row's prefill_mean_ms and throughput_tps.
+    // One point per model, from its latency row's prefill_mean_ms and throughput_tps.
+    const point = { x: 7.619, y: 16800, lo: 7.39, hi: 9.524, p50: 7.39, p99: 9.524 };
     expect(pointLayer?.data?.values).toEqual([
-      { series: 'tiny', x: 7.619, y: 16800, lo: 7.39, hi: 9.524, p50: 7.39, p99: 9.524 },
+      { series: 'tiny', ...point },
+      { series: 'twin', ...point },
     ]);
   });
 

@@ -6,25 +6,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readChartData } from '../../src/visualization/chart-data.js';
 import { createChartRegistry } from '../../src/visualization/chart-registry.js';
-import { buildHtmlReport, escapeHtml, scriptJson } from '../../src/visualization/html-report.js';
+import { escapeHtml } from '../../src/visualization/escape-html.js';
+import { buildHtmlReport, scriptJson } from '../../src/visualization/html-report.js';
 import { type RenderResults, Visualizer } from '../../src/visualization/visualizer.js';
+import { CHROMIUM, launchChromium } from './chromium.js';
 import { fixture } from './golden.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-sync',
-];
 /** Where screenshots are kept for a human to look at (`SCREENSHOT_DIR` overrides). */
 const SCREENSHOT_DIR = process.env['SCREENSHOT_DIR'] ?? join(tmpdir(), 'dantinox-report-screenshots');
 
@@ -93,8 +83,17 @@ describe('HTML report (static checks)', () => {
     expect(at('<h2>Environment</h2>')).toBeLessThan(at('<h2>Charts not drawn</h2>'));
     expect(html).toContain('<details class="env">');
     expect(html).toMatch(/<p class="pareto"><strong>Pareto-optimal<\/strong>/);
-    expect(html).toContain('<td class="best" title="best">');
+    expect(html).toMatch(/<td class="(first )?best" title="[^"]+ \(best\)">/);
     expect(multiResults['training_curve']?.status).toBe('skipped');
+  });
+
+  it('shows the warnings in a banner above the comparison (escaped), and no banner without warnings', async () => {
+    const runs = [{ name: 'r', rows: [{ model: 'm', peak_tps: 1 }] }];
+    const html = await buildHtmlReport({ title: 't', runs, charts: [], warnings: ['busy <load 3>', 'tail'] });
+    const banner = /<aside class="warnings" role="alert">.*?<\/aside>/.exec(html)?.[0] ?? '';
+    expect(banner).toContain('<li>busy &lt;load 3&gt;</li><li>tail</li>');
+    expect(html.indexOf(banner)).toBeLessThan(html.indexOf('<h2>Comparison</h2>'));
+    expect(await buildHtmlReport({ title: 't', runs, charts: [] })).not.toContain('class="warnings"');
   });
 
   it('escapes text and JSON embedded in the page', async () => {
@@ -126,7 +125,7 @@ describe('HTML report in headless Chromium', () => {
     ['two runs side by side', () => multi, () => multiResults, 'report-compare.png'],
   ] as const) {
     it(`renders every chart of ${label} with no console error, offline`, async () => {
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+      const browser = await launchChromium();
       try {
         const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, offline: true });
         const tab = await context.newPage();

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readChartData, toRows } from '../../src/visualization/chart-data.js';
-import { placeLabels } from '../../src/visualization/label-placement.js';
+import {
+  boxesOverlap,
+  labelBox,
+  labelTextMark,
+  placeLabels,
+  placeLabelsWithoutOverlap,
+} from '../../src/visualization/label-placement.js';
 import { collapseByModel, seriesLabeler } from '../../src/visualization/series.js';
 import { fixture } from './golden.js';
 
@@ -96,5 +102,40 @@ describe('placeLabels', () => {
     expect(corners[0]).toBe('ne');
     expect(corners[1]).not.toBe('ne');
     expect(corners[2]?.endsWith('w')).toBe(true);
+  });
+});
+
+describe('placeLabelsWithoutOverlap', () => {
+  it('places what fits, leaves the rest out: placed boxes are disjoint, inside the plot, clear of obstacles', () => {
+    const points = Array.from({ length: 9 }, (_, i) => ({ px: 100 + (i % 3), py: 100, text: `label ${i}` }));
+    const obstacle = { x0: 0, y0: 0, x1: 400, y1: 80 };
+    const options = { width: 400, height: 300, corners: ['e', 'ne', 'se', 'w', 'nw', 'sw'] as const };
+    const corners = placeLabelsWithoutOverlap(points, { ...options, obstacles: [obstacle] });
+    const boxes = points.flatMap((p, i) => {
+      const corner = corners[i];
+      return corner === undefined ? [] : [labelBox(p, corner)];
+    });
+    expect(boxes.length).toBeGreaterThanOrEqual(3);
+    expect(boxes.length).toBeLessThan(points.length);
+    for (const [i, a] of boxes.entries()) {
+      expect(a.x0 >= 0 && a.y0 >= 0 && a.x1 <= 400 && a.y1 <= 300).toBe(true);
+      expect(boxesOverlap(a, obstacle)).toBe(false);
+      for (const b of boxes.slice(i + 1)) expect(boxesOverlap(a, b)).toBe(false);
+    }
+    // placeLabels draws every label, overlapping where it must.
+    expect(placeLabels(points, options).every((c) => c !== undefined)).toBe(true);
+  });
+
+  it('the text mark of a position is the one its box assumes', () => {
+    const p = { px: 50, py: 50, text: 'abc' };
+    for (const corner of ['ne', 'se', 'nw', 'sw', 'e', 'w'] as const) {
+      const box = labelBox(p, corner, 10, 6);
+      const mark = labelTextMark(corner, 6);
+      expect(mark.align === 'left' ? box.x0 : box.x1).toBeCloseTo(p.px + mark.dx, 9);
+      const middle = (box.y0 + box.y1) / 2;
+      if (mark.baseline === 'bottom') expect(box.y1).toBeLessThanOrEqual(p.py);
+      if (mark.baseline === 'top') expect(box.y0).toBeGreaterThanOrEqual(p.py - 2);
+      if (mark.baseline === 'middle') expect(Math.abs(middle - p.py)).toBeLessThan(1);
+    }
   });
 });

@@ -167,6 +167,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly shard?: string;
   readonly shards?: number;
   readonly resume?: boolean;
+  readonly repeat: number;
   readonly charts: boolean;
   readonly force?: boolean;
   readonly quiet?: boolean;
@@ -191,6 +192,7 @@ Examples:
   $ dantinox bench --bench-config study.yaml --out /shared/study --shard 0/4  # shard 0 of 4 (also: JOB_COMPLETION_INDEX
                                                                               #   with --shards, SLURM_ARRAY_TASK_ID)
   $ dantinox bench --config small --engine ort,llama.cpp --dtype q8 --threads 2  # same weights, two engines
+  $ dantinox bench --config tiny --dtype fp32,q8 --repeat 5 --out results/base  # 5 interleaved runs per variant
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
 --eval-batches ${EFFECTIVE_DEFAULTS.evalBatches}; flags override the file or these defaults field by field. Progress goes
@@ -258,7 +260,16 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
   addHistoryOptions(command);
   return command
     .option('-o, --out <dir>', 'output directory (default: results/<timestamp>)')
-    .option('--resume', 'rerun into an existing --out: skip variants that completed, rerun the others')
+    .option(
+      '--repeat <n>',
+      'runs of each variant, interleaved in rounds (every variant once, then again…) into --out/run-1 … run-<n>, so machine drift spreads over all variants; "dantinox compare" takes such a folder as n runs per side',
+      parsePositiveInt,
+      1,
+    )
+    .option(
+      '--resume',
+      'rerun into an existing --out: skip variants (and rounds) that completed, rerun the others',
+    )
     .option(
       '--shard <i/n>',
       'run only shard i of n (0-based) of the matrix variants, into --out/shard-<i>-of-<n>',
@@ -351,6 +362,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     },
     ...(shard === undefined ? {} : { shard }),
     resume: options.resume === true,
+    repeat: options.repeat,
     force: options.force === true,
     charts: options.charts,
     calibration: options.calibrate

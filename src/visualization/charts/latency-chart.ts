@@ -79,7 +79,8 @@ const PHASE_NAMES = Object.keys(PHASES) as LatencyPhase[];
  * Latency (x, ms) against throughput (y, tokens/s), one point per measurement row at the mean latency, a
  * horizontal bar from p50 to p99 (mean to p99 when p50 is absent), and the Pareto frontier (lower latency,
  * higher throughput) as a dashed line. Both coordinates come from the same row of the same task (the seed mixed
- * the throughput task's last configuration with the latency task's prefill); the title says which.
+ * the throughput task's last configuration with the latency task's prefill); the title says which. A single
+ * point (one model, one row) is not drawn (`INVALID_INPUT` says why), as the Pareto chart with one variant.
  */
 export class LatencyChart extends Chart<LatencyChartOptions> {
   static override readonly name: string = 'latency';
@@ -175,6 +176,12 @@ export class LatencyChart extends Chart<LatencyChartOptions> {
       throw new DantinoxError(
         'INVALID_INPUT',
         messages.chartNothingToDraw(name, `no row has both ${c.mean} and ${c.tps}${where}`),
+      );
+    }
+    if (points.length === 1) {
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.chartSingleSeries(name, points[0]!.series, 'a latency–throughput trade-off'),
       );
     }
     const frontier = paretoFrontier(points, { x: 'min', y: 'max' }).map((p) => ({ fx: p.x, fy: p.y }));

@@ -7,12 +7,12 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { Chart, type ChartAccepts, type ChartParam, type ChartSpec } from '../chart.js';
 import { type ChartRow, columnNames, columnsWithValues, successfulRows } from '../chart-data.js';
-import { LABEL_CORNERS, type LabelledPoint, placeLabels } from '../label-placement.js';
+import { LABEL_CORNERS, type LabelledPoint, labelTextMark, placeLabels } from '../label-placement.js';
 import { isLowerBetter, metricTitle } from '../metric-labels.js';
 import { type Direction, paretoFrontier } from '../pareto-frontier.js';
 import type { ResolvedRenderConfig } from '../render-config.js';
 import { collapseByModel } from '../series.js';
-import { vegaLiteFrame } from '../spec-frame.js';
+import { FIXED_SIZE, vegaLiteFrame } from '../spec-frame.js';
 import { PALETTES, themeSubtle } from '../theme.js';
 
 /** Options of {@link ParetoChart}. */
@@ -178,6 +178,7 @@ export class ParetoChart extends Chart<ParetoChartOptions> {
           .toLowerCase()}`,
         subtitle,
       ),
+      usermeta: FIXED_SIZE,
       layer: [
         ...(frontier.length >= 2
           ? [
@@ -244,14 +245,7 @@ export class ParetoChart extends Chart<ParetoChartOptions> {
             // One text layer per label corner (chosen by placeLabels so labels do not collide).
             ...LABEL_CORNERS.filter((corner) => corners.includes(corner)).map((corner) => ({
               transform: [{ filter: { field: 'corner', equal: corner } }],
-              mark: {
-                type: 'text' as const,
-                align: corner.endsWith('e') ? ('left' as const) : ('right' as const),
-                baseline: corner.startsWith('n') ? ('bottom' as const) : ('top' as const),
-                dx: corner.endsWith('e') ? 6 : -6,
-                dy: corner.startsWith('n') ? -4 : 4,
-                fontSize: 11,
-              },
+              mark: { type: 'text' as const, ...labelTextMark(corner), fontSize: 11 },
               encoding: {
                 x: axis('x', xTitle),
                 y: axis('y', yTitle),

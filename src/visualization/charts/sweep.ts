@@ -1,6 +1,7 @@
 /**
  * Shared builder of the two sweep charts (tokens/s vs sequence length and vs batch size): columns named
- * `<prefix><N>` become points (N, value), averaged per series and N, one line per series.
+ * `<prefix><N>` become points (N, value), averaged per series and N, one line per series; a sweep of a single
+ * N is drawn as one bar per series instead.
  *
  * @packageDocumentation
  */
@@ -20,6 +21,8 @@ export interface SweepSpecOptions {
   readonly pattern: RegExp;
   /** Title of the x axis, with unit. */
   readonly xTitle: string;
+  /** What x is, in words, for the one-value bar chart (`batch size`). */
+  readonly xName: string;
   /** Name of the x field in the data. */
   readonly xField: string;
   /** Chart title. */
@@ -83,11 +86,11 @@ export function sweepSpec(
     .sort((a, b) => (a[options.xField] as number) - (b[options.xField] as number));
   const labels = distinct(selected.map(label).filter((s) => points.some((p) => p.series === s)));
   const xs = distinct(points.map((p) => p[options.xField] as number)).sort((a, b) => a - b);
+  if (xs.length === 1) return singleValueSpec(points, labels, xs[0]!, averaged(points), config, options);
   const log = options.log2 === 'always' || allPowersOfTwo(xs);
-  const averaged = points.some((p) => p.n > 1);
   const subtitle = [
     labels.length > 1 ? `One line per model (${labels.length} models)` : `Model: ${labels[0]}`,
-    averaged ? 'points averaged over repeated rows' : '',
+    averaged(points) ? 'points averaged over repeated rows' : '',
   ]
     .filter((s) => s !== '')
     .join('; ');
@@ -112,6 +115,44 @@ export function sweepSpec(
         scale: { zero: true },
       },
       color: seriesColor(labels),
+      tooltip: [
+        { field: 'series', type: 'nominal', title: 'Model' },
+        { field: options.xField, type: 'quantitative', title: options.xTitle },
+        { field: 'tps', type: 'quantitative', title: 'Throughput (tokens/s)', format: ',.1f' },
+        { field: 'n', type: 'quantitative', title: 'Rows averaged' },
+      ],
+    },
+  };
+}
+
+const averaged = (points: readonly { n: number }[]): boolean => points.some((p) => p.n > 1);
+
+/**
+ * A sweep of one value (one batch size, one sequence length) as horizontal bars, one per model: a line through
+ * one x would draw a lone dot per model.
+ */
+function singleValueSpec(
+  points: readonly Record<string, number | string>[],
+  labels: readonly string[],
+  x: number,
+  repeated: boolean,
+  config: ResolvedRenderConfig,
+  options: SweepSpecOptions,
+): VegaLiteSpec {
+  const subtitle = [
+    `One ${options.xName} measured (${x}): one bar per model instead of a line`,
+    repeated ? 'bars averaged over repeated rows' : '',
+  ]
+    .filter((s) => s !== '')
+    .join('; ');
+  return {
+    ...vegaLiteFrame(config, `Throughput at ${options.xName} ${x}`, subtitle),
+    data: { values: [...points] },
+    mark: { type: 'bar' },
+    encoding: {
+      y: { field: 'series', type: 'nominal', title: null, sort: [...labels] },
+      x: { field: 'tps', type: 'quantitative', title: 'Throughput (tokens/s)', scale: { zero: true } },
+      color: { ...seriesColor(labels), legend: null },
       tooltip: [
         { field: 'series', type: 'nominal', title: 'Model' },
         { field: options.xField, type: 'quantitative', title: options.xTitle },

@@ -22,7 +22,8 @@ export const TPS_BATCH_PATTERN = /^tps_bs(\d+)$/;
 
 /**
  * Throughput (tokens/s) against batch size from the `tps_bs{B}` columns: one line per model, x on a log-2
- * scale with every power of two in the range labelled, y from zero.
+ * scale with every power of two in the range labelled, y from zero. A run of one batch size is drawn as one bar
+ * per model.
  */
 export class ThroughputBatchChart extends Chart<ThroughputBatchChartOptions> {
   static override readonly name: string = 'throughput_batch';
@@ -47,6 +48,7 @@ export class ThroughputBatchChart extends Chart<ThroughputBatchChartOptions> {
       chart: ThroughputBatchChart.name,
       pattern: TPS_BATCH_PATTERN,
       xTitle: 'Batch size (sequences, log₂ scale)',
+      xName: 'batch size',
       xField: 'batch_size',
       title: 'Throughput vs batch size',
       log2: 'always',

@@ -23,7 +23,7 @@ export const TPS_SEQ_PATTERN = /^tps_(?:seq|sl)?(\d+)$/;
 /**
  * Throughput (tokens/s) against sequence length (tokens) from the `tps_seq{L}` columns: one line per model,
  * the mean over a model's rows when it has several. The x axis is log-2 when every length is a power of two
- * (labelled at each length), linear otherwise; y starts at zero.
+ * (labelled at each length), linear otherwise; y starts at zero. A run of one length is drawn as one bar per model.
  */
 export class ThroughputChart extends Chart<ThroughputChartOptions> {
   static override readonly name: string = 'throughput';
@@ -47,6 +47,7 @@ export class ThroughputChart extends Chart<ThroughputChartOptions> {
       chart: ThroughputChart.name,
       pattern: TPS_SEQ_PATTERN,
       xTitle: 'Sequence length (tokens)',
+      xName: 'sequence length',
       xField: 'seq_len',
       title: 'Throughput vs sequence length',
       log2: 'auto',

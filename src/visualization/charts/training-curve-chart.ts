@@ -30,7 +30,8 @@ const LINE_LEGEND = { symbolType: 'stroke', symbolStrokeWidth: 2.5, symbolSize: 
  * Loss curves from a training log: training loss (`loss`, or `train_loss` as the seed's own trainer writes it)
  * and, when present, validation loss (`val_loss`, dashed). x is `step`, else `epoch`, else the row number.
  * Rows that leave a loss cell empty (e.g. validation only every N steps) are skipped per curve, not zeroed.
- * Several runs in one log (a `model`/`run` column) get one colour each.
+ * Several runs in one log (a `model`/`run` column) get one colour each. A log of a single x value is not drawn
+ * (`INVALID_INPUT` says why).
  */
 export class TrainingCurveChart extends Chart<TrainingCurveChartOptions> {
   static override readonly name: string = 'training_curve';
@@ -80,6 +81,18 @@ export class TrainingCurveChart extends Chart<TrainingCurveChartOptions> {
       throw new DantinoxError(
         'INVALID_INPUT',
         messages.chartNothingToDraw(name, `no row has both a loss and an x value`),
+      );
+    }
+    const xs = distinct(points.map((p) => p.x));
+    if (xs.length === 1) {
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.chartSingleX(
+          name,
+          xColumn ?? 'log entry',
+          String(xs[0]),
+          'Log the loss at several steps to draw the curve.',
+        ),
       );
     }
     const logY = this.options.logY ?? false;

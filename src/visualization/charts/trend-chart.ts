@@ -20,7 +20,7 @@ export interface TrendChartOptions {
  * A metric (y) over runs (x: start time, or commit in run order): a line with points, and a band over each
  * point's confidence interval where the samples gave one; one colour per `series` (model · machine). Reads the
  * rows of `dantinox history trend` (`time`, `value`, optional `ci_low`, `ci_high`, `git_commit`, `series`,
- * `metric`, `unit`).
+ * `metric`, `unit`). A history of one run is not drawn (`INVALID_INPUT` says why).
  */
 export class TrendChart extends Chart<TrendChartOptions> {
   static override readonly name: string = 'trend';
@@ -63,10 +63,22 @@ export class TrendChart extends Chart<TrendChartOptions> {
         messages.chartNothingToDraw(TrendChart.name, 'no row has a time and a value'),
       );
     }
+    const byCommit = this.options.x === 'commit';
+    const runs = distinct(points.map((p) => (byCommit ? p.commit : p.time)));
+    if (runs.length === 1) {
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.chartSingleX(
+          TrendChart.name,
+          'run',
+          runs[0]!,
+          'Add runs to the history (dantinox history add) to draw a trend.',
+        ),
+      );
+    }
     const first = rows[0] as ChartRow;
     const metric = textCell(first, 'metric') ?? 'value';
     const unit = textCell(first, 'unit');
-    const byCommit = this.options.x === 'commit';
     const x = byCommit
       ? {
           field: 'commit',
