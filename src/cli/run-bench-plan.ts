@@ -161,11 +161,7 @@ async function printHistory(record: HistoryRecord, out: CliWriter, ctx: CommandC
   }
   if (record.status === 'compared') {
     out.write('\n');
-    await writeComparisons(
-      [record.comparison],
-      { format: 'text' },
-      { ...ctx, io: { ...ctx.io, stdout: out } },
-    );
+    await writeComparisons([record.comparison], { format: 'text' }, ctx, out);
   }
 }
 
