@@ -167,7 +167,6 @@ export { RUN_FILES, RunDirectory } from './run-directory.js';
 export { BenchmarkSuite, type BenchmarkSuiteOptions, modelIdentity, type SuiteRunOptions } from './suite.js';
 export {
   formatSummary,
-  formatValue,
   SUMMARY_FORMATS,
   type SummaryFormat,
   type SummaryOptions,

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { formatSignificant } from '../number-format.js';
 import { formatCsv } from './csv.js';
 import { describeMetric } from './metric-schema.js';
 import { formatNoiseWarnings, type NoiseSource, noiseWarnings } from './noise-warnings.js';
@@ -186,25 +187,16 @@ export function summaryRows(sources: readonly SummarySource[]): SummaryRow[] {
   return [...measured, ...incomplete];
 }
 
-const SIGNIFICANT = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 4 });
-const SPREAD = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 });
-
-/**
- * A number as a person reads it: 4 significant digits with thousands separators (`42,990`, `0.3722`, `257.5`),
- * an exponent below 0.001 (`1.234e-6`), `—` when missing.
- */
-export function formatValue(value: number | null, format: Intl.NumberFormat = SIGNIFICANT): string {
-  if (value === null || !Number.isFinite(value)) return '—';
-  if (value !== 0 && Math.abs(value) < 1e-3) return value.toExponential(format === SPREAD ? 1 : 3);
-  return format.format(value);
-}
+/** A cell of the table: {@link formatSignificant} with 4 digits (2 for a spread), `—` when missing. */
+const shown = (value: number | null, digits = 4): string =>
+  value === null ? '—' : formatSignificant(value, digits);
 
 /** `mean ± sd unit`, `value unit`, or the status and reason of a row. */
 function valueText(row: SummaryRow): string {
   const unit = row.unit === '' || row.unit === '1' ? '' : ` ${row.unit}`;
   if (row.kind === 'cell')
-    return `${formatValue(row.value)}${row.sd === null ? '' : ` ± ${formatValue(row.sd, SPREAD)}`}${unit}`;
-  if (row.kind === 'metric') return `${formatValue(row.value)}${unit}`;
+    return `${shown(row.value)}${row.sd === null ? '' : ` ± ${shown(row.sd, 2)}`}${unit}`;
+  if (row.kind === 'metric') return `${shown(row.value)}${unit}`;
   return `${row.kind}: ${oneLine(row.reason)}`;
 }
 
@@ -224,7 +216,7 @@ function humanColumns(rows: readonly SummaryRow[]): {
     row.cell,
     row.measure,
     valueText(row),
-    row.tokensPerS === null ? '' : formatValue(row.tokensPerS),
+    row.tokensPerS === null ? '' : shown(row.tokensPerS),
     row.n === null ? '' : String(row.n),
   ];
   return { header, cells };

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/benchmarking/csv.js';
-import {
-  formatSummary,
-  formatValue,
-  type SummarySource,
-  summaryRows,
-} from '../../src/benchmarking/summary-table.js';
+import { formatSummary, type SummarySource, summaryRows } from '../../src/benchmarking/summary-table.js';
 import type { BenchmarkResult, CellRecord } from '../../src/benchmarking/task.js';
 
 const cell = (over: Partial<CellRecord>): CellRecord => ({
@@ -105,21 +100,6 @@ describe('summaryRows', () => {
       source([{ task: 't', metrics: {}, cells: [cell({ task: 't', samplesMs: [7] })] }]),
     ]);
     expect(one[0]).toMatchObject({ value: 7, sd: null, n: 1 });
-  });
-});
-
-describe('formatValue', () => {
-  it('4 significant digits with thousands separators; an exponent below 0.001; — when missing', () => {
-    expect(formatValue(42992.86)).toBe('42,990');
-    expect(formatValue(0.123456)).toBe('0.1235');
-    expect(formatValue(257.549)).toBe('257.5');
-    expect(formatValue(1234567)).toBe('1,235,000');
-    expect(formatValue(0.001)).toBe('0.001');
-    expect(formatValue(0.00099994)).toBe('9.999e-4');
-    expect(formatValue(-0.00012346)).toBe('-1.235e-4');
-    expect(formatValue(0)).toBe('0');
-    expect(formatValue(null)).toBe('—');
-    expect(formatValue(Number.NaN)).toBe('—');
   });
 });
 
