@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { messages } from '../messages.js';
 import type { OrtCalibration } from '../models/calibration/calibrate-ort.js';
 import { type Ceilings, theoreticalCeilings } from '../profiling/index.js';
-import { BUSY_LOAD_PER_CPU, readCpuInfo, readPackageVersion } from './environment.js';
+import { BUSY_LOAD_PER_CPU, othersLoad, readCpuInfo, readPackageVersion } from './environment.js';
 import { type Logger, silentLogger } from './logger.js';
 
 /** What identifies a calibration: the same machine, engine and thread count reuse it. */
@@ -55,8 +55,10 @@ export interface Calibration extends OrtCalibration {
   readonly fingerprint: MachineFingerprint;
   /** ISO-8601 time of the measurement. */
   readonly measuredAt: string;
-  /** 1, 5 and 15-minute load averages when it was measured (a busy machine gives low ceilings). */
+  /** 1, 5 and 15-minute load averages when the measurement started (a busy machine gives low ceilings). */
   readonly loadAverage: readonly number[];
+  /** The same when it ended (absent in files of older versions). */
+  readonly loadAverageEnd?: readonly number[];
   /** dantinox version that measured it. */
   readonly packageVersion: string;
   /** Theoretical peak from the ISA flags, labelled as such; absent with `theoreticalUnavailable` saying why. */
@@ -85,6 +87,7 @@ const calibrationSchema = z.object({
   }),
   measuredAt: z.string(),
   loadAverage: z.array(z.number()),
+  loadAverageEnd: z.exactOptional(z.array(z.number())),
   packageVersion: z.string(),
   durationMs: z.number(),
   llcBytes: z.number().optional(),
@@ -305,13 +308,14 @@ export interface CalibrationOutcome {
 }
 
 /**
- * Why a calibration's ceilings may be too low because the machine was busy while it was measured — its 1-minute
- * load average above {@link BUSY_LOAD_PER_CPU} per logical CPU (a fp32 ceiling of 77 GFLOP/s was measured at load
+ * Why a calibration's ceilings may be too low because the machine was busy while it was measured — the load of
+ * other processes ({@link othersLoad}: its probes' own threads left out) above {@link BUSY_LOAD_PER_CPU} per logical CPU (a fp32 ceiling of 77 GFLOP/s was measured at load
  * 8.6 on a machine that gives 374 when idle) — or `undefined`.
  */
 export function busyCalibration(calibration: Calibration): string | undefined {
-  const load = calibration.loadAverage[0] ?? 0;
-  const cpus = calibration.fingerprint.logicalCpus;
+  const { loadAverage, loadAverageEnd, fingerprint } = calibration;
+  const load = othersLoad(loadAverage[0] ?? 0, loadAverageEnd?.[0], fingerprint.threads);
+  const cpus = fingerprint.logicalCpus;
   return load > BUSY_LOAD_PER_CPU * cpus ? messages.busyCalibration(load, cpus) : undefined;
 }
 
@@ -356,7 +360,8 @@ export async function loadOrCalibrate(options: CalibrateOptions): Promise<Calibr
     key: calibrationKey(fingerprint),
     fingerprint,
     measuredAt: new Date().toISOString(),
-    loadAverage: loadAverage.map((l, i) => Math.max(l, loadAtEnd[i] ?? 0)),
+    loadAverage,
+    loadAverageEnd: loadAtEnd,
     packageVersion: readPackageVersion(),
     ...measured,
     ...('unavailable' in theory ? { theoreticalUnavailable: theory.unavailable } : { theoretical: theory }),

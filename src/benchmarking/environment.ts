@@ -231,16 +231,25 @@ export function collectEnvironment(options: EnvironmentOptions): Environment {
 export const BUSY_LOAD_PER_CPU = 0.5;
 
 /**
- * Why a run's timings cannot be trusted because the machine was busy — its 1-minute load average at the start or
- * end above {@link BUSY_LOAD_PER_CPU} per logical CPU — or `undefined`. Other processes take cores and clock from
- * the engine: a q8-vs-fp32 answer flipped between two runs at load 7–9 on 2 CPUs.
+ * The 1-minute load other processes put on the machine during a run, from the load average at its start and end:
+ * the start's, or the end's less the run's own busy threads (each adds up to 1 to the load), whichever is higher.
+ * Without the subtraction every run that uses all cores would call its own machine busy.
+ */
+export function othersLoad(start: number, end: number | undefined, ownThreads: number): number {
+  return Math.max(start, (end ?? 0) - ownThreads);
+}
+
+/**
+ * Why a run's timings cannot be trusted because the machine was busy — the load of other processes
+ * ({@link othersLoad}) above {@link BUSY_LOAD_PER_CPU} per logical CPU — or `undefined`. Other processes take
+ * cores and clock from the engine: a q8-vs-fp32 answer flipped between two runs at load 7–9 on 2 CPUs.
  */
 export function busyMachine(
-  environment: Pick<Environment, 'loadAverage' | 'logicalCpus'>,
+  environment: Pick<Environment, 'loadAverage' | 'logicalCpus' | 'threads'>,
 ): string | undefined {
   const load = environment.loadAverage;
   if (load === undefined) return undefined;
-  const worst = Math.max(load.start[0] ?? 0, load.end?.[0] ?? 0);
-  if (worst <= BUSY_LOAD_PER_CPU * environment.logicalCpus) return undefined;
-  return messages.busyMachine(worst, environment.logicalCpus);
+  const others = othersLoad(load.start[0] ?? 0, load.end?.[0], environment.threads ?? 0);
+  if (others <= BUSY_LOAD_PER_CPU * environment.logicalCpus) return undefined;
+  return messages.busyMachine(others, environment.logicalCpus);
 }

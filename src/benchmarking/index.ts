@@ -92,6 +92,7 @@ export {
   type EnvironmentOptions,
   type GitState,
   type LoadAverage,
+  othersLoad,
   readCpuInfo,
   readCpuMhz,
 } from './environment.js';

@@ -51,14 +51,31 @@ describe('noiseWarnings', () => {
     expect(at(1.0)).toEqual([]);
     expect(at(1.01)).toEqual(['busy']);
     expect(at(0.2, 1.5)).toEqual(['busy']);
+    // The run's own threads are part of the load at its end: 2 threads account for up to 2.
+    const own = (end: number) =>
+      kinds([
+        source([], {
+          environment: env({ threads: 2, loadAverage: { start: [0.2, 0, 0], end: [end, 0, 0] } }),
+        }),
+      ]);
+    expect(own(3.0)).toEqual([]);
+    expect(own(3.01)).toEqual(['busy']);
   });
 
   it('calibration: ceilings measured at a load above half the CPUs of their fingerprint', () => {
-    const calibration = (load: number) => ({ loadAverage: [load, 0, 0], fingerprint: { logicalCpus: 4 } });
+    const calibration = (load: number, end?: number) => ({
+      loadAverage: [load, 0, 0],
+      ...(end === undefined ? {} : { loadAverageEnd: [end, 0, 0] }),
+      fingerprint: { logicalCpus: 4, threads: 4 },
+    });
     const at = (load: number) =>
       kinds([source([], { environment: env({ calibration: calibration(load) as never }) })]);
     expect(at(2)).toEqual([]);
     expect(at(2.5)).toEqual(['calibration']);
+    const withEnd = (end: number) =>
+      kinds([source([], { environment: env({ calibration: calibration(0.5, end) as never }) })]);
+    expect(withEnd(6)).toEqual([]); // 4 probe threads of its own: others ≈ 2
+    expect(withEnd(6.5)).toEqual(['calibration']);
   });
 
   it('clock: the mean clock at the end below 90% of the start (not at exactly 90%)', () => {
