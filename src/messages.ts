@@ -887,6 +887,9 @@ export const messages = {
   /** The CPU clock fell during a run. */
   clockFell: (startMhz: number, endMhz: number): string =>
     `the CPU clock fell from ${Math.round(startMhz)} MHz to ${Math.round(endMhz)} MHz during the run (thermal or power limits, or a frequency governor), so later cells ran slower than earlier ones; let the machine cool or set the performance governor, then rerun.`,
+  /** A run during which other processes kept CPUs busy (measured from /proc/stat). */
+  busyMachineCpus: (others: number, cpus: number): string =>
+    `the machine was busy: other processes kept ${others.toFixed(1)} of its ${cpus} logical CPUs busy on average during the run, taking cores and clock from the engine, so these timings may not repeat; measure on an idle machine (other processes below ${(cpus / 2).toFixed(1)} CPUs) before trusting a comparison.`,
   /** A calibration measured while the machine was busy. */
   busyCalibration: (load: number, cpus: number): string =>
     `the calibration was measured while the machine was busy (load average ${load.toFixed(1)} on ${cpus} logical CPUs), so its ceilings may be too low and MFU/MBU too high; it serves this run and is measured again by the next one (or now: dantinox calibrate --recalibrate on an idle machine).`,

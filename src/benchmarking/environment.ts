@@ -55,6 +55,12 @@ export interface Environment {
    * slows it as surely as a neighbour does.
    */
   readonly cpuMhz?: CpuMhz;
+  /**
+   * CPUs kept busy by other processes during the run, on average: the machine's busy CPU time (Linux
+   * `/proc/stat`, hypervisor steal included) less this process's own, over the run's wall time. Absent where
+   * `/proc/stat` is not readable (the load average then decides) and until the run ends.
+   */
+  readonly othersCpus?: number;
   /** The source tree that was measured: git commit, branch and uncommitted changes, read when the run started. */
   readonly git?: GitState;
 }
@@ -164,6 +170,49 @@ export function readCpuMhz(root = '/'): number[] | undefined {
   return fromCpuinfo.length > 0 && fromCpuinfo.every((mhz) => mhz > 0) ? fromCpuinfo : undefined;
 }
 
+/** Busy CPU time of the whole machine and of this process, and the wall clock, in seconds, at one instant. */
+export interface CpuTimes {
+  /** CPU time all CPUs spent busy since boot (user, nice, system, irq, softirq, steal). */
+  readonly machineBusyS: number;
+  /** CPU time of this process (all its threads, user and system). */
+  readonly ownS: number;
+  /** A monotonic wall clock. */
+  readonly wallS: number;
+}
+
+/** Clock ticks per second of `/proc/stat` (Linux's `USER_HZ`, 100 on every architecture it exposes to programs). */
+const USER_HZ = 100;
+
+/**
+ * Reads {@link CpuTimes} now, or `undefined` where `/proc/stat` is not readable (not Linux).
+ *
+ * @param root - Where `proc` is (tests point it at a fake tree). @default '/'
+ */
+export function readCpuTimes(root = '/'): CpuTimes | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`${root}proc/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = /^cpu\s+(.*)$/m.exec(text)?.[1]?.trim().split(/\s+/).map(Number);
+  if (fields === undefined || fields.length < 8 || fields.some((f) => !Number.isFinite(f))) return undefined;
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  const own = process.cpuUsage();
+  return {
+    machineBusyS: (user + nice + system + irq + softirq + steal) / USER_HZ,
+    ownS: (own.user + own.system) / 1e6,
+    wallS: Number(process.hrtime.bigint()) / 1e9,
+  };
+}
+
+/** The CPUs other processes kept busy on average between two {@link CpuTimes} (never below 0). */
+export function othersCpus(start: CpuTimes, end: CpuTimes): number {
+  const wall = end.wallS - start.wallS;
+  if (!(wall > 0)) return 0;
+  return Math.max(0, (end.machineBusyS - start.machineBusyS - (end.ownS - start.ownS)) / wall);
+}
+
 let packageVersion: string | undefined;
 
 /** dantinox's own version, read once from its package.json. */
@@ -240,16 +289,22 @@ export function othersLoad(start: number, end: number | undefined, ownThreads: n
 }
 
 /**
- * Why a run's timings cannot be trusted because the machine was busy — the load of other processes
- * ({@link othersLoad}) above {@link BUSY_LOAD_PER_CPU} per logical CPU — or `undefined`. Other processes take
- * cores and clock from the engine: a q8-vs-fp32 answer flipped between two runs at load 7–9 on 2 CPUs.
+ * Why a run's timings cannot be trusted because the machine was busy — other processes kept more than
+ * {@link BUSY_LOAD_PER_CPU} of the logical CPUs busy on average ({@link Environment.othersCpus}; where it was not
+ * measured, the load of other processes from the load average, {@link othersLoad}) — or `undefined`. Other
+ * processes take cores and clock from the engine: a q8-vs-fp32 answer flipped between two runs at load 7–9 on 2 CPUs.
  */
 export function busyMachine(
-  environment: Pick<Environment, 'loadAverage' | 'logicalCpus' | 'threads'>,
+  environment: Pick<Environment, 'loadAverage' | 'logicalCpus' | 'threads' | 'othersCpus'>,
 ): string | undefined {
+  const limit = BUSY_LOAD_PER_CPU * environment.logicalCpus;
+  if (environment.othersCpus !== undefined)
+    return environment.othersCpus > limit
+      ? messages.busyMachineCpus(environment.othersCpus, environment.logicalCpus)
+      : undefined;
   const load = environment.loadAverage;
   if (load === undefined) return undefined;
   const others = othersLoad(load.start[0] ?? 0, load.end?.[0], environment.threads ?? 0);
-  if (others <= BUSY_LOAD_PER_CPU * environment.logicalCpus) return undefined;
+  if (others <= limit) return undefined;
   return messages.busyMachine(others, environment.logicalCpus);
 }

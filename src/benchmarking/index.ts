@@ -92,9 +92,11 @@ export {
   type EnvironmentOptions,
   type GitState,
   type LoadAverage,
+  othersCpus,
   othersLoad,
   readCpuInfo,
   readCpuMhz,
+  readCpuTimes,
 } from './environment.js';
 export {
   HISTORY_MIGRATIONS,

@@ -48,6 +48,8 @@ export interface JsonlEndRecord {
   readonly loadAverageEnd?: readonly number[];
   /** Clock of each logical CPU in MHz when the run ended, where readable (the start's is in the environment). */
   readonly cpuMhzEnd?: readonly number[];
+  /** CPUs kept busy by other processes during the run (see the environment's `othersCpus`), where measured. */
+  readonly othersCpus?: number;
 }
 /** Any line of a run's stream. */
 export type JsonlRecord = JsonlRunRecord | JsonlCellRecord | JsonlTaskRecord | JsonlEndRecord;
@@ -113,12 +115,14 @@ export class JsonlSink implements ResultSink {
   onEnd(report: SuiteReport, end: RunEnd): void {
     const loadAverageEnd = report.environment?.loadAverage?.end;
     const cpuMhzEnd = report.environment?.cpuMhz?.end;
+    const othersCpus = report.environment?.othersCpus;
     this.#append({
       type: 'end',
       totalTimeS: report.totalTimeS,
       aborted: end.aborted,
       ...(loadAverageEnd === undefined ? {} : { loadAverageEnd }),
       ...(cpuMhzEnd === undefined ? {} : { cpuMhzEnd }),
+      ...(othersCpus === undefined ? {} : { othersCpus }),
     });
   }
 

@@ -27,15 +27,22 @@ import { LatencyTask } from './tasks/latency-task.js';
 import { PerplexityTask } from './tasks/perplexity-task.js';
 import { ThroughputTask } from './tasks/throughput-task.js';
 
+/** What an `end` line adds to the run line's environment. */
+interface EndSamples {
+  readonly loadAverageEnd?: readonly number[] | undefined;
+  readonly cpuMhzEnd?: readonly number[] | undefined;
+  readonly othersCpus?: number | undefined;
+}
+
 /** A run line's environment with the end-of-run samples of its `end` line put back. */
 function withEnd(
   environment: Environment,
-  loadAverageEnd: readonly number[] | undefined,
-  cpuMhzEnd: readonly number[] | undefined,
+  { loadAverageEnd, cpuMhzEnd, othersCpus }: EndSamples,
 ): Environment {
   const { loadAverage, cpuMhz } = environment;
   return {
     ...environment,
+    ...(othersCpus === undefined ? {} : { othersCpus }),
     ...(loadAverage === undefined || loadAverageEnd === undefined
       ? {}
       : { loadAverage: { ...loadAverage, end: loadAverageEnd } }),
@@ -119,8 +126,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
   const results: BenchmarkResult[] = [];
   const pending = new Map<string, CellRecord[]>();
   let totalTimeS: number | undefined;
-  let loadAverageEnd: readonly number[] | undefined;
-  let cpuMhzEnd: readonly number[] | undefined;
+  let end: EndSamples = {};
   let lastElapsed = 0;
   for (const rec of records) {
     if (rec.type === 'cell') {
@@ -138,8 +144,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
     } else if (rec.type === 'end') {
       // An end line without its time (null: NaN) leaves the time of the last cell.
       if (!Number.isNaN(rec.totalTimeS)) totalTimeS = rec.totalTimeS;
-      loadAverageEnd = rec.loadAverageEnd;
-      cpuMhzEnd = rec.cpuMhzEnd;
+      end = rec;
     }
   }
   // The process ended mid-run (crash, SIGKILL, out of memory): a task cut short keeps a row built from the
@@ -165,9 +170,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
     results,
     modelMeta: run.modelMeta,
     totalTimeS: totalTimeS ?? lastElapsed,
-    ...(run.environment === undefined
-      ? {}
-      : { environment: withEnd(run.environment, loadAverageEnd, cpuMhzEnd) }),
+    ...(run.environment === undefined ? {} : { environment: withEnd(run.environment, end) }),
     ...(run.runId === undefined ? {} : { runId: run.runId }),
     descriptors: run.descriptors,
   };

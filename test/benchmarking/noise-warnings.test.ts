@@ -1,8 +1,5 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Environment, readCpuMhz } from '../../src/benchmarking/environment.js';
+import type { Environment } from '../../src/benchmarking/environment.js';
 import {
   formatNoiseWarnings,
   type NoiseSource,
@@ -60,6 +57,14 @@ describe('noiseWarnings', () => {
       ]);
     expect(own(3.0)).toEqual([]);
     expect(own(3.01)).toEqual(['busy']);
+  });
+
+  it('busy, measured: other processes kept more than half the CPUs busy — decides over the load average', () => {
+    const at = (othersCpus: number, load = 0) =>
+      kinds([source([], { environment: env({ othersCpus, loadAverage: { start: [load, 0, 0] } }) })]);
+    expect(at(1.0)).toEqual([]);
+    expect(at(1.01)).toEqual(['busy']);
+    expect(at(0.1, 5)).toEqual([]); // the load was our own build or calibration
   });
 
   it('calibration: ceilings measured at a load above half the CPUs of their fingerprint', () => {
@@ -153,30 +158,5 @@ describe('noiseWarnings', () => {
       { kind: 'tail', variant: 'b', message: 'm2' },
     ]);
     expect(text).toBe('Warnings (timings to read with care):\n  - a: m1\n  - b: m2');
-  });
-});
-
-describe('readCpuMhz', () => {
-  const tree = (files: Record<string, string>): string => {
-    const root = `${mkdtempSync(join(tmpdir(), 'dx-mhz-'))}/`;
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(join(root, path, '..'), { recursive: true });
-      writeFileSync(join(root, path), text);
-    }
-    return root;
-  };
-
-  it('cpufreq in kHz per CPU first, then the cpu MHz lines of /proc/cpuinfo, else undefined', () => {
-    const sysfs = (cpu: number, khz: string) => ({
-      [`sys/devices/system/cpu/cpu${cpu}/cpufreq/scaling_cur_freq`]: khz,
-    });
-    const cpuinfo = {
-      'proc/cpuinfo': 'processor\t: 0\ncpu MHz\t\t: 2096.023\nprocessor\t: 1\ncpu MHz\t\t: 3000\n',
-    };
-    expect(readCpuMhz(tree({ ...sysfs(0, '3700000\n'), ...sysfs(1, '1500000\n'), ...cpuinfo }))).toEqual([
-      3700, 1500,
-    ]);
-    expect(readCpuMhz(tree(cpuinfo))).toEqual([2096.023, 3000]);
-    expect(readCpuMhz(tree({ 'proc/cpuinfo': 'processor\t: 0\n' }))).toBeUndefined();
   });
 });
