@@ -29,6 +29,7 @@ export {
   type ValidationIssue,
 } from './errors.js';
 export { ModelConfig, type ModelConfigInput, type PresetName } from './models/model-config.js';
+export { formatSignificant } from './number-format.js';
 export type { DantinoxPlugin, PluginRegistries } from './plugin.js';
 export { type RegisterOptions, Registry } from './registry.js';
 export { Rng } from './rng.js';

@@ -878,6 +878,21 @@ export const messages = {
   /** A run measured on a busy machine. */
   busyMachine: (load: number, cpus: number): string =>
     `the machine was busy: load average ${load.toFixed(1)} on ${cpus} logical CPUs during the run. Other processes take cores and clock from the engine, so these timings may not repeat; measure on an idle machine (load below ${(cpus / 2).toFixed(1)}) before trusting a comparison.`,
+  /** A cell whose slowest calls are far slower than its typical one. */
+  noisyCellTail: (what: string, ratio: number): string =>
+    `${what}: its p99 is ${ratio.toPrecision(2)}× its median, so its mean ± sd does not describe a typical call (interference, garbage collection or frequency changes); read its p50, or rerun with a larger --n-measure on an idle machine.`,
+  /** One computation timed twice (two tasks, or two runs of one variant) with results beyond their spread. */
+  siblingsDisagree: (fast: string, fastMs: number, slow: string, slowMs: number): string =>
+    `the same prefill took ${Number(fastMs.toPrecision(3))} ms in ${fast} and ${Number(slowMs.toPrecision(3))} ms in ${slow} (+${Math.round((slowMs / fastMs - 1) * 100)}%, beyond their spread): the machine's speed changed during the run, so differences of that size between cells or variants are not the model's; rerun on an idle machine.`,
+  /** The CPU clock fell during a run. */
+  clockFell: (startMhz: number, endMhz: number): string =>
+    `the CPU clock fell from ${Math.round(startMhz)} MHz to ${Math.round(endMhz)} MHz during the run (thermal or power limits, or a frequency governor), so later cells ran slower than earlier ones; let the machine cool or set the performance governor, then rerun.`,
+  /** A run during which other processes kept CPUs busy (measured from /proc/stat). */
+  busyMachineCpus: (others: number, cpus: number): string =>
+    `the machine was busy: other processes kept ${others.toFixed(1)} of its ${cpus} logical CPUs busy on average during the run, taking cores and clock from the engine, so these timings may not repeat; measure on an idle machine (other processes below ${(cpus / 2).toFixed(1)} CPUs) before trusting a comparison.`,
+  /** A calibration measured while the machine was busy. */
+  busyCalibration: (load: number, cpus: number): string =>
+    `the calibration was measured while the machine was busy (load average ${load.toFixed(1)} on ${cpus} logical CPUs), so its ceilings may be too low and MFU/MBU too high; it serves this run and is measured again by the next one (or now: dantinox calibrate --recalibrate on an idle machine).`,
   /** MFU/MBU of a run without a calibration. */
   noCalibration: (): string =>
     'no ceilings: the run skipped the calibration (--no-calibrate); run without it, or `dantinox calibrate` once, to get MFU and MBU',

@@ -29,8 +29,8 @@ describe('examples run and print what they promise', () => {
 
   it('custom-task.ts', async () => {
     const out = await capture(customTaskMain);
-    expect(out).toContain('BenchmarkSuite  —  2 task(s)');
-    expect(out).toMatch(/\[generation_speed\] {2}gen_tps=\d+\.\d{4}/);
+    expect(out).toContain('Summary: 2 task(s)');
+    expect(out).toMatch(/^ {2}generation_speed +gen_tps +[\d,.]+ tok\/s$/m);
   });
 
   it('custom-chart.ts', async () => {

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { messages } from '../messages.js';
 import type { OrtCalibration } from '../models/calibration/calibrate-ort.js';
 import { type Ceilings, theoreticalCeilings } from '../profiling/index.js';
-import { readCpuInfo, readPackageVersion } from './environment.js';
+import { BUSY_LOAD_PER_CPU, othersLoad, readCpuInfo, readPackageVersion } from './environment.js';
 import { type Logger, silentLogger } from './logger.js';
 
 /** What identifies a calibration: the same machine, engine and thread count reuse it. */
@@ -55,8 +55,10 @@ export interface Calibration extends OrtCalibration {
   readonly fingerprint: MachineFingerprint;
   /** ISO-8601 time of the measurement. */
   readonly measuredAt: string;
-  /** 1, 5 and 15-minute load averages when it was measured (a busy machine gives low ceilings). */
+  /** 1, 5 and 15-minute load averages when the measurement started (a busy machine gives low ceilings). */
   readonly loadAverage: readonly number[];
+  /** The same when it ended (absent in files of older versions). */
+  readonly loadAverageEnd?: readonly number[];
   /** dantinox version that measured it. */
   readonly packageVersion: string;
   /** Theoretical peak from the ISA flags, labelled as such; absent with `theoreticalUnavailable` saying why. */
@@ -85,6 +87,7 @@ const calibrationSchema = z.object({
   }),
   measuredAt: z.string(),
   loadAverage: z.array(z.number()),
+  loadAverageEnd: z.exactOptional(z.array(z.number())),
   packageVersion: z.string(),
   durationMs: z.number(),
   llcBytes: z.number().optional(),
@@ -285,6 +288,8 @@ export interface CalibrateOptions {
   }) => Promise<OrtCalibration>;
   /** Engine label of the fingerprint. @default the ONNX Runtime CPU engine */
   readonly engine?: string;
+  /** The machine's 1, 5 and 15-minute load averages now (tests inject them). @default os.loadavg */
+  readonly loadAverage?: () => readonly number[];
 }
 
 /** A calibration and where it came from. */
@@ -295,11 +300,30 @@ export interface CalibrationOutcome {
   readonly cached: boolean;
   /** Its cache file. */
   readonly path: string;
+  /**
+   * Set when it was measured while the machine was busy (see {@link busyCalibration}): why its ceilings may be low.
+   * Such a calibration is cached marked, and measured again by the next call on an idle machine.
+   */
+  readonly busy?: string;
+}
+
+/**
+ * Why a calibration's ceilings may be too low because the machine was busy while it was measured — the load of
+ * other processes ({@link othersLoad}: its probes' own threads left out) above {@link BUSY_LOAD_PER_CPU} per logical CPU (a fp32 ceiling of 77 GFLOP/s was measured at load
+ * 8.6 on a machine that gives 374 when idle) — or `undefined`.
+ */
+export function busyCalibration(calibration: Calibration): string | undefined {
+  const { loadAverage, loadAverageEnd, fingerprint } = calibration;
+  const load = othersLoad(loadAverage[0] ?? 0, loadAverageEnd?.[0], fingerprint.threads);
+  const cpus = fingerprint.logicalCpus;
+  return load > BUSY_LOAD_PER_CPU * cpus ? messages.busyCalibration(load, cpus) : undefined;
 }
 
 /**
  * The calibration of this machine at `threads` threads: the cached one when it exists (and `recalibrate` is not
- * set), otherwise measured now (≈ `budgetMs`) and cached.
+ * set), otherwise measured now (≈ `budgetMs`) and cached. A calibration measured on a busy machine is marked
+ * ({@link CalibrationOutcome.busy}) and measured again by the first call that finds the machine idle; while the
+ * machine stays busy it is reused, still marked (a new measurement would be no better).
  *
  * @example
  * ```ts
@@ -313,29 +337,36 @@ export async function loadOrCalibrate(options: CalibrateOptions): Promise<Calibr
   const { loadOrt, ortEngineLabel } = await import('../models/engines/ort/index.js');
   const engine = options.engine ?? ortEngineLabel(await loadOrt(), 'cpu');
   const fingerprint = machineFingerprint(engine, options.threads);
+  const loadNow = options.loadAverage ?? os.loadavg;
   const path = calibrationPath(fingerprint, options.cacheDir ?? cacheDirectory());
   if (options.recalibrate !== true) {
     const cached = readCalibration(path, options.logger);
-    if (cached !== undefined) return { calibration: cached, cached: true, path };
+    const busy = cached === undefined ? undefined : busyCalibration(cached);
+    const idleNow = (loadNow()[0] ?? 0) <= BUSY_LOAD_PER_CPU * fingerprint.logicalCpus;
+    if (cached !== undefined && (busy === undefined || !idleNow))
+      return { calibration: cached, cached: true, path, ...(busy === undefined ? {} : { busy }) };
   }
   const measure = options.measure ?? (await import('../models/calibration/calibrate-ort.js')).calibrateOrt;
-  const loadAverage = os.loadavg();
+  const loadAverage = loadNow();
   const measured = await measure({
     threads: options.threads,
     budgetMs: options.budgetMs ?? 20_000,
     ...(options.onProbe === undefined ? {} : { onProbe: options.onProbe }),
   });
+  const loadAtEnd = loadNow();
   const theory = atLeastMeasured(theoreticalPeak(fingerprint, cpuGhz()), measured.ceilings);
   const calibration: Calibration = {
     format: 'dantinox-calibration/1',
     key: calibrationKey(fingerprint),
     fingerprint,
     measuredAt: new Date().toISOString(),
-    loadAverage: loadAverage.map((l, i) => Math.max(l, os.loadavg()[i] ?? 0)),
+    loadAverage,
+    loadAverageEnd: loadAtEnd,
     packageVersion: readPackageVersion(),
     ...measured,
     ...('unavailable' in theory ? { theoreticalUnavailable: theory.unavailable } : { theoretical: theory }),
   };
   writeCalibration(path, calibration);
-  return { calibration, cached: false, path };
+  const busy = busyCalibration(calibration);
+  return { calibration, cached: false, path, ...(busy === undefined ? {} : { busy }) };
 }

@@ -49,6 +49,18 @@ export interface Environment {
   readonly calibration?: Calibration;
   /** Load average (1, 5, 15 min) when the run started and, in a finished report, when it ended. */
   readonly loadAverage?: LoadAverage;
+  /**
+   * Current clock of each logical CPU in MHz when the run started and ended, where the OS exposes it (Linux:
+   * cpufreq, else `/proc/cpuinfo`); absent elsewhere. A clock that falls during a run (thermal or power limits)
+   * slows it as surely as a neighbour does.
+   */
+  readonly cpuMhz?: CpuMhz;
+  /**
+   * CPUs kept busy by other processes during the run, on average: the machine's busy CPU time (Linux
+   * `/proc/stat`, hypervisor steal included) less this process's own, over the run's wall time. Absent where
+   * `/proc/stat` is not readable (the load average then decides) and until the run ends.
+   */
+  readonly othersCpus?: number;
   /** The source tree that was measured: git commit, branch and uncommitted changes, read when the run started. */
   readonly git?: GitState;
 }
@@ -56,6 +68,14 @@ export interface Environment {
 /** Load averages (1, 5 and 15 minutes, as `os.loadavg()`) at the start and end of a run. */
 export interface LoadAverage {
   /** At the start. */
+  readonly start: readonly number[];
+  /** At the end (absent until the run ends). */
+  readonly end?: readonly number[];
+}
+
+/** Clock of each logical CPU in MHz at the start and end of a run. */
+export interface CpuMhz {
+  /** At the start, one value per logical CPU. */
   readonly start: readonly number[];
   /** At the end (absent until the run ends). */
   readonly end?: readonly number[];
@@ -121,6 +141,78 @@ export function readCpuInfo(cpuinfo?: string): {
   return { model, flags: ISA_FLAGS.filter((f) => present.has(f)) };
 }
 
+/**
+ * The current clock of each logical CPU in MHz: Linux's cpufreq (`scaling_cur_freq`, kHz) where it exists, else
+ * the `cpu MHz` lines of `/proc/cpuinfo` (virtual machines); `undefined` where neither is readable.
+ *
+ * @param root - Where `sys` and `proc` are (tests point it at a fake tree). @default '/'
+ */
+export function readCpuMhz(root = '/'): number[] | undefined {
+  const read = (path: string): string | undefined => {
+    try {
+      return readFileSync(`${root}${path}`, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const fromSysfs: number[] = [];
+  for (let cpu = 0; ; cpu++) {
+    const khz = Number(
+      read(`sys/devices/system/cpu/cpu${cpu}/cpufreq/scaling_cur_freq`)?.trim() ?? Number.NaN,
+    );
+    if (!Number.isFinite(khz) || khz <= 0) break;
+    fromSysfs.push(khz / 1000);
+  }
+  if (fromSysfs.length > 0) return fromSysfs;
+  const fromCpuinfo = [...(read('proc/cpuinfo') ?? '').matchAll(/^cpu MHz\s*:\s*([\d.]+)/gm)].map((m) =>
+    Number(m[1]),
+  );
+  return fromCpuinfo.length > 0 && fromCpuinfo.every((mhz) => mhz > 0) ? fromCpuinfo : undefined;
+}
+
+/** Busy CPU time of the whole machine and of this process, and the wall clock, in seconds, at one instant. */
+export interface CpuTimes {
+  /** CPU time all CPUs spent busy since boot (user, nice, system, irq, softirq, steal). */
+  readonly machineBusyS: number;
+  /** CPU time of this process (all its threads, user and system). */
+  readonly ownS: number;
+  /** A monotonic wall clock. */
+  readonly wallS: number;
+}
+
+/** Clock ticks per second of `/proc/stat` (Linux's `USER_HZ`, 100 on every architecture it exposes to programs). */
+const USER_HZ = 100;
+
+/**
+ * Reads {@link CpuTimes} now, or `undefined` where `/proc/stat` is not readable (not Linux).
+ *
+ * @param root - Where `proc` is (tests point it at a fake tree). @default '/'
+ */
+export function readCpuTimes(root = '/'): CpuTimes | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`${root}proc/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = /^cpu\s+(.*)$/m.exec(text)?.[1]?.trim().split(/\s+/).map(Number);
+  if (fields === undefined || fields.length < 8 || fields.some((f) => !Number.isFinite(f))) return undefined;
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  const own = process.cpuUsage();
+  return {
+    machineBusyS: (user + nice + system + irq + softirq + steal) / USER_HZ,
+    ownS: (own.user + own.system) / 1e6,
+    wallS: Number(process.hrtime.bigint()) / 1e9,
+  };
+}
+
+/** The CPUs other processes kept busy on average between two {@link CpuTimes} (never below 0). */
+export function othersCpus(start: CpuTimes, end: CpuTimes): number {
+  const wall = end.wallS - start.wallS;
+  if (!(wall > 0)) return 0;
+  return Math.max(0, (end.machineBusyS - start.machineBusyS - (end.ownS - start.ownS)) / wall);
+}
+
 let packageVersion: string | undefined;
 
 /** dantinox's own version, read once from its package.json. */
@@ -159,6 +251,7 @@ export interface EnvironmentOptions {
 /** Collects the {@link Environment} of the current process. */
 export function collectEnvironment(options: EnvironmentOptions): Environment {
   const cpu = readCpuInfo();
+  const cpuMhz = readCpuMhz();
   return {
     cpuModel: cpu.model,
     cpuFlags: cpu.flags,
@@ -178,6 +271,7 @@ export function collectEnvironment(options: EnvironmentOptions): Environment {
     ...(options.timer === undefined ? {} : { timer: options.timer }),
     ...(options.calibration === undefined ? {} : { calibration: options.calibration }),
     loadAverage: { start: os.loadavg() },
+    ...(cpuMhz === undefined ? {} : { cpuMhz: { start: cpuMhz } }),
     ...(options.git === undefined ? {} : { git: options.git }),
   };
 }
@@ -186,16 +280,31 @@ export function collectEnvironment(options: EnvironmentOptions): Environment {
 export const BUSY_LOAD_PER_CPU = 0.5;
 
 /**
- * Why a run's timings cannot be trusted because the machine was busy — its 1-minute load average at the start or
- * end above {@link BUSY_LOAD_PER_CPU} per logical CPU — or `undefined`. Other processes take cores and clock from
- * the engine: a q8-vs-fp32 answer flipped between two runs at load 7–9 on 2 CPUs.
+ * The 1-minute load other processes put on the machine during a run, from the load average at its start and end:
+ * the start's, or the end's less the run's own busy threads (each adds up to 1 to the load), whichever is higher.
+ * Without the subtraction every run that uses all cores would call its own machine busy.
+ */
+export function othersLoad(start: number, end: number | undefined, ownThreads: number): number {
+  return Math.max(start, (end ?? 0) - ownThreads);
+}
+
+/**
+ * Why a run's timings cannot be trusted because the machine was busy — other processes kept more than
+ * {@link BUSY_LOAD_PER_CPU} of the logical CPUs busy on average ({@link Environment.othersCpus}; where it was not
+ * measured, the load of other processes from the load average, {@link othersLoad}) — or `undefined`. Other
+ * processes take cores and clock from the engine: a q8-vs-fp32 answer flipped between two runs at load 7–9 on 2 CPUs.
  */
 export function busyMachine(
-  environment: Pick<Environment, 'loadAverage' | 'logicalCpus'>,
+  environment: Pick<Environment, 'loadAverage' | 'logicalCpus' | 'threads' | 'othersCpus'>,
 ): string | undefined {
+  const limit = BUSY_LOAD_PER_CPU * environment.logicalCpus;
+  if (environment.othersCpus !== undefined)
+    return environment.othersCpus > limit
+      ? messages.busyMachineCpus(environment.othersCpus, environment.logicalCpus)
+      : undefined;
   const load = environment.loadAverage;
   if (load === undefined) return undefined;
-  const worst = Math.max(load.start[0] ?? 0, load.end?.[0] ?? 0);
-  if (worst <= BUSY_LOAD_PER_CPU * environment.logicalCpus) return undefined;
-  return messages.busyMachine(worst, environment.logicalCpus);
+  const others = othersLoad(load.start[0] ?? 0, load.end?.[0], environment.threads ?? 0);
+  if (others <= limit) return undefined;
+  return messages.busyMachine(others, environment.logicalCpus);
 }

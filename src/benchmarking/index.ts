@@ -17,6 +17,7 @@
  */
 
 export {
+  busyCalibration,
   type CalibrateOptions,
   type Calibration,
   type CalibrationOutcome,
@@ -85,12 +86,17 @@ export {
 export {
   BUSY_LOAD_PER_CPU,
   busyMachine,
+  type CpuMhz,
   collectEnvironment,
   type Environment,
   type EnvironmentOptions,
   type GitState,
   type LoadAverage,
+  othersCpus,
+  othersLoad,
   readCpuInfo,
+  readCpuMhz,
+  readCpuTimes,
 } from './environment.js';
 export {
   HISTORY_MIGRATIONS,
@@ -138,6 +144,17 @@ export {
 } from './matrix/shard.js';
 export { describeMetric, matchesMetricKey, STANDARD_COLUMNS } from './metric-schema.js';
 export {
+  CLOCK_DROP_LIMIT,
+  formatNoiseWarnings,
+  type NoiseSource,
+  type NoiseWarning,
+  noiseWarningLines,
+  noiseWarnings,
+  SIBLING_GAP_LIMIT,
+  SIBLING_SE_LIMIT,
+  TAIL_RATIO_LIMIT,
+} from './noise-warnings.js';
+export {
   createProgress,
   describeCell,
   liveProgress,
@@ -151,6 +168,15 @@ export { ReportFileSink } from './report-file-sink.js';
 export type { Awaitable, ResultSink, RunEnd, RunStart } from './result-sink.js';
 export { RUN_FILES, RunDirectory } from './run-directory.js';
 export { BenchmarkSuite, type BenchmarkSuiteOptions, modelIdentity, type SuiteRunOptions } from './suite.js';
+export {
+  formatSummary,
+  SUMMARY_FORMATS,
+  type SummaryFormat,
+  type SummaryOptions,
+  type SummaryRow,
+  type SummarySource,
+  summaryRows,
+} from './summary-table.js';
 export type {
   BenchmarkContext,
   BenchmarkResult,

@@ -46,6 +46,10 @@ export interface JsonlEndRecord {
   readonly aborted: boolean;
   /** Load average (1, 5, 15 min) when the run ended (the start's is in the run line's environment). */
   readonly loadAverageEnd?: readonly number[];
+  /** Clock of each logical CPU in MHz when the run ended, where readable (the start's is in the environment). */
+  readonly cpuMhzEnd?: readonly number[];
+  /** CPUs kept busy by other processes during the run (see the environment's `othersCpus`), where measured. */
+  readonly othersCpus?: number;
 }
 /** Any line of a run's stream. */
 export type JsonlRecord = JsonlRunRecord | JsonlCellRecord | JsonlTaskRecord | JsonlEndRecord;
@@ -110,11 +114,15 @@ export class JsonlSink implements ResultSink {
   /** Writes the `end` line. @throws {@link dantinox!DantinoxError} `IO` when the write fails. */
   onEnd(report: SuiteReport, end: RunEnd): void {
     const loadAverageEnd = report.environment?.loadAverage?.end;
+    const cpuMhzEnd = report.environment?.cpuMhz?.end;
+    const othersCpus = report.environment?.othersCpus;
     this.#append({
       type: 'end',
       totalTimeS: report.totalTimeS,
       aborted: end.aborted,
       ...(loadAverageEnd === undefined ? {} : { loadAverageEnd }),
+      ...(cpuMhzEnd === undefined ? {} : { cpuMhzEnd }),
+      ...(othersCpus === undefined ? {} : { othersCpus }),
     });
   }
 

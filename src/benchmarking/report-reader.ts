@@ -11,6 +11,7 @@ import { messages } from '../messages.js';
 import { readTextFile } from '../text-file.js';
 import { BenchmarkConfig } from './config.js';
 import { parseCsv, typedField } from './csv.js';
+import type { Environment } from './environment.js';
 import { partialResult } from './partial-result.js';
 import type { SuiteReportData } from './report.js';
 import {
@@ -25,6 +26,29 @@ import type { BenchmarkResult, BenchmarkTask, CellRecord, MetaValue } from './ta
 import { LatencyTask } from './tasks/latency-task.js';
 import { PerplexityTask } from './tasks/perplexity-task.js';
 import { ThroughputTask } from './tasks/throughput-task.js';
+
+/** What an `end` line adds to the run line's environment. */
+interface EndSamples {
+  readonly loadAverageEnd?: readonly number[] | undefined;
+  readonly cpuMhzEnd?: readonly number[] | undefined;
+  readonly othersCpus?: number | undefined;
+}
+
+/** A run line's environment with the end-of-run samples of its `end` line put back. */
+function withEnd(
+  environment: Environment,
+  { loadAverageEnd, cpuMhzEnd, othersCpus }: EndSamples,
+): Environment {
+  const { loadAverage, cpuMhz } = environment;
+  return {
+    ...environment,
+    ...(othersCpus === undefined ? {} : { othersCpus }),
+    ...(loadAverage === undefined || loadAverageEnd === undefined
+      ? {}
+      : { loadAverage: { ...loadAverage, end: loadAverageEnd } }),
+    ...(cpuMhz === undefined || cpuMhzEnd === undefined ? {} : { cpuMhz: { ...cpuMhz, end: cpuMhzEnd } }),
+  };
+}
 
 /** The built-in tasks by their default names: they rebuild the row of a task a crash cut short. */
 const BUILTIN_TASKS: Readonly<Record<string, BenchmarkTask>> = {
@@ -102,7 +126,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
   const results: BenchmarkResult[] = [];
   const pending = new Map<string, CellRecord[]>();
   let totalTimeS: number | undefined;
-  let loadAverageEnd: readonly number[] | undefined;
+  let end: EndSamples = {};
   let lastElapsed = 0;
   for (const rec of records) {
     if (rec.type === 'cell') {
@@ -120,7 +144,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
     } else if (rec.type === 'end') {
       // An end line without its time (null: NaN) leaves the time of the last cell.
       if (!Number.isNaN(rec.totalTimeS)) totalTimeS = rec.totalTimeS;
-      loadAverageEnd = rec.loadAverageEnd;
+      end = rec;
     }
   }
   // The process ended mid-run (crash, SIGKILL, out of memory): a task cut short keeps a row built from the
@@ -146,14 +170,7 @@ function fromJsonl(path: string, text: string): SuiteReportData {
     results,
     modelMeta: run.modelMeta,
     totalTimeS: totalTimeS ?? lastElapsed,
-    ...(run.environment === undefined
-      ? {}
-      : {
-          environment:
-            loadAverageEnd === undefined || run.environment.loadAverage === undefined
-              ? run.environment
-              : { ...run.environment, loadAverage: { ...run.environment.loadAverage, end: loadAverageEnd } },
-        }),
+    ...(run.environment === undefined ? {} : { environment: withEnd(run.environment, end) }),
     ...(run.runId === undefined ? {} : { runId: run.runId }),
     descriptors: run.descriptors,
   };

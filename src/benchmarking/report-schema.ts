@@ -355,6 +355,8 @@ const endLine: z.ZodType<JsonlEndRecord> = z.looseObject({
   totalTimeS: revivedNumber,
   aborted: z.boolean(),
   loadAverageEnd: z.exactOptional(z.array(z.number())),
+  cpuMhzEnd: z.exactOptional(z.array(z.number())),
+  othersCpus: z.exactOptional(z.number()),
 });
 
 /** What every JSONL line is: an object (its `type` picks its schema, see {@link jsonlLineSchema}). */

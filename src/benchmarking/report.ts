@@ -15,6 +15,7 @@ import { type CsvValue, formatCsv } from './csv.js';
 import type { Environment } from './environment.js';
 import { describeMetric } from './metric-schema.js';
 import { readReportFile } from './report-reader.js';
+import { formatSummary, type SummaryFormat } from './summary-table.js';
 import type { BenchmarkResult, MetaValue, MetricDescriptor } from './task.js';
 
 /** An arquero table (what {@link SuiteReport.toDataFrame} returns). */
@@ -121,21 +122,14 @@ export class SuiteReport {
   }
 
   /**
-   * Human-readable summary in the seed's format: a header `BenchmarkSuite  —  {n} task(s)  ({t} s total)`, the
-   * model line, then one line per task with every metric as `k=v` (4 decimals); failed tasks show their error.
+   * The summary of the run: by default a table with one row per timed cell (mean ± sample standard deviation over
+   * the timed calls, unit, tokens per second, sample count), then the task metrics, then every cell or task that
+   * did not complete with its reason; `'kv'` gives the seed's lines (`BenchmarkSuite  —  {n} task(s)  ({t} s
+   * total)`, the model line, `[task]  k=v` with 4 decimals); `'markdown'`, `'json'`, `'csv'` the same rows as
+   * the table, for a pull request or a script (see {@link formatSummary}).
    */
-  summary(): string {
-    const lines = [
-      `BenchmarkSuite  —  ${this.results.length} task(s)  (${this.totalTimeS.toFixed(1)} s total)`,
-    ];
-    const meta = Object.entries(this.modelMeta).filter(([, v]) => v !== null);
-    if (meta.length > 0) lines.push(`  model: ${meta.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
-    for (const r of this.results) {
-      const pairs = Object.entries(r.metrics).map(([k, v]) => `${k}=${v.toFixed(4)}`);
-      if (r.status !== 'completed') pairs.push(`status=${r.status}${r.error ? `: ${r.error}` : ''}`);
-      lines.push(`  ${[`[${r.task}]`, ...pairs].join('  ')}`);
-    }
-    return lines.join('\n');
+  summary(format: SummaryFormat = 'table'): string {
+    return formatSummary([this], format);
   }
 
   /** The flat rows (one per task) with their values, keyed by column. Missing and NaN values are `null`. */

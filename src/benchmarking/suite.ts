@@ -17,7 +17,7 @@ import type { Calibration } from './calibration.js';
 import { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
 import { efficiencyIdentity, withEfficiency } from './efficiency-columns.js';
 import type { GitState } from './environment.js';
-import { collectEnvironment } from './environment.js';
+import { collectEnvironment, othersCpus, readCpuMhz, readCpuTimes } from './environment.js';
 import { JsonlSink } from './jsonl-sink.js';
 import { createWriterLogger, type Logger, type TextWriter } from './logger.js';
 import { partialResult } from './partial-result.js';
@@ -210,6 +210,7 @@ export class BenchmarkSuite {
             calibrateTimer(clock),
           )
         : { clockName: clock.name };
+    const cpuStart = readCpuTimes();
     const environment = collectEnvironment({
       config: this.config,
       modelInfo: model.info,
@@ -302,9 +303,15 @@ export class BenchmarkSuite {
     await new Promise((resolve) => setImmediate(resolve));
     aborted ||= options.signal?.aborted === true;
     const totalTimeS = elapsedS();
+    const mhzEnd = environment.cpuMhz === undefined ? undefined : readCpuMhz();
+    const cpuEnd = readCpuTimes();
     const ended = {
       ...environment,
       loadAverage: { start: environment.loadAverage?.start ?? [], end: os.loadavg() },
+      ...(environment.cpuMhz === undefined || mhzEnd === undefined
+        ? {}
+        : { cpuMhz: { start: environment.cpuMhz.start, end: mhzEnd } }),
+      ...(cpuStart === undefined || cpuEnd === undefined ? {} : { othersCpus: othersCpus(cpuStart, cpuEnd) }),
     };
     const report = new SuiteReport({
       results,

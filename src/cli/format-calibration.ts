@@ -14,7 +14,7 @@ export function formatCalibration(outcome: CalibrationOutcome): string {
   const lines = [
     `Machine: ${f.cpuModel}, ${f.logicalCpus} logical CPUs, ${(f.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, ${f.platform}`,
     `Probes: ${f.engine} kernels, ${f.threads} threads (one calibration serves every engine)`,
-    `Measured: ${c.measuredAt} in ${(c.durationMs / 1000).toFixed(1)} s, load average ${c.loadAverage.map((l) => l.toFixed(2)).join(' ')}${outcome.cached ? ' (from the cache)' : ''}`,
+    `Measured: ${c.measuredAt} in ${(c.durationMs / 1000).toFixed(1)} s, load average ${c.loadAverage.map((l) => l.toFixed(2)).join(' ')}${c.loadAverageEnd === undefined ? '' : ` → ${c.loadAverageEnd.map((l) => l.toFixed(2)).join(' ')}`}${outcome.cached ? ' (from the cache)' : ''}`,
     '',
     'probe              rate            median ms (p10–p90, n)  what',
   ];
@@ -38,5 +38,6 @@ export function formatCalibration(outcome: CalibrationOutcome): string {
   } else if (c.theoreticalUnavailable !== undefined)
     lines.push(`Theoretical peak: ${c.theoreticalUnavailable}`);
   lines.push(`Cache: ${outcome.path}`);
+  if (outcome.busy !== undefined) lines.push(`Warning: ${outcome.busy}`);
   return `${lines.join('\n')}\n`;
 }

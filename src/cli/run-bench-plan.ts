@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchmarkConfig } from '../benchmarking/config.js';
 import { BenchmarkConfig as BenchmarkConfigApi } from '../benchmarking/config.js';
-import { busyMachine } from '../benchmarking/environment.js';
+import { formatNoiseWarnings, noiseWarnings } from '../benchmarking/noise-warnings.js';
 import type { SuiteReport } from '../benchmarking/report.js';
+import { formatSummary, type SummaryFormat } from '../benchmarking/summary-table.js';
 import { profileBreakdowns } from '../benchmarking/tasks/profile-task.js';
 import { formatDifferences } from '../benchmarking/variant-identity.js';
 import { messages } from '../messages.js';
@@ -23,6 +24,7 @@ import {
   runMatrix,
   type VariantOutcome,
 } from '../runs/index.js';
+import type { CliWriter } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { writeComparisons } from './commands/compare.js';
 import { ExitCode } from './exit-code.js';
@@ -58,13 +60,34 @@ function progressHooks(flat: boolean, ctx: CommandContext): RunHooks {
   };
 }
 
+/** How `dantinox bench` prints: progress or not, and the summary's format. */
+export interface BenchPrinting {
+  /** No progress on stderr. */
+  readonly quiet: boolean;
+  /**
+   * The summary's format. `table` and `kv` print each variant's summary among the run's other lines; `markdown`,
+   * `json` and `csv` print one document with every variant's rows alone on stdout, everything else on stderr.
+   */
+  readonly format: SummaryFormat;
+}
+
+/** Formats whose stdout is the summary document alone, for a script or a pull request. */
+const DOCUMENT_FORMATS: ReadonlySet<SummaryFormat> = new Set(['markdown', 'json', 'csv']);
+
 /**
  * Runs the plan with progress on stderr (none when `quiet`), stops cleanly on Ctrl-C or SIGTERM, prints every
  * variant's summary and where the results are, and resolves to the exit code (1 when a task or variant did not
  * complete or a chart failed, 130/143 when a signal stopped it).
  */
-export async function runBenchPlan(plan: RunPlan, quiet: boolean, ctx: CommandContext): Promise<ExitCode> {
+export async function runBenchPlan(
+  plan: RunPlan,
+  { quiet, format }: BenchPrinting,
+  ctx: CommandContext,
+): Promise<ExitCode> {
   const { io } = ctx;
+  const document = DOCUMENT_FORMATS.has(format);
+  // What a person reads goes to stderr when stdout carries a document.
+  const human = document ? io.stderr : io.stdout;
   const flat = isFlatLayout(plan);
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: underLauncher() });
   let result: RunResult;
@@ -79,30 +102,29 @@ export async function runBenchPlan(plan: RunPlan, quiet: boolean, ctx: CommandCo
   }
   const stoppedBy = interrupts.received();
   if (result.status === 'empty-shard') {
-    io.stdout.write(`Nothing to run in this shard: ${plan.shownDir} records it for the merge.\n`);
+    human.write(`Nothing to run in this shard: ${plan.shownDir} records it for the merge.\n`);
     return ExitCode.ok;
   }
   if (result.status === 'nothing-to-do') {
-    io.stdout.write(`Nothing to do: ${plan.shownDir} already holds a complete run (--resume).\n`);
+    human.write(`Nothing to do: ${plan.shownDir} already holds a complete run (--resume).\n`);
     return ExitCode.ok;
   }
-  for (const outcome of result.variants) printVariant(outcome, flat, ctx);
+  for (const outcome of result.variants) printVariant(outcome, { flat, format, out: human }, ctx);
+  if (document) io.stdout.write(`${formatSummary(result.reports, format)}\n`);
   const results =
     result.files.length === 0 ? '' : `Results: ${plan.shownDir}\n  ${result.files.join('\n  ')}\n`;
   if (result.missingResultFiles.length > 0) {
-    io.stdout.write(results);
+    human.write(results);
     const noneWritten = !result.files.some((f) => /(^|\/)results\.(csv|json|jsonl)$/.test(f));
     io.stderr.write(`${messages.resultsNotWritten(result.missingResultFiles, noneWritten)}\n`);
     return ExitCode.taskFailed;
   }
   if (result.notRun.length > 0) io.stderr.write(`${messages.variantsNotRun(result.notRun)}\n`);
-  const busy = result.variants
-    .map((v) => (v.report.environment === undefined ? undefined : busyMachine(v.report.environment)))
-    .find((b) => b !== undefined);
-  if (busy !== undefined) plan.logger.log('warn', busy);
-  for (const record of result.history) await printHistory(record, ctx);
-  io.stdout.write(results);
-  io.stdout.write(nextSteps(plan, result));
+  const warnings = formatNoiseWarnings(noiseWarnings(result.reports));
+  if (warnings !== '') human.write(`${warnings}\n\n`);
+  for (const record of result.history) await printHistory(record, human, ctx);
+  human.write(results);
+  human.write(nextSteps(plan, result));
   return exitCode(result, stoppedBy, ctx);
 }
 
@@ -125,36 +147,39 @@ function exitCode(result: RunResult, stoppedBy: StopSignal | undefined, ctx: Com
 }
 
 /** What the history recorded, and the `--compare-last` comparison on stdout. */
-async function printHistory(record: HistoryRecord, ctx: CommandContext): Promise<void> {
-  const { io } = ctx;
+async function printHistory(record: HistoryRecord, out: CliWriter, ctx: CommandContext): Promise<void> {
   if (record.status === 'not-recorded') return;
-  io.stderr.write(
+  ctx.io.stderr.write(
     `History: run${record.runIds.length === 1 ? '' : 's'} ${record.runIds.join(', ')} appended to ${record.path}\n`,
   );
   if (record.status === 'no-previous-run') {
-    io.stdout.write(`\n${messages.noPreviousRun(record.path)}\n`);
+    out.write(`\n${messages.noPreviousRun(record.path)}\n`);
     if (record.nearest !== undefined)
-      io.stdout.write(
+      out.write(
         `${messages.previousRunDiffers(record.nearest.runId, formatDifferences(record.nearest.differences))}\n`,
       );
   }
   if (record.status === 'compared') {
-    io.stdout.write('\n');
-    await writeComparisons([record.comparison], { format: 'text' }, ctx);
+    out.write('\n');
+    await writeComparisons([record.comparison], { format: 'text' }, ctx, out);
   }
 }
 
-/** Model, engine, config and summary of one variant, on stdout. */
-function printVariant(outcome: VariantOutcome, flat: boolean, ctx: CommandContext): void {
+/** Model, engine and config of one variant on `out`; its summary too, unless the format is a document. */
+function printVariant(
+  outcome: VariantOutcome,
+  { flat, format, out }: { flat: boolean; format: SummaryFormat; out: CliWriter },
+  ctx: CommandContext,
+): void {
   const { model, report } = outcome;
-  const out = ctx.io.stdout;
   if (!flat) out.write(`── ${report.runId ?? ''} ──\n`);
   if (model !== undefined) {
     out.write(`Model: ${model.description}\n`);
     out.write(`Engine: ${model.info.engine}, ${model.info.threads} threads, ${model.info.dtype}\n`);
   }
   out.write(`Config: ${describeConfig(outcome.config)}\n\n`);
-  out.write(`${report.summary()}\n\n`);
+  if (!DOCUMENT_FORMATS.has(format))
+    ctx.io.stdout.write(`${formatSummary([report], format, { warnings: false })}\n\n`);
   const profile = profileText(report);
   if (profile !== undefined) out.write(`${profile}\n\n`);
   const note =

@@ -46,6 +46,7 @@ export async function runCalibration(options: CalibrationStepOptions): Promise<C
     },
   });
   if (!outcome.cached) options.notes?.write(`Calibration cached in ${outcome.path}\n`);
+  if (outcome.busy !== undefined) options.logger.log('warn', outcome.busy);
   return outcome;
 }
 

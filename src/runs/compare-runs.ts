@@ -11,6 +11,7 @@ import {
   compareReports,
   type ReportComparison,
 } from '../benchmarking/compare/compare-reports.js';
+import { type NoiseWarning, noiseWarnings } from '../benchmarking/noise-warnings.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
@@ -62,10 +63,16 @@ export interface RunsComparison {
   readonly comparisons: readonly ReportComparison[];
   /** Things a person should know (a noise floor that did not decide, a variant one side lacks). */
   readonly notes: readonly string[];
+  /**
+   * Reasons not to trust the timings of some run of a side (busy machine, extreme tails, repeats that disagree;
+   * see `noiseWarnings`), each side checked on its own.
+   */
+  readonly warnings: readonly NoiseWarning[];
 }
 
 /**
- * Loads the sides (the first is the baseline; each a list of paths) and compares every candidate side with it.
+ * Loads the sides (the first is the baseline; each a list of paths) and compares every candidate side with it,
+ * saying which runs' timings are not to be trusted.
  *
  * @throws {@link dantinox!DantinoxError} `IO` for runs that cannot be read; `INVALID_INPUT` when no variant is in
  * common, and the errors of `compareReports` (different variants, runs of one side that are not repeats).
@@ -109,5 +116,7 @@ export function compareRuns(
     }),
   );
   if (comparisons.length === 0) throw new DantinoxError('INVALID_INPUT', messages.noVariantInCommon());
-  return { comparisons, notes };
+  // Per side: a baseline and a candidate of one variant are meant to differ, repeats of one side are not.
+  const warnings = loaded.flatMap((side) => noiseWarnings(side.runs.map((r) => r.report)));
+  return { comparisons, notes, warnings };
 }

@@ -6,6 +6,7 @@
 import { relative } from 'node:path';
 import type { Logger, RunDirectory, SuiteReport } from '../benchmarking/index.js';
 import type { MatrixReport } from '../benchmarking/matrix/matrix-report.js';
+import { noiseWarningLines, noiseWarnings } from '../benchmarking/noise-warnings.js';
 import { messages } from '../messages.js';
 import {
   type ChartRegistry,
@@ -52,6 +53,8 @@ export interface ChartsInput {
   readonly runName: string;
   /** Title of report.html. */
   readonly title: string;
+  /** The suite reports behind the rows: their noise warnings make report.html's banner. */
+  readonly reports: readonly SuiteReport[];
 }
 
 /**
@@ -84,7 +87,12 @@ export async function writeChartsAndReport(
       );
     }
   }
-  await visualizer.report(input.runs, { path: runDir.reportPath, title: input.title, overwrite: true });
+  await visualizer.report(input.runs, {
+    path: runDir.reportPath,
+    title: input.title,
+    overwrite: true,
+    warnings: noiseWarningLines(noiseWarnings(input.reports)),
+  });
   written.push(relative(runDir.path, runDir.reportPath));
   return { files: written, failedCharts };
 }
@@ -103,7 +111,7 @@ export async function writeRunOutputs(
   const run = reportRun(report);
   const model = modelName(report);
   const written = await writeChartsAndReport(
-    { rows: run.rows, runs: [run], runName: model, title: `dantinox bench: ${model}` },
+    { rows: run.rows, runs: [run], runName: model, title: `dantinox bench: ${model}`, reports: [report] },
     runDir,
     options,
   );
@@ -142,6 +150,7 @@ export async function writeRepeatCharts(
       runs,
       runName: first === undefined ? 'run' : modelName(first),
       title: `dantinox bench: ${what}`,
+      reports,
     },
     dir,
     options,
@@ -161,6 +170,7 @@ export async function writeMatrixCharts(
       runs: combined.toRuns(),
       runName: 'matrix',
       title: `dantinox bench: ${what}`,
+      reports: combined.variants.map((v) => v.report),
     },
     dir,
     options,

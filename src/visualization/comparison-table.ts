@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { formatSignificant } from '../number-format.js';
 import { isEmptyCell } from './chart-data.js';
 import { escapeHtml } from './escape-html.js';
 import { isLowerBetter, metricTitle } from './metric-labels.js';
@@ -78,19 +79,15 @@ const numeric = (v: unknown): number | undefined => {
 };
 
 /**
- * A summary value as a reader wants it: 3–4 significant digits (`8.06`, `267.2`, `0.1234`), whole numbers with
- * thousands separators from 1,000 on (`15,881`), magnitudes below 0.001 in exponent form (`6.12e-4`), a
- * fraction as a percentage with 3 significant digits (`88.3%`); text as is.
+ * A comparison value as a reader wants it: a number by {@link dantinox!formatSignificant} (`8.06`, `15,881`,
+ * `6.123e-4`), a fraction as a percentage with 3 significant digits (`88.3%`); text as is.
  */
 export function formatComparisonValue(value: unknown, format: ComparisonValueFormat): string {
   if (isEmptyCell(value)) return '';
   const n = numeric(value);
   if (format === 'text' || n === undefined) return String(value);
-  if (format === 'percent') return `${(n * 100).toLocaleString('en-US', { maximumSignificantDigits: 3 })}%`;
-  const magnitude = Math.abs(n);
-  if (magnitude >= 1000 || Number.isInteger(n)) return Math.round(n).toLocaleString('en-US');
-  if (magnitude < 0.001) return n.toExponential(2);
-  return n.toLocaleString('en-US', { maximumSignificantDigits: 4 });
+  if (format === 'percent') return `${formatSignificant(n * 100, 3)}%`;
+  return formatSignificant(n);
 }
 
 /** The better direction of a summary column, `undefined` for a setup column. */

@@ -34,6 +34,9 @@ function fakeMeasure() {
   return { calls, measure };
 }
 
+/** An idle machine's load averages. */
+const idle = (): number[] => [0, 0, 0];
+
 function collectingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   return { lines, log: (level, message) => void lines.push(`${level}: ${message}`) };
@@ -43,7 +46,7 @@ describe('calibration cache', () => {
   it('measures once, then reads the cache; --recalibrate measures again', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
     const { calls, measure } = fakeMeasure();
-    const first = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1' });
+    const first = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', loadAverage: idle });
     expect(first.cached).toBe(false);
     expect(first.path).toBe(calibrationPath(machineFingerprint('e 1', 2), cacheDir));
     expect(first.calibration.ceilings).toEqual({
@@ -51,15 +54,42 @@ describe('calibration cache', () => {
       gemmGflops: { fp32: 101, q8: 400 }, // the best kernel per dtype; fp16 could not run
       bandwidthGbs: 20,
     });
-    const again = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1' });
+    const again = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', loadAverage: idle });
     expect(again).toEqual({ ...first, cached: true });
     // Another thread count or engine is another machine state: its own file.
-    const other = await loadOrCalibrate({ threads: 1, cacheDir, measure, engine: 'e 1' });
+    const other = await loadOrCalibrate({ threads: 1, cacheDir, measure, engine: 'e 1', loadAverage: idle });
     expect(other.path).not.toBe(first.path);
-    const fresh = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', recalibrate: true });
+    const fresh = await loadOrCalibrate({
+      threads: 2,
+      cacheDir,
+      measure,
+      engine: 'e 1',
+      recalibrate: true,
+      loadAverage: idle,
+    });
     expect(fresh.cached).toBe(false);
     expect(fresh.calibration.ceilings.gemmGflops['fp32']).toBe(103);
     expect(calls).toEqual([2, 1, 2]);
+  });
+
+  it('a calibration measured on a busy machine is cached marked, reused while busy, measured again once idle', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
+    const { calls, measure } = fakeMeasure();
+    const half = machineFingerprint('e 1', 2).logicalCpus / 2; // busy: a 1-minute load above half the CPUs
+    let load = half + 0.5;
+    const options = { threads: 2, cacheDir, measure, engine: 'e 1', loadAverage: () => [load, 0, 0] };
+    const first = await loadOrCalibrate(options);
+    expect(first.cached).toBe(false);
+    expect(first.busy).toBe(messages.busyCalibration(half + 0.5, half * 2));
+    expect(readCalibration(first.path)?.loadAverage[0]).toBe(half + 0.5); // the mark is in the file
+    const stillBusy = await loadOrCalibrate(options);
+    expect(stillBusy).toMatchObject({ cached: true, busy: first.busy });
+    load = half; // exactly half: idle
+    const idleAgain = await loadOrCalibrate(options);
+    expect(idleAgain.cached).toBe(false);
+    expect(idleAgain.busy).toBeUndefined();
+    expect(await loadOrCalibrate(options)).toEqual({ ...idleAgain, cached: true });
+    expect(calls).toEqual([2, 2]);
   });
 
   it('a corrupted or foreign cache file is ignored with a warning and recalibrated', async () => {
@@ -70,7 +100,14 @@ describe('calibration cache', () => {
       writeFileSync(path, junk);
       const logger = collectingLogger();
       const { calls, measure } = fakeMeasure();
-      const out = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', logger });
+      const out = await loadOrCalibrate({
+        threads: 2,
+        cacheDir,
+        measure,
+        engine: 'e 1',
+        logger,
+        loadAverage: idle,
+      });
       expect(out.cached).toBe(false);
       expect(calls).toEqual([2]);
       expect(logger.lines).toHaveLength(1);
@@ -127,7 +164,13 @@ describe('calibration cache', () => {
 
   it('the cache file is JSON a person can read', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
-    const out = await loadOrCalibrate({ threads: 2, cacheDir, measure: fakeMeasure().measure, engine: 'e' });
+    const out = await loadOrCalibrate({
+      threads: 2,
+      cacheDir,
+      measure: fakeMeasure().measure,
+      engine: 'e',
+      loadAverage: idle,
+    });
     expect(existsSync(out.path)).toBe(true);
     const json = JSON.parse(readFileSync(out.path, 'utf8'));
     expect(json.format).toBe('dantinox-calibration/1');

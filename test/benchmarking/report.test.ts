@@ -6,6 +6,7 @@ import { BenchmarkConfig } from '../../src/benchmarking/config.js';
 import { formatCsv, parseCsv } from '../../src/benchmarking/csv.js';
 import { SuiteReport } from '../../src/benchmarking/report.js';
 import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
+import { formatSummary } from '../../src/benchmarking/summary-table.js';
 import type { BenchmarkResult, BenchmarkTask } from '../../src/benchmarking/task.js';
 import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
 import { PerplexityTask } from '../../src/benchmarking/tasks/perplexity-task.js';
@@ -107,7 +108,22 @@ describe('SuiteReport', () => {
     expect(String(df.get('failed_cells', 0))).toMatch(/seq=128,batch=1 failed/);
   });
 
-  it('summary follows the seed format', () => {
+  it('summary table of a deterministic fake-model run matches the golden file (every format has its rows)', async () => {
+    const report = await fakeRun();
+    // Without the noise warnings: they depend on this machine's load while the test runs.
+    const quiet = { warnings: false };
+    expectGolden(
+      'benchmarking/fake-default-suite-summary.txt',
+      `${formatSummary([report], 'table', quiet)}\n`,
+    );
+    expectGolden(
+      'benchmarking/fake-default-suite-summary.md',
+      `${formatSummary([report], 'markdown', quiet)}\n`,
+    );
+    expect(report.summary()).toContain(formatSummary([report], 'table', quiet));
+  });
+
+  it("summary('kv') follows the seed format", () => {
     const report = new SuiteReport({
       results: [
         { task: 'throughput', metrics: { tps_seq64: 1234.56789, peak_tps: 2000 } },
@@ -116,7 +132,7 @@ describe('SuiteReport', () => {
       modelMeta: { model: 'small', paradigm: 'ar' },
       totalTimeS: 12.345,
     });
-    expect(report.summary()).toBe(
+    expect(report.summary('kv')).toBe(
       [
         'BenchmarkSuite  —  2 task(s)  (12.3 s total)',
         '  model: model=small, paradigm=ar',

@@ -77,7 +77,8 @@ describe('BenchmarkSuite', () => {
     });
     expect(report.results[1]?.metrics).toEqual({ score: 4 });
     expect(report.failedCount).toBe(1);
-    expect(report.summary()).toContain('  [boom]  status=failed: engine exploded');
+    expect(report.summary()).toMatch(/^ {2}boom {2}failed: engine exploded$/m);
+    expect(report.summary('kv')).toContain('  [boom]  status=failed: engine exploded');
     expect(report.toDataFrame().numRows()).toBe(3);
   });
 

@@ -68,7 +68,11 @@ describe('bench on a full disk', () => {
         logger: createWriterLogger(io.stderr, 'warn'),
       });
       for (const f of RESULTS) symlinkSync('/dev/full', join(cwd, 'out', f));
-      const code = await runBenchPlan(plan, true, { io, argv: [], exitCode: ExitCode.ok });
+      const code = await runBenchPlan(
+        plan,
+        { quiet: true, format: 'table' },
+        { io, argv: [], exitCode: ExitCode.ok },
+      );
       const err = io.err.join('');
       expect(code, err).toBe(ExitCode.taskFailed);
       const noSpace = err.split('\n').filter((l) => l.includes('no space left'));

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CalibrationOutcome, loadOrCalibrate, SuiteReport } from '../../src/benchmarking/index.js';
+import { summaryRows } from '../../src/benchmarking/summary-table.js';
 import { messages } from '../../src/messages.js';
 import { calibrateOrt } from '../../src/models/calibration/calibrate-ort.js';
 import { type CliRun, ensureBuilt, runCli } from './built-cli.js';
@@ -44,6 +45,7 @@ beforeAll(async () => {
   calibrated = await loadOrCalibrate({
     threads: 1,
     cacheDir,
+    loadAverage: () => [0, 0, 0], // marked as measured on an idle machine, so bench reuses it whatever the load
     measure: (o) => calibrateOrt({ ...o, budgetMs: 700, gemmSize: 64, streamBytes: 2 ** 20 }),
   });
   run = await runCli(['bench', ...QUICK, '--out', 'out'], { cwd, env: { DANTINOX_CACHE_DIR: cacheDir } });
@@ -96,10 +98,25 @@ describe('dantinox bench (tiny preset, real binary)', () => {
     );
     expect(run.stdout).toContain('Engine: onnxruntime-node 1.30.0 (cpu), 1 threads, fp32');
     expect(run.stdout).toContain('Config: seq_lens=16,32 batch_sizes=1,2');
-    expect(run.stdout).toContain('BenchmarkSuite  —  3 task(s)');
+    expect(run.stdout).toContain('Summary: 3 task(s)');
     expect(run.stdout).toContain('Results: out\n');
     expect(run.stderr).toContain('[1/3] throughput');
     expect(run.stdout).not.toContain('[1/3] throughput');
+  });
+
+  it('--format json: stdout is the summary rows alone (those of results.json), the rest on stderr; kv keeps the seed lines', async () => {
+    const quick = [...QUICK, '--tasks', 'throughput', '--no-charts', '--no-calibrate'];
+    const json = await runCli(['bench', ...quick, '--format', 'json', '--out', 'fmt-json'], { cwd });
+    expect(json.code, json.stderr).toBe(0);
+    const saved = SuiteReport.load(join(cwd, 'fmt-json', 'results.json'));
+    expect(JSON.parse(json.stdout)).toEqual(summaryRows([saved]));
+    expect(json.stderr).toContain('Model: tiny');
+    expect(json.stderr).toContain('Results: fmt-json\n');
+    const kv = await runCli(['bench', ...quick, '--format', 'kv', '--out', 'fmt-kv'], { cwd });
+    expect(kv.stdout).toMatch(/^ {2}\[throughput\] {2}tps_seq16=\d+\.\d{4} {2}/m);
+    const bad = await runCli(['bench', ...quick, '--format', 'yaml'], { cwd });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--format.*yaml.*table, kv, markdown, json, csv/);
   });
 
   it('plot renders saved results, alone or compared, and report writes one HTML file', async () => {

@@ -52,7 +52,7 @@ describe('dantinox history', () => {
     expect(list.out).toContain('Test CPU · 2 CPUs · 8 GiB');
     const show = await cli(cwd, ['history', 'show', 'tiny-2']);
     expect(show.out).toContain('run tiny-2');
-    expect(show.out).toContain('[throughput]  tps_seq16=');
+    expect(show.out).toMatch(/throughput {2}seq=16,batch=1 {2}prefill /);
     const trend = await cli(cwd, ['history', 'trend', 'tps_seq16', '--out', 'trend', '--x', 'commit']);
     expect(trend.code).toBe(ExitCode.ok);
     const lines = trend.out.trim().split('\n');

@@ -113,7 +113,7 @@ describe('dantinox bench under signals', () => {
     }
     expect(readdirSync(join(dir, 'charts'))).toContain('tiny-throughput.svg');
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('tps_seq16');
-    expect(run.stdout()).toMatch(/\[throughput\] {2}tps_seq16=/);
+    expect(run.stdout()).toMatch(/throughput {2}seq=16,batch=1 {2}prefill /);
   });
 
   it('SIGTERM to the launcher (docker stop, CI cancel) is treated like Ctrl-C and exits 143', async () => {

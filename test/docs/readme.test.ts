@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../src/benchmarking/config.js';
 import { describeModel } from '../../src/models/describe-model.js';
-import { ModelConfig, type PresetName } from '../../src/models/model-config.js';
+import { ModelConfig } from '../../src/models/model-config.js';
 import { Gpt2Tokenizer } from '../../src/models/tokenizers/gpt2-tokenizer.js';
 import { countFlops, countParameters, memoryFootprint } from '../../src/profiling/index.js';
 import { headingAnchors, markdownPages, pageLinks, pageText, ROOT } from './markdown-pages.js';
@@ -36,12 +36,6 @@ function textFiles(dir: string): string[] {
     .filter((e) => e.isFile() && /\.(ts|md|json|ya?ml)$/.test(e.name) && !e.parentPath.includes('.output'))
     .map((e) => relative(ROOT, join(e.parentPath, e.name)));
 }
-
-/** `key=value` pairs of every `model: …` line of the sample summaries of `text`. */
-const summaryModelLines = (text: string): Record<string, string>[] =>
-  [...text.matchAll(/^ {2}model: (.+)$/gm)].map((m) =>
-    Object.fromEntries((m[1] as string).split(', ').map((kv) => kv.split('=') as [string, string])),
-  );
 
 describe('README', () => {
   it('starts with the two newcomer commands', () => {
@@ -224,37 +218,30 @@ describe('sample outputs that do not depend on the machine', () => {
     expect(new Gpt2Tokenizer().encode('Hello world')).toEqual(JSON.parse(ids as string));
   });
 
-  it('the model lines of the sample summaries: preset facts, engine version and the run_id each call produces', () => {
-    const [cliLine] = summaryModelLines(readme); // `dantinox bench`
-    const [libraryLine] = summaryModelLines(library); // `report.summary()`
-    expect(cliLine).toBeDefined();
-    expect(libraryLine).toBeDefined();
+  it('the sample summaries: model and engine lines, and every timed row says tok/s = tokens per call ÷ its mean', () => {
     const ortVersion = (
       JSON.parse(readFileSync(join(ROOT, 'node_modules/onnxruntime-node/package.json'), 'utf8')) as {
         version: string;
       }
     ).version;
-    for (const line of [cliLine, libraryLine] as Record<string, string>[]) {
-      const preset = ModelConfig.preset(line['model'] as PresetName);
-      expect(line).toMatchObject({
-        params: String(countParameters(preset).total),
-        dim: String(preset.dim),
-        num_blocks: String(preset.numBlocks),
-        n_heads: String(preset.nHeads),
-        kv_heads: String(preset.kvHeads),
-        vocab_size: String(preset.vocabSize),
-        max_context: String(preset.maxContext),
-        engine: `onnxruntime-node ${ortVersion} (cpu)`,
-      });
-    }
-    // `dantinox bench` names its run after the results folder; the library's default is <model>-<ISO time>.
-    const cliRun = /Results: results\/(\S+)/.exec(readme)?.[1];
-    expect(cliLine?.['run_id']).toBe(`${cliLine?.['model']}-${cliRun}`);
-    expect(libraryLine?.['run_id']).toMatch(
-      new RegExp(`^${libraryLine?.['model']}-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d-\\d{3}Z$`),
-    );
     expect(readme).toContain(
       `Model: small (built-in preset, untrained random weights with seed 0): ${describeModel(small)}`,
     );
+    expect(readme).toContain(`Engine: onnxruntime-node ${ortVersion} (cpu), 2 threads, fp32`);
+    const number = (text: string | undefined): number => Number((text ?? '').replace(/,/g, ''));
+    for (const text of [readme, library]) {
+      const rows = [
+        ...text.matchAll(
+          /^ {2}\w+ +(?:seq=(\d+),batch=(\d+)|prefill@(\d+)|decode@\d+) +(?:prefill|decode) +([\d,.]+) ± [\d,.]+ ms +([\d,.]+) +\d+$/gm,
+        ),
+      ];
+      expect(rows.length).toBeGreaterThanOrEqual(5);
+      for (const [, seq, batch, prompt, mean, tps] of rows) {
+        const tokens =
+          seq !== undefined ? number(seq) * number(batch) : prompt !== undefined ? number(prompt) : 1;
+        // Both sides are rounded to 4 significant digits: within 0.2%.
+        expect(Math.abs(number(tps) - (tokens * 1000) / number(mean)) / number(tps)).toBeLessThan(0.002);
+      }
+    }
   });
 });

@@ -9,6 +9,7 @@ import { type Command, Option } from 'commander';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
 import type { LogLevel } from '../../benchmarking/index.js';
 import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
+import { SUMMARY_FORMATS, type SummaryFormat } from '../../benchmarking/summary-table.js';
 import { builtinTasks, DEFAULT_TASKS } from '../../benchmarking/task-registry.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
@@ -170,6 +171,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly charts: boolean;
   readonly force?: boolean;
   readonly quiet?: boolean;
+  readonly format: SummaryFormat;
   readonly verbose?: boolean;
   readonly calibrate: boolean;
   readonly recalibrate?: boolean;
@@ -294,6 +296,14 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       '--force',
       'replace a run already in --out, and build a model or measure a cell whose memory estimate exceeds the available memory',
     )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'summary on stdout: table (mean ± sd per timed cell), kv (key=value lines), or markdown, json, csv (the summary rows of every variant alone on stdout; everything else on stderr)',
+      )
+        .choices([...SUMMARY_FORMATS])
+        .default('table'),
+    )
     .option('-q, --quiet', 'no progress on stderr')
     .option('--verbose', 'debug logging, and stack traces on errors')
     .addHelpText('after', EXAMPLES)
@@ -365,5 +375,5 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     commandLine: ['dantinox', ...ctx.argv].join(' '),
   });
   tellLauncher({ outDir: shownDir });
-  return runBenchPlan(plan, options.quiet === true, ctx);
+  return runBenchPlan(plan, { quiet: options.quiet === true, format: options.format }, ctx);
 }

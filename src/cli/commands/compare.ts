@@ -12,6 +12,7 @@ import {
   type ComparisonFormat,
   comparisonRows,
   formatComparisons,
+  formatNoiseWarnings,
   type ReportComparison,
 } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
@@ -179,7 +180,7 @@ export async function runCompare(
   if (ctx.argv.filter((a) => a === '--').length > 1)
     throw new DantinoxError('INVALID_INPUT', messages.compareTwoSeparators());
   const { baseline, candidates } = splitRunArguments(runArgs);
-  const { comparisons, notes } = compareRuns([baseline, ...candidates], {
+  const { comparisons, notes, warnings } = compareRuns([baseline, ...candidates], {
     cwd: ctx.io.cwd,
     threshold: options.threshold,
     seed: options.seed,
@@ -187,7 +188,11 @@ export async function runCompare(
     allowDifferent: options.allowDifferent === true,
   });
   for (const note of notes) ctx.io.stderr.write(`note: ${note}\n`);
-  return writeComparisons(comparisons, options, ctx);
+  const code = await writeComparisons(comparisons, options, ctx);
+  // Beside a text comparison on stdout; on stderr when stdout is a document (json, markdown).
+  const where = options.format === 'text' ? ctx.io.stdout : ctx.io.stderr;
+  if (warnings.length > 0) where.write(`\n${formatNoiseWarnings(warnings)}\n`);
+  return code;
 }
 
 /** Prints comparisons in the chosen format, writes the `--out` files, and decides the exit code. */
