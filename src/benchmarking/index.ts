@@ -87,6 +87,7 @@ export {
   BUSY_LOAD_PER_CPU,
   busyMachine,
   type CpuMhz,
+  type CpuTimes,
   collectEnvironment,
   type Environment,
   type EnvironmentOptions,
