@@ -7,8 +7,8 @@
 
 /**
  * Formats `value` for reading: whole numbers and magnitudes from 1,000 on as whole numbers with thousands
- * separators (`15,881`, `41,120`), magnitudes below 0.001 in exponent form with `digits` significant digits
- * (`6.123e-4`), anything else with `digits` significant digits (`8.06`, `267.2`, `0.1235`); `—` when not finite.
+ * separators (`15,881`, `41,120`), magnitudes below 0.001 in exponent form with up to `digits` significant
+ * digits (`6.123e-4`, `6.12e-4`), anything else with `digits` significant digits (`8.06`, `267.2`, `0.1235`); `—` when not finite.
  *
  * @param digits - Significant digits of fractions (1–21). @default 4
  */
@@ -16,6 +16,6 @@ export function formatSignificant(value: number, digits = 4): string {
   if (!Number.isFinite(value)) return '—';
   const magnitude = Math.abs(value);
   if (magnitude >= 1000 || Number.isInteger(value)) return Math.round(value).toLocaleString('en-US');
-  if (magnitude < 0.001) return value.toExponential(digits - 1);
+  if (magnitude < 0.001) return value.toExponential(digits - 1).replace(/\.?0+e/, 'e');
   return value.toLocaleString('en-US', { maximumSignificantDigits: digits });
 }

@@ -18,6 +18,8 @@ describe('formatSignificant', () => {
     expect(formatSignificant(0.00099994)).toBe('9.999e-4');
     expect(formatSignificant(-0.00012346)).toBe('-1.235e-4');
     expect(formatSignificant(0.00012346, 2)).toBe('1.2e-4');
+    expect(formatSignificant(0.000612)).toBe('6.12e-4'); // no trailing zeros
+    expect(formatSignificant(0.0005)).toBe('5e-4');
   });
 
   it('fewer digits for a spread; — when not finite', () => {

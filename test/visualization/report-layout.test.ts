@@ -75,7 +75,7 @@ describe('report of a 6-variant matrix at 1,280 px', () => {
           (tr) => tr.querySelectorAll('td')[i]?.textContent ?? '',
         );
       })()`);
-    expect(await column('kld_mean')).toEqual(['0', '0', '6.12e-4', '6.67e-4', '0.02841', '0.03097']);
+    expect(await column('kld_mean')).toEqual(['0', '0', '6.12e-4', '6.671e-4', '0.02841', '0.03097']);
     expect(await column('top1_agreement')).toEqual(['100%', '100%', '98.3%', '98.3%', '88.3%', '88.3%']);
     expect(await column('kld_p99')).toHaveLength(6);
     expect(await column('ppl_ratio')).toHaveLength(6);
