@@ -12,12 +12,12 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { parseCsv } from '../../src/benchmarking/csv.js';
 import { messages } from '../../src/messages.js';
 import { BUILTIN_DTYPES } from '../../src/models/onnx/precision.js';
+import { launchChromium } from '../visualization/chromium.js';
 import { BIN, type CliRun, ensureBuilt, ROOT, runCli, runProcess } from './built-cli.js';
 
 const TINY_SWEEP = {
@@ -229,16 +229,7 @@ describe('--resume', () => {
 describe('the report of a matrix, in Chromium', () => {
   it('opens with the comparison (best values, Pareto-optimal variants), then the chart grid, environments folded', async () => {
     const page = join(tmp, 'results/study-merged/report.html');
-    const browser = await chromium.launch({
-      executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const tab = await (
         await browser.newContext({ viewport: { width: 1400, height: 900 }, offline: true })
