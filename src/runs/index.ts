@@ -48,6 +48,8 @@ export {
   opProfiler,
 } from './open-model.js';
 export {
+  claimModelFolder,
+  claimOutFile,
   claimRunDir,
   prepareOutputDir,
   RUN_ARTIFACTS,

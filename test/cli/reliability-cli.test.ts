@@ -3,7 +3,7 @@
  * that cannot fit in memory, a binary --bench-config; defaults fit the model they apply to. In process, with an
  * injected console (no model is built by these invocations).
  */
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +25,52 @@ describe('dantinox refuses before spending', () => {
     expect(io.err.join('')).toBe(`error: ${messages.outDirHoldsRun('run', ['results.jsonl', 'charts'])}\n`);
     claimRunDir('run', cwd, true);
     expect(readdirSync(join(cwd, 'run'))).toEqual(['notes.txt']);
+  });
+
+  it('export --out onto an existing file: exit 2, one line, the file untouched; --force replaces it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dx-rel-'));
+    writeFileSync(join(cwd, 'results.csv'), 'task,mean_ms\nthroughput,1.5\n');
+    const io = captureIo(cwd);
+    const args = ['export', '--config', 'tiny', '--out', 'results.csv'];
+    expect(await runCli(args, io)).toBe(ExitCode.usage);
+    expect(io.err.join('')).toBe(`error: ${messages.outFileExists('results.csv')}\n`);
+    expect(readFileSync(join(cwd, 'results.csv'), 'utf8')).toBe('task,mean_ms\nthroughput,1.5\n');
+    const forced = captureIo(cwd);
+    expect(await runCli([...args, '--force'], forced)).toBe(ExitCode.ok);
+    expect(readFileSync(join(cwd, 'results.csv')).subarray(0, 4).toString('latin1')).toBe('GGUF');
+    mkdirSync(join(cwd, 'models'));
+    const folder = captureIo(cwd);
+    expect(await runCli(['export', '--config', 'tiny', '--out', 'models', '--force'], folder)).toBe(
+      ExitCode.usage,
+    );
+    expect(folder.err.join('')).toBe(`error: ${messages.outFileIsFolder('models')}\n`);
+  });
+
+  it('export --format hf into a folder holding another model: refused unless --force, which leaves one model', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dx-rel-'));
+    const hf = (io: ReturnType<typeof captureIo>, ...more: string[]): Promise<number> =>
+      runCli(['export', '--config', 'tiny', '--format', 'hf', '--out', 'm', ...more], io);
+    expect(await hf(captureIo(cwd), '--seed', '1', '--dtype', 'q4')).toBe(ExitCode.ok);
+    writeFileSync(join(cwd, 'm', 'notes.txt'), 'mine');
+    const before = readFileSync(join(cwd, 'm', 'onnx', 'model.onnx'));
+    const io = captureIo(cwd);
+    expect(await hf(io, '--seed', '2')).toBe(ExitCode.usage);
+    expect(io.err.join('')).toBe(
+      `error: ${messages.outFolderHoldsModel('m', [
+        'config.json',
+        'generation_config.json',
+        'tokenizer.json',
+        'tokenizer_config.json',
+        'onnx/model.onnx',
+        'onnx/model_q4.onnx',
+      ])}\n`,
+    );
+    expect(readFileSync(join(cwd, 'm', 'onnx', 'model.onnx')).equals(before)).toBe(true);
+    expect(await hf(captureIo(cwd), '--seed', '2', '--force')).toBe(ExitCode.ok);
+    // The q4 file of the seed-1 model is gone: the folder holds the seed-2 model alone.
+    expect(readdirSync(join(cwd, 'm', 'onnx'))).toEqual(['model.onnx']);
+    expect(readFileSync(join(cwd, 'm', 'onnx', 'model.onnx')).equals(before)).toBe(false);
+    expect(existsSync(join(cwd, 'm', 'notes.txt'))).toBe(true);
   });
 
   it('a model that cannot fit in memory is refused with the estimate before anything is allocated', async () => {
