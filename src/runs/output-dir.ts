@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
@@ -62,9 +62,35 @@ export function roundFolders(path: string): string[] {
 }
 
 /**
+ * The variant folders of the matrix run at `path` (absolute): the ids its `matrix.json` lists that are folders
+ * there. A `matrix.json` that cannot be read names none; an id that is not one plain folder name is ignored.
+ */
+function variantFolders(path: string): string[] {
+  let ids: unknown[] = [];
+  try {
+    const manifest: unknown = JSON.parse(readFileSync(join(path, 'matrix.json'), 'utf8'));
+    const variants = (manifest as { variants?: unknown }).variants;
+    if (Array.isArray(variants)) ids = variants.map((v: unknown) => (v as { id?: unknown } | null)?.id);
+  } catch {
+    return [];
+  }
+  return ids.filter(
+    (id): id is string =>
+      typeof id === 'string' &&
+      id !== '' &&
+      id !== '.' &&
+      id !== '..' &&
+      !/[/\\]/.test(id) &&
+      existsSync(join(path, id)) &&
+      statSync(join(path, id)).isDirectory(),
+  );
+}
+
+/**
  * Refuses to write a run into `dir` (relative to `cwd`) when it already holds one (its own files, or the round
- * folders of a repeated run), so results are never silently replaced or mixed; with `force`, removes the old run's
- * files and round folders first (other files stay).
+ * folders of a repeated run), so results are never silently replaced or mixed; with `force`, removes the old run
+ * first: its files ({@link RUN_ARTIFACTS}), its round folders and, for a matrix run, the variant folders its
+ * `matrix.json` lists (other files stay).
  *
  * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` naming what is there and the two ways out.
  */
@@ -76,7 +102,8 @@ export function claimRunDir(dir: string, cwd: string, force: boolean): void {
   ];
   if (found.length === 0) return;
   if (!force) throw new DantinoxError('INVALID_OPTION', messages.outDirHoldsRun(dir, found));
-  for (const f of found) rmSync(join(path, f), { recursive: true, force: true });
+  for (const f of [...variantFolders(path), ...found])
+    rmSync(join(path, f), { recursive: true, force: true });
 }
 
 /**

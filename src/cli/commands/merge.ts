@@ -12,7 +12,7 @@ import { MatrixReport, variantDir } from '../../benchmarking/matrix/matrix-repor
 import { findMatrixFolders, planMerge } from '../../benchmarking/matrix/plan-merge.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { prepareOutputDir } from '../../runs/index.js';
+import { claimRunDir, prepareOutputDir } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
@@ -21,6 +21,7 @@ import { ExitCode } from '../exit-code.js';
 interface MergeCliOptions {
   readonly out: string;
   readonly allowPartial?: boolean;
+  readonly force?: boolean;
   readonly charts: boolean;
   readonly verbose?: boolean;
 }
@@ -34,6 +35,7 @@ Examples:
 Every variant of the matrix must come from exactly one shard folder; a missing shard, an unfinished variant
 (rerun its shard with --resume) or a folder of another matrix stops the merge with exit code 2, unless
 --allow-partial (missing variants are then listed). Each variant keeps its own environment block (host, CPU).
+An --out that already holds a run or a merge is refused (exit 2) unless --force, which removes that run first.
 `;
 
 /** Registers `dantinox merge` on `program`. */
@@ -47,6 +49,10 @@ export function registerMergeCommand(program: Command, ctx: CommandContext): Com
     .argument('<dirs...>', 'shard folders, or the shared output folder that holds them')
     .requiredOption('-o, --out <dir>', 'folder to write the merged run into')
     .option('--allow-partial', 'merge what exists when shards or variants are missing (listed on stderr)')
+    .option(
+      '--force',
+      'replace a run or merge already in --out (its results files, charts, report.html, matrix.json, run-<r>/ and variant folders)',
+    )
     .option('--no-charts', 'skip charts/ and report.html')
     .option('--verbose', 'say why charts were skipped, and stack traces on errors')
     .addHelpText('after', EXAMPLES)
@@ -67,6 +73,7 @@ async function runMerge(
   if (folders.some((f) => f === out || relative(f, out) === ''))
     throw new DantinoxError('INVALID_OPTION', messages.mergeIntoSource(options.out));
   const plan = planMerge(folders, { allowPartial: options.allowPartial === true });
+  claimRunDir(options.out, io.cwd, options.force === true);
   const dir = prepareOutputDir(options.out, io.cwd);
   for (const { variant, dir: from } of plan.variants)
     cpSync(variantDir(from, variant.id), variantDir(dir, variant.id), { recursive: true });
