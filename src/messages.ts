@@ -803,6 +803,9 @@ export const messages = {
   /** An `--out` folder that already holds a run (bench, merge). */
   outDirHoldsRun: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a run (${list(found)}). Pass another --out <dir>, or --force to replace that run.`,
+  /** An `--out` folder another live dantinox process is writing (its lock file). */
+  outDirLocked: (dir: string, pid: number, host: string, since: string, lock: string): string =>
+    `--out "${dir}" is being written by another dantinox process (pid ${pid} on ${host}, since ${since}); --force does not override that. Wait for it to end or pass another --out <dir>; if that process is gone, delete ${lock}.`,
   /** An output directory that cannot be created or written. */
   outDirNotWritable: (dir: string, cause: unknown): string =>
     errorCode(cause) === 'ENOSPC'
