@@ -19,7 +19,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -385,9 +385,18 @@ describe('bad input: one clear line, exit 2', () => {
     expect(again.stderr).toMatch(
       /^error: --out "again" already holds a run \(results\.json, results\.csv, matrix\.json\)/,
     );
-    const replaced = await runCli(['merge', ...all, '--out', 'again', '--no-charts', '--force'], {
-      cwd: tmp,
+    // While another live process (this test's) holds the folder's lock, even --force is refused, nothing touched.
+    const lock = join(tmp, 'again', '.dantinox.lock');
+    const since = '2026-01-31T04:05:09.000Z';
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), since, token: 'abc' }));
+    const force = ['merge', ...all, '--out', 'again', '--no-charts', '--force'];
+    expect(await runCli(force, { cwd: tmp })).toMatchObject({
+      code: 2,
+      stderr: `error: ${messages.outDirLocked('again', process.pid, hostname(), since, lock)}\n`,
     });
+    expect(existsSync(join(tmp, 'again', VARIANTS[0]!, 'stale.txt'))).toBe(true);
+    rmSync(lock);
+    const replaced = await runCli(force, { cwd: tmp });
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(existsSync(join(tmp, 'again', VARIANTS[0]!, 'stale.txt'))).toBe(false);
     expect(readdirSync(join(tmp, 'again')).sort()).toEqual(

@@ -9,10 +9,10 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createMatrixManifest, writeMatrixManifest } from '../../benchmarking/matrix/matrix-manifest.js';
 import { MatrixReport, variantDir } from '../../benchmarking/matrix/matrix-report.js';
-import { findMatrixFolders, planMerge } from '../../benchmarking/matrix/plan-merge.js';
+import { findMatrixFolders, type MergePlan, planMerge } from '../../benchmarking/matrix/plan-merge.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { claimRunDir, prepareOutputDir } from '../../runs/index.js';
+import { acquireRunLock, claimRunDir, prepareOutputDir } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
@@ -73,8 +73,25 @@ async function runMerge(
   if (folders.some((f) => f === out || relative(f, out) === ''))
     throw new DantinoxError('INVALID_OPTION', messages.mergeIntoSource(options.out));
   const plan = planMerge(folders, { allowPartial: options.allowPartial === true });
-  claimRunDir(options.out, io.cwd, options.force === true);
   const dir = prepareOutputDir(options.out, io.cwd);
+  // The folder's lock first, as bench takes it: no other process writes it while it is cleared and merged into.
+  const lock = acquireRunLock(dir, options.out);
+  try {
+    claimRunDir(options.out, io.cwd, options.force === true);
+    return await writeMerge(plan, dir, options, ctx);
+  } finally {
+    lock.release();
+  }
+}
+
+/** Copies the planned variants into `dir` (claimed), then writes the combined results, charts and report. */
+async function writeMerge(
+  plan: MergePlan,
+  dir: string,
+  options: MergeCliOptions,
+  ctx: CommandContext,
+): Promise<ExitCode> {
+  const { io } = ctx;
   for (const { variant, dir: from } of plan.variants)
     cpSync(variantDir(from, variant.id), variantDir(dir, variant.id), { recursive: true });
   const { manifest } = plan;
