@@ -788,12 +788,25 @@ export const messages = {
   /** A CLI option value of the wrong kind, e.g. not a positive integer, with an example of a good one. */
   badCliValue: (value: string, expected: string, example: string): string =>
     `${excerpt(value)} is not ${expected}, e.g. ${example}.`,
-  /** An output directory that cannot be created or written. */
   /** `--threads` above the machine's cores. */
   threadsAboveCores: (threads: number, cores: number): string =>
     `--threads ${threads} is more than the ${cores} core(s) this process may use: the threads will share cores and every timing will be slower than with --threads ${cores}. The report records both numbers.`,
+  /** An `--out` file that already exists (export). */
+  outFileExists: (file: string): string =>
+    `--out "${file}" already exists. Pass another --out <file>, or --force to replace it.`,
+  /** An `--out` that names a folder where one file is written (export). */
+  outFileIsFolder: (file: string): string =>
+    `--out "${file}" is a folder, but this export writes one file. Pass a file path, e.g. --out ${file}/model.gguf.`,
+  /** An `--out` folder that already holds a Hugging Face model (export --format hf). */
+  outFolderHoldsModel: (dir: string, found: readonly string[]): string =>
+    `--out "${dir}" already holds a Hugging Face model (${list(found)}). Pass another --out <folder>, or --force to remove those files and write this model in their place.`,
+  /** An `--out` folder that already holds a run (bench, merge). */
   outDirHoldsRun: (dir: string, found: readonly string[]): string =>
-    `--out "${dir}" already holds a run (${list(found)}). Pass another --out (the default is a new results/<timestamp> folder), or --force to replace that run.`,
+    `--out "${dir}" already holds a run (${list(found)}). Pass another --out <dir>, or --force to replace that run.`,
+  /** An `--out` folder another live dantinox process is writing (its lock file). */
+  outDirLocked: (dir: string, pid: number, host: string, since: string, lock: string): string =>
+    `--out "${dir}" is being written by another dantinox process (pid ${pid} on ${host}, since ${since}); --force does not override that. Wait for it to end or pass another --out <dir>; if that process is gone, delete ${lock}.`,
+  /** An output directory that cannot be created or written. */
   outDirNotWritable: (dir: string, cause: unknown): string =>
     errorCode(cause) === 'ENOSPC'
       ? `Cannot write to the output directory "${dir}": no space left on the device. Free some space or pass another --out <dir>.`

@@ -48,6 +48,8 @@ export {
   opProfiler,
 } from './open-model.js';
 export {
+  claimModelFolder,
+  claimOutFile,
   claimRunDir,
   prepareOutputDir,
   RUN_ARTIFACTS,
@@ -65,6 +67,7 @@ export {
   recordHistory,
   variantHistoryRun,
 } from './record-history.js';
+export { acquireRunLock, RUN_LOCK_FILE, type RunLock } from './run-lock.js';
 export {
   type CalibrationPlan,
   isFlatLayout,

@@ -3,10 +3,11 @@
  *
  * @packageDocumentation
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { HF_EXPORT_FILES } from '../models/hf/hf-dtype-files.js';
 import { removePartial } from '../text-file.js';
 
 /** A run directory name from a date: `2026-01-31_14-05-09` (local time, sortable, safe in every file system). */
@@ -61,9 +62,35 @@ export function roundFolders(path: string): string[] {
 }
 
 /**
+ * The variant folders of the matrix run at `path` (absolute): the ids its `matrix.json` lists that are folders
+ * there. A `matrix.json` that cannot be read names none; an id that is not one plain folder name is ignored.
+ */
+function variantFolders(path: string): string[] {
+  let ids: unknown[] = [];
+  try {
+    const manifest: unknown = JSON.parse(readFileSync(join(path, 'matrix.json'), 'utf8'));
+    const variants = (manifest as { variants?: unknown }).variants;
+    if (Array.isArray(variants)) ids = variants.map((v: unknown) => (v as { id?: unknown } | null)?.id);
+  } catch {
+    return [];
+  }
+  return ids.filter(
+    (id): id is string =>
+      typeof id === 'string' &&
+      id !== '' &&
+      id !== '.' &&
+      id !== '..' &&
+      !/[/\\]/.test(id) &&
+      existsSync(join(path, id)) &&
+      statSync(join(path, id)).isDirectory(),
+  );
+}
+
+/**
  * Refuses to write a run into `dir` (relative to `cwd`) when it already holds one (its own files, or the round
- * folders of a repeated run), so results are never silently replaced or mixed; with `force`, removes the old run's
- * files and round folders first (other files stay).
+ * folders of a repeated run), so results are never silently replaced or mixed; with `force`, removes the old run
+ * first: its files ({@link RUN_ARTIFACTS}), its round folders and, for a matrix run, the variant folders its
+ * `matrix.json` lists (other files stay).
  *
  * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` naming what is there and the two ways out.
  */
@@ -75,5 +102,38 @@ export function claimRunDir(dir: string, cwd: string, force: boolean): void {
   ];
   if (found.length === 0) return;
   if (!force) throw new DantinoxError('INVALID_OPTION', messages.outDirHoldsRun(dir, found));
+  for (const f of [...variantFolders(path), ...found])
+    rmSync(join(path, f), { recursive: true, force: true });
+}
+
+/**
+ * Refuses to write the single file `file` (relative to `cwd`, e.g. `export --out`) where a file already is, so a
+ * results file or a model is never silently replaced; with `force`, the writer replaces it. Returns the absolute
+ * path.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when `file` exists (unless `force`) or is a folder.
+ */
+export function claimOutFile(file: string, cwd: string, force: boolean): string {
+  const path = isAbsolute(file) ? file : resolve(cwd, file);
+  if (!existsSync(path)) return path;
+  if (statSync(path).isDirectory()) throw new DantinoxError('INVALID_OPTION', messages.outFileIsFolder(file));
+  if (!force) throw new DantinoxError('INVALID_OPTION', messages.outFileExists(file));
+  return path;
+}
+
+/**
+ * Refuses to write a Hugging Face model into `dir` (relative to `cwd`, `export --format hf --out`) when it
+ * already holds files such an export writes, so two models never share a folder (a stale `model_q4.onnx` of
+ * another model would be benchmarked, or compared by `kld`, as this one's); with `force`, removes those files
+ * first (other files stay). Returns the absolute path.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the files found, unless `force`.
+ */
+export function claimModelFolder(dir: string, cwd: string, force: boolean): string {
+  const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
+  const found = HF_EXPORT_FILES.filter((f) => existsSync(join(path, f)));
+  if (found.length === 0) return path;
+  if (!force) throw new DantinoxError('INVALID_OPTION', messages.outFolderHoldsModel(dir, found));
   for (const f of found) rmSync(join(path, f), { recursive: true, force: true });
+  return path;
 }

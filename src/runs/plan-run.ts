@@ -27,6 +27,7 @@ import { DEFAULT_CALIBRATION_MS } from './calibration-step.js';
 import { gitInfo } from './git-info.js';
 import { claimRunDir, prepareOutputDir, RUN_ARTIFACTS, roundFolders } from './output-dir.js';
 import type { HistoryOptions } from './record-history.js';
+import { acquireRunLock } from './run-lock.js';
 import type { CalibrationPlan, RunPlan } from './run-matrix.js';
 
 /** What a run is asked to do; every field but `dir` has a default. */
@@ -124,7 +125,8 @@ function checkResumedLayout(path: string, shownDir: string, repeat: number): voi
 /**
  * A checked {@link RunPlan}: the matrix expanded, every variant's model selection checked (and a built-in model
  * that cannot fit refused) and the output folder claimed (refused when it holds a run, unless `force` or
- * `resume`) before anything is measured.
+ * `resume`) before anything is measured. The folder is locked for the plan's run (see {@link RunPlan.lock}): a
+ * folder another live process is writing is refused, even with `force`.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` (also for a `repeat` that is not an integer ≥ 1, or with
  * `shard`), `UNKNOWN_TASK`, `IO`… naming the first problem.
@@ -148,9 +150,16 @@ export function planRun(input: RunPlanInput): RunPlan {
   checkVariants(matrix.variants, config, cwd, shared);
   const shownDir = input.shownDir ?? input.dir;
   const repeat = checkRepeat(input);
-  if (input.resume !== true) claimRunDir(shownDir, cwd, input.force === true);
-  else checkResumedLayout(isAbsolute(shownDir) ? shownDir : resolve(cwd, shownDir), shownDir, repeat);
   const dir = prepareOutputDir(shownDir, cwd);
+  // The lock first: a second process must not clear (--force) or resume a folder being written.
+  const lock = acquireRunLock(dir, shownDir);
+  try {
+    if (input.resume !== true) claimRunDir(shownDir, cwd, input.force === true);
+    else checkResumedLayout(dir, shownDir, repeat);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   for (const threads of new Set(matrix.variants.map((v) => variantConfig(v, config).threads)))
     if (threads !== null && threads > availableParallelism())
       logger.log('warn', messages.threadsAboveCores(threads, availableParallelism()));
@@ -184,5 +193,6 @@ export function planRun(input: RunPlanInput): RunPlan {
     ...(input.plugins === undefined ? {} : { plugins: input.plugins }),
     logLevel: input.logLevel ?? 'warn',
     git: gitInfo(cwd),
+    lock,
   };
 }

@@ -35,6 +35,7 @@ import {
   recordHistory,
   variantHistoryRun,
 } from './record-history.js';
+import type { RunLock } from './run-lock.js';
 import { writeMatrixCharts, writeRepeatCharts } from './run-outputs.js';
 import { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';
 import { runVariantProcess } from './variant-process.js';
@@ -105,6 +106,11 @@ export interface RunPlan {
   readonly logLevel?: LogLevel;
   /** The git state of the source tree being measured, read when the run was planned. */
   readonly git?: GitState;
+  /**
+   * The folder's lock, taken by `planRun` and released when {@link runMatrix} ends (or the process exits): call
+   * `release()` on a plan that is not run, so that the folder can be written again in this process.
+   */
+  readonly lock?: RunLock;
 }
 
 /** A variant about to run. */
@@ -239,12 +245,16 @@ function fanOutHooks(hooks: RunHooks | readonly RunHooks[] | undefined, logger: 
  * `IO` when files cannot be written; in the flat layout, the errors of building the model.
  */
 export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): Promise<RunResult> {
-  const hooks = fanOutHooks(options.hooks, plan.logger);
-  const signal = options.signal ?? new AbortController().signal;
-  const repeat = plan.repeat ?? 1;
-  if (repeat > 1) return runRounds(plan, repeat, hooks, signal, options.progress);
-  const result = await runOnce(plan, hooks, signal, options.progress);
-  return { ...result, history: await recordRounds(plan, [{ plan, result }]) };
+  try {
+    const hooks = fanOutHooks(options.hooks, plan.logger);
+    const signal = options.signal ?? new AbortController().signal;
+    const repeat = plan.repeat ?? 1;
+    if (repeat > 1) return await runRounds(plan, repeat, hooks, signal, options.progress);
+    const result = await runOnce(plan, hooks, signal, options.progress);
+    return { ...result, history: await recordRounds(plan, [{ plan, result }]) };
+  } finally {
+    plan.lock?.release();
+  }
 }
 
 /** A round's plan and what it did. */

@@ -20,8 +20,8 @@ import { variantConfig } from './bench-matrix.js';
 import type { RunPlan } from './run-matrix.js';
 import { failedReport, runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';
 
-/** The plan as a child process receives it: everything but the registries and the logger. */
-export type VariantPlanData = Omit<RunPlan, 'registries' | 'logger'>;
+/** The plan as a child process receives it: everything but the registries, the logger and the folder's lock. */
+export type VariantPlanData = Omit<RunPlan, 'registries' | 'logger' | 'lock'>;
 
 /** Parent → child. */
 export type ToVariantProcess =
@@ -61,7 +61,7 @@ export async function runVariantProcess(
   options: VariantRunOptions,
 ): Promise<VariantOutcome> {
   if (!canIsolate()) return runVariant(plan, variant, options);
-  const { registries: _registries, logger: _logger, ...data } = plan;
+  const { registries: _registries, logger: _logger, lock: _lock, ...data } = plan;
   const child = fork(WORKER, [], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',

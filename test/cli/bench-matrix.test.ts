@@ -8,8 +8,18 @@
  * commands on a tiny version of them: the `config` axis is `tiny` (so 2 variants for 4 shards: two shards have
  * nothing to run and must still count for the merge), and the sweep is a few calls per cell.
  */
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -332,5 +342,56 @@ describe('bad input: one clear line, exit 2', () => {
     expect(partial.code, partial.stderr).toBe(0);
     expect(partial.stderr).toBe(`missing (--allow-partial): ${line}\n`);
     expect(csvRows(join(tmp, 'm4/results.csv')).map((r) => r['variant'])).not.toContain(VARIANTS[1]);
+  }, 60_000);
+
+  it('merge --out onto a bench run or an earlier merge: refused, untouched; --force leaves nothing of the old run', async () => {
+    const s = (i: number): string => join(tmp, `results/study/shard-${i}-of-4`);
+    const all = [s(0), s(1), s(2), s(3)];
+    // A single bench run's folder: its stream would stay beside the merged results.
+    mkdirSync(join(tmp, 'bench-run'));
+    for (const f of ['results.jsonl', 'results.json', 'results.csv'])
+      writeFileSync(join(tmp, 'bench-run', f), `old ${f}\n`);
+    writeFileSync(join(tmp, 'bench-run', 'notes.txt'), 'mine');
+    const refused = await runCli(['merge', ...all, '--out', 'bench-run', '--no-charts'], { cwd: tmp });
+    const found = ['results.jsonl', 'results.json', 'results.csv'];
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: `error: ${messages.outDirHoldsRun('bench-run', found)}\n`,
+    });
+    expect(readFileSync(join(tmp, 'bench-run/results.csv'), 'utf8')).toBe('old results.csv\n');
+    const forced = await runCli(['merge', ...all, '--out', 'bench-run', '--no-charts', '--force'], {
+      cwd: tmp,
+    });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readdirSync(join(tmp, 'bench-run')).sort()).toEqual(
+      ['matrix.json', 'notes.txt', 'results.csv', 'results.json', ...VARIANTS].sort(),
+    );
+    expect(csvRows(join(tmp, 'bench-run/results.csv')).map((r) => r['variant'])).toContain(VARIANTS[1]);
+    // An earlier (partial) merge: a file left in one of its variant folders must not survive into the new one.
+    const partial = ['merge', s(0), s(2), s(3), '--out', 'again', '--allow-partial', '--no-charts'];
+    expect((await runCli(partial, { cwd: tmp })).code).toBe(0);
+    writeFileSync(join(tmp, 'again', VARIANTS[0]!, 'stale.txt'), 'old');
+    const again = await runCli(['merge', ...all, '--out', 'again', '--no-charts'], { cwd: tmp });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      /^error: --out "again" already holds a run \(results\.json, results\.csv, matrix\.json\)/,
+    );
+    // While another live process (this test's) holds the folder's lock, even --force is refused, nothing touched.
+    const lock = join(tmp, 'again', '.dantinox.lock');
+    const since = '2026-01-31T04:05:09.000Z';
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), since, token: 'abc' }));
+    const force = ['merge', ...all, '--out', 'again', '--no-charts', '--force'];
+    expect(await runCli(force, { cwd: tmp })).toMatchObject({
+      code: 2,
+      stderr: `error: ${messages.outDirLocked('again', process.pid, hostname(), since, lock)}\n`,
+    });
+    expect(existsSync(join(tmp, 'again', VARIANTS[0]!, 'stale.txt'))).toBe(true);
+    rmSync(lock);
+    const replaced = await runCli(force, { cwd: tmp });
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(existsSync(join(tmp, 'again', VARIANTS[0]!, 'stale.txt'))).toBe(false);
+    expect(readdirSync(join(tmp, 'again')).sort()).toEqual(
+      ['matrix.json', 'results.csv', 'results.json', ...VARIANTS].sort(),
+    );
   }, 60_000);
 });

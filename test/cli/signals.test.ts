@@ -119,12 +119,19 @@ describe('dantinox bench under signals', () => {
   it('SIGTERM to the launcher (docker stop, CI cancel) is treated like Ctrl-C and exits 143', async () => {
     const run = start([...SLOW, '--no-charts', '--out', 'term']);
     await until(firstCellDone(run), 'the first cell');
+    // A second process on the same folder is refused while the first writes it, --force or not.
+    const second = await runCli([...SLOW, '--no-charts', '--out', 'term', '--force'], { cwd });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(
+      /^error: --out "term" is being written by another dantinox process \(pid \d+ on [^\n]+\n$/,
+    );
     run.child.kill('SIGTERM');
     const { code } = await run.exit;
     expect(code, run.stderr()).toBe(143);
     expect(run.stderr()).toContain('SIGTERM: stopping after the current engine call');
     const report = SuiteReport.load(join(cwd, 'term', 'results.csv'));
     expect(report.results[0]?.metrics['tps_seq16']).toBeGreaterThan(0);
+    expect(existsSync(join(cwd, 'term', '.dantinox.lock'))).toBe(false); // released on the way out
   });
 
   it('a second Ctrl-C quits at once, with exit 130, and says where the measured cells are', async () => {
@@ -165,6 +172,8 @@ describe('dantinox bench under signals', () => {
     expect(code).toBe(137);
     expect(run.stderr()).toContain('killed by SIGKILL (most likely the out-of-memory killer');
     expect(existsSync(join(cwd, 'oom', 'results.csv'))).toBe(false);
+    // The killed worker held the folder's lock: it stays, naming a dead pid, and the next run takes it over.
+    expect(existsSync(join(cwd, 'oom', '.dantinox.lock'))).toBe(true);
     const report = await runCli(['report', 'oom', '--out', 'oom-report'], { cwd });
     expect(report.code, report.stderr).toBe(0);
     const html = readFileSync(join(cwd, 'oom-report', 'report.html'), 'utf8');
@@ -173,6 +182,15 @@ describe('dantinox bench under signals', () => {
     const plot = await runCli(['plot', 'oom', '--out', 'oom-plot', '--charts', 'throughput'], { cwd });
     expect(plot.code, plot.stderr).toBe(0);
     expect(readdirSync(join(cwd, 'oom-plot')).some((f) => f.endsWith('throughput.svg'))).toBe(true);
+    const quick = ['--seq-lens', '8', '--batch-sizes', '1', '--n-measure', '1', '--tasks', 'throughput'];
+    const again = await runCli(
+      [...SLOW, ...quick, '--no-charts', '--no-calibrate', '--out', 'oom', '--force'],
+      {
+        cwd,
+      },
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(existsSync(join(cwd, 'oom', '.dantinox.lock'))).toBe(false);
   });
 
   it('a closed stdout is a normal end (dantinox --help | head -1): exit 0, no stack trace', async () => {

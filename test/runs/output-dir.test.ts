@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DantinoxError } from '../../src/errors.js';
 import { messages } from '../../src/messages.js';
-import { prepareOutputDir, timestampName } from '../../src/runs/output-dir.js';
+import { claimRunDir, prepareOutputDir, timestampName } from '../../src/runs/output-dir.js';
 
 describe('prepareOutputDir', () => {
   it('creates nested directories relative to cwd and leaves no probe file behind', () => {
@@ -26,5 +26,35 @@ describe('prepareOutputDir', () => {
 describe('timestampName', () => {
   it('is sortable and file-name safe', () => {
     expect(timestampName(new Date(2026, 0, 31, 4, 5, 9))).toBe('2026-01-31_04-05-09');
+  });
+});
+
+describe('claimRunDir', () => {
+  it('with force, removes a matrix run with the variant folders its matrix.json lists, and nothing else', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-out-'));
+    const run = join(cwd, 'run');
+    for (const d of ['tiny-t1', 'tiny-t2', 'run-1', 'mine']) mkdirSync(join(run, d), { recursive: true });
+    writeFileSync(join(run, 'run-1', 'results.csv'), 'x');
+    writeFileSync(join(run, 'results.csv'), 'x');
+    // '..' and a path are not folder names of this run: they must never be removed.
+    const ids = ['tiny-t1', 'tiny-t2', 'gone', '..', 'mine/..', ''];
+    writeFileSync(join(run, 'matrix.json'), JSON.stringify({ variants: ids.map((id) => ({ id })) }));
+    expect(() => claimRunDir('run', cwd, false)).toThrow(
+      messages.outDirHoldsRun('run', ['results.csv', 'matrix.json', 'run-1/']),
+    );
+    expect(readdirSync(run).sort()).toEqual(
+      ['matrix.json', 'mine', 'results.csv', 'run-1', 'tiny-t1', 'tiny-t2'].sort(),
+    );
+    claimRunDir('run', cwd, true);
+    expect(readdirSync(run)).toEqual(['mine']);
+    expect(existsSync(cwd)).toBe(true);
+  });
+
+  it('with force and an unreadable matrix.json, removes the run files and keeps every folder', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-out-'));
+    mkdirSync(join(cwd, 'tiny-t1'));
+    writeFileSync(join(cwd, 'matrix.json'), '{"variants": [{"id": "tiny-t1"}');
+    claimRunDir('.', cwd, true);
+    expect(readdirSync(cwd)).toEqual(['tiny-t1']);
   });
 });

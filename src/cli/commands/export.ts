@@ -11,6 +11,7 @@ import { messages } from '../../messages.js';
 import type { GgufExportResult } from '../../models/gguf/gguf-export.js';
 import { DEFAULT_PRESET } from '../../models/model-selection.js';
 import { resolveModelConfig } from '../../models/resolve-model-config.js';
+import { claimModelFolder, claimOutFile } from '../../runs/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
 import { formatBytes } from '../format-quantity.js';
@@ -25,6 +26,7 @@ interface ExportCliOptions {
   readonly format: 'gguf' | 'hf';
   readonly dtype: 'fp32' | 'fp16' | 'q8' | 'q4';
   readonly out: string;
+  readonly force?: boolean;
 }
 
 const EXAMPLES = `
@@ -34,6 +36,7 @@ Examples:
   $ dantinox export --config tiny --format hf --out models/tiny-hf      # folder for transformers.js / --model
   $ dantinox export --model models/tiny-hf --dtype q4 --out tiny-q4.gguf # that folder for llama.cpp
 
+An existing --out file, or a folder that already holds a Hugging Face model, is refused (exit 2) unless --force.
 GGUF files load in llama.cpp (e.g. node-llama-cpp); "dantinox bench --engine llama.cpp" exports one on the fly.
 `;
 
@@ -62,6 +65,10 @@ export function registerExportCommand(program: Command, ctx: CommandContext): Co
         .default('fp32'),
     )
     .requiredOption('-o, --out <path>', 'GGUF file, or folder for --format hf')
+    .option(
+      '--force',
+      "replace an existing --out file, or the model files (config, tokenizer, every dtype's ONNX file) of an existing --out folder",
+    )
     .addHelpText('after', EXAMPLES)
     .action(async (options: ExportCliOptions) => {
       ctx.exitCode = await runExport(options, ctx);
@@ -71,12 +78,13 @@ export function registerExportCommand(program: Command, ctx: CommandContext): Co
 async function runExport(options: ExportCliOptions, ctx: CommandContext): Promise<ExitCode> {
   const { io } = ctx;
   const at = (p: string): string => (isAbsolute(p) ? p : resolve(io.cwd, p));
+  const force = options.force === true;
   const models = await import('../../models/index.js');
-  const out = at(options.out);
   if (options.model !== undefined) {
     if (options.config !== undefined || options.weights !== undefined || options.format !== 'gguf')
       throw new DantinoxError('INVALID_OPTION', messages.exportModelAlone());
-    const r = models.exportGguf(at(options.model), out, { dtype: options.dtype });
+    const folder = at(options.model);
+    const r = models.exportGguf(folder, claimOutFile(options.out, io.cwd, force), { dtype: options.dtype });
     io.stdout.write(`${describeGguf(options.out, r)}\n`);
     return ExitCode.ok;
   }
@@ -90,7 +98,7 @@ async function runExport(options: ExportCliOptions, ctx: CommandContext): Promis
     weights = loaded.weights;
   }
   if (options.format === 'hf') {
-    const r = models.exportHfModel(config, weights, out, {
+    const r = models.exportHfModel(config, weights, claimModelFolder(options.out, io.cwd, force), {
       dtypes: options.dtype === 'fp32' ? ['fp32'] : ['fp32', options.dtype],
     });
     io.stdout.write(
@@ -98,7 +106,9 @@ async function runExport(options: ExportCliOptions, ctx: CommandContext): Promis
     );
     return ExitCode.ok;
   }
-  const r = models.exportGguf({ config, weights }, out, { dtype: options.dtype });
+  const r = models.exportGguf({ config, weights }, claimOutFile(options.out, io.cwd, force), {
+    dtype: options.dtype,
+  });
   io.stdout.write(`${describeGguf(options.out, r)}\n`);
   return ExitCode.ok;
 }

@@ -9,10 +9,10 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createMatrixManifest, writeMatrixManifest } from '../../benchmarking/matrix/matrix-manifest.js';
 import { MatrixReport, variantDir } from '../../benchmarking/matrix/matrix-report.js';
-import { findMatrixFolders, planMerge } from '../../benchmarking/matrix/plan-merge.js';
+import { findMatrixFolders, type MergePlan, planMerge } from '../../benchmarking/matrix/plan-merge.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { prepareOutputDir } from '../../runs/index.js';
+import { acquireRunLock, claimRunDir, prepareOutputDir } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
@@ -21,6 +21,7 @@ import { ExitCode } from '../exit-code.js';
 interface MergeCliOptions {
   readonly out: string;
   readonly allowPartial?: boolean;
+  readonly force?: boolean;
   readonly charts: boolean;
   readonly verbose?: boolean;
 }
@@ -34,6 +35,7 @@ Examples:
 Every variant of the matrix must come from exactly one shard folder; a missing shard, an unfinished variant
 (rerun its shard with --resume) or a folder of another matrix stops the merge with exit code 2, unless
 --allow-partial (missing variants are then listed). Each variant keeps its own environment block (host, CPU).
+An --out that already holds a run or a merge is refused (exit 2) unless --force, which removes that run first.
 `;
 
 /** Registers `dantinox merge` on `program`. */
@@ -47,6 +49,10 @@ export function registerMergeCommand(program: Command, ctx: CommandContext): Com
     .argument('<dirs...>', 'shard folders, or the shared output folder that holds them')
     .requiredOption('-o, --out <dir>', 'folder to write the merged run into')
     .option('--allow-partial', 'merge what exists when shards or variants are missing (listed on stderr)')
+    .option(
+      '--force',
+      'replace a run or merge already in --out (its results files, charts, report.html, matrix.json, run-<r>/ and variant folders)',
+    )
     .option('--no-charts', 'skip charts/ and report.html')
     .option('--verbose', 'say why charts were skipped, and stack traces on errors')
     .addHelpText('after', EXAMPLES)
@@ -68,6 +74,24 @@ async function runMerge(
     throw new DantinoxError('INVALID_OPTION', messages.mergeIntoSource(options.out));
   const plan = planMerge(folders, { allowPartial: options.allowPartial === true });
   const dir = prepareOutputDir(options.out, io.cwd);
+  // The folder's lock first, as bench takes it: no other process writes it while it is cleared and merged into.
+  const lock = acquireRunLock(dir, options.out);
+  try {
+    claimRunDir(options.out, io.cwd, options.force === true);
+    return await writeMerge(plan, dir, options, ctx);
+  } finally {
+    lock.release();
+  }
+}
+
+/** Copies the planned variants into `dir` (claimed), then writes the combined results, charts and report. */
+async function writeMerge(
+  plan: MergePlan,
+  dir: string,
+  options: MergeCliOptions,
+  ctx: CommandContext,
+): Promise<ExitCode> {
+  const { io } = ctx;
   for (const { variant, dir: from } of plan.variants)
     cpSync(variantDir(from, variant.id), variantDir(dir, variant.id), { recursive: true });
   const { manifest } = plan;

@@ -10,6 +10,23 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { BUILTIN_DTYPES, type BuiltinDtype, hfOnnxFile } from '../onnx/precision.js';
 
+/** Metadata files an export writes at the top of a Hugging Face folder. */
+export const HF_JSON_FILES = [
+  'config.json',
+  'generation_config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+] as const;
+
+/**
+ * Every file a Hugging Face export may write in its folder (relative paths): the metadata files, then each
+ * dtype's ONNX file and its external data (`onnx/model.onnx`, `onnx/model.onnx_data`, `onnx/model_fp16.onnx`…).
+ */
+export const HF_EXPORT_FILES: readonly string[] = [
+  ...HF_JSON_FILES,
+  ...BUILTIN_DTYPES.flatMap((d) => [`onnx/${hfOnnxFile(d)}`, `onnx/${hfOnnxFile(d)}_data`]),
+];
+
 /** The dtypes whose transformers.js file exists in `folder/onnx/`, in table order. */
 export function hfFolderDtypes(folder: string): BuiltinDtype[] {
   return BUILTIN_DTYPES.filter((d) => existsSync(join(folder, 'onnx', hfOnnxFile(d))));
