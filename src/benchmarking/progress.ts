@@ -9,7 +9,7 @@ import type { TextWriter } from './logger.js';
 import type { BenchmarkResult, CellRecord } from './task.js';
 
 /** How progress is shown: `auto` = live bar on a TTY writer, plain lines otherwise. */
-export type ProgressMode = 'auto' | 'plain' | 'silent';
+export type ProgressMode = 'auto' | 'plain' | 'every' | 'silent';
 
 /** Receives the suite's progress events. */
 export interface ProgressDisplay {
@@ -54,10 +54,10 @@ const PLAIN_LINES_PER_TASK = 10;
 
 /**
  * One line per event, for logs and non-interactive terminals. A task with many cells (perplexity's batches) shows
- * about ten of its completed cells — each tenth of the way, and the last — while every
- * failed or skipped cell gets its line.
+ * about ten of its completed cells — each tenth of the way, and the last — while every failed or skipped cell gets
+ * its line; with `everyCell` (`dantinox bench --verbose`) every cell gets its line.
  */
-export function plainProgress(writer: TextWriter): ProgressDisplay {
+export function plainProgress(writer: TextWriter, everyCell = false): ProgressDisplay {
   let done = 0;
   let planned = 0;
   return {
@@ -73,6 +73,7 @@ export function plainProgress(writer: TextWriter): ProgressDisplay {
       done += 1;
       const step = (n: number): number => Math.floor((n * PLAIN_LINES_PER_TASK) / planned);
       const shown =
+        everyCell ||
         cell.status !== 'completed' ||
         planned <= PLAIN_LINES_PER_TASK ||
         done === planned ||
@@ -127,9 +128,13 @@ export function liveProgress(stream: NodeJS.WritableStream): ProgressDisplay {
   };
 }
 
-/** The display for `mode` on `writer` (`undefined` writer → silent). */
+/**
+ * The display for `mode` on `writer` (`undefined` writer → silent): `auto` a live bar on a terminal and
+ * {@link plainProgress} otherwise, `plain` always the latter, `every` the latter with a line for every cell.
+ */
 export function createProgress(mode: ProgressMode, writer: TextWriter | undefined): ProgressDisplay {
   if (mode === 'silent' || writer === undefined) return silentProgress;
+  if (mode === 'every') return plainProgress(writer, true);
   const stream = writer as Partial<NodeJS.WriteStream>;
   if (mode === 'auto' && writer.isTTY === true && typeof stream.cursorTo === 'function') {
     return liveProgress(writer as NodeJS.WritableStream);

@@ -108,7 +108,8 @@ export async function runVariant(
       jsonl: false,
       sinks: new runtime.RunDirectory(folder).sinks(),
       ...(options.progress === undefined ? {} : { writer: options.progress }),
-      progress: 'auto',
+      // --verbose (debug logging): a line for every cell, e.g. each perplexity batch.
+      progress: plan.logLevel === 'debug' ? 'every' : 'auto',
       logger: plan.logger,
       signal: options.signal,
       startedAt: plan.startedAt,

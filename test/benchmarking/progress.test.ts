@@ -3,7 +3,7 @@
  * skipped one, and all of a short task's.
  */
 import { describe, expect, it } from 'vitest';
-import { plainProgress } from '../../src/benchmarking/progress.js';
+import { createProgress, type ProgressMode, plainProgress } from '../../src/benchmarking/progress.js';
 import type { CellRecord } from '../../src/benchmarking/task.js';
 
 const cell = (i: number, status: CellRecord['status'] = 'completed'): CellRecord => ({
@@ -16,9 +16,10 @@ const cell = (i: number, status: CellRecord['status'] = 'completed'): CellRecord
 });
 
 /** The cell lines written for `cells` cells of one task (the failed ones at `failed`). */
-function cellLines(cells: number, failed: readonly number[] = []): string[] {
+function cellLines(cells: number, failed: readonly number[] = [], mode?: ProgressMode): string[] {
   const out: string[] = [];
-  const progress = plainProgress({ write: (t: string) => out.push(t) });
+  const writer = { write: (t: string) => out.push(t) };
+  const progress = mode === undefined ? plainProgress(writer) : createProgress(mode, writer);
   progress.taskStart('perplexity', 0, 1);
   progress.plan('perplexity', cells);
   for (let i = 0; i < cells; i++) progress.cell(cell(i, failed.includes(i) ? 'failed' : 'completed'));
@@ -40,5 +41,11 @@ describe('plainProgress', () => {
     const lines = cellLines(100, [3, 4]);
     expect(lines).toHaveLength(12);
     expect(lines.filter((l) => l.includes('failed: out of time'))).toHaveLength(2);
+  });
+
+  it("'every' (bench --verbose) prints every cell; 'plain' and a writer that is not a terminal under 'auto' about ten", () => {
+    expect(cellLines(610, [], 'every')).toHaveLength(610);
+    expect(cellLines(610, [], 'plain')).toHaveLength(10);
+    expect(cellLines(610, [], 'auto')).toHaveLength(10);
   });
 });

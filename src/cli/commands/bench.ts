@@ -305,7 +305,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
         .default('table'),
     )
     .option('-q, --quiet', 'no progress on stderr')
-    .option('--verbose', 'debug logging, and stack traces on errors')
+    .option('--verbose', 'debug logging, a progress line for every cell, and stack traces on errors')
     .addHelpText('after', EXAMPLES)
     .action(async (options: BenchCliOptions) => {
       ctx.exitCode = await runBench(options, ctx);
