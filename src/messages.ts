@@ -903,6 +903,9 @@ export const messages = {
   /** A run during which other processes kept CPUs busy (measured from /proc/stat). */
   busyMachineCpus: (others: number, cpus: number): string =>
     `the machine was busy: other processes kept ${others.toFixed(1)} of its ${cpus} logical CPUs busy on average during the run, taking cores and clock from the engine, so these timings may not repeat; measure on an idle machine (other processes below ${(cpus / 2).toFixed(1)} CPUs) before trusting a comparison.`,
+  /** A calibration that could not be written to its cache. */
+  calibrationNotStored: (path: string, why: string): string =>
+    `the calibration could not be cached in ${path} (${why}); it serves this run, and the next run measures again. Make the folder writable, or point DANTINOX_CACHE_DIR at one that is.`,
   /** A calibration measured while the machine was busy. */
   busyCalibration: (load: number, cpus: number): string =>
     `the calibration was measured while the machine was busy (load average ${load.toFixed(1)} on ${cpus} logical CPUs), so its ceilings may be too low and MFU/MBU too high; it serves this run and is measured again by the next one (or now: dantinox calibrate --recalibrate on an idle machine).`,

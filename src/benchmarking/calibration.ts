@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -67,11 +67,12 @@ export interface Calibration extends OrtCalibration {
   readonly theoreticalUnavailable?: string;
 }
 
-const numberRecord = z.record(z.string(), z.number());
+/** A rate a machine can reach: finite and above 0 (a cached −1 or 0 ceiling is a damaged file). */
+const rate = z.number().positive().finite();
 const ceilingsSchema = z.object({
   source: z.enum(['calibrated', 'theoretical']),
-  gemmGflops: numberRecord,
-  bandwidthGbs: z.number().optional(),
+  gemmGflops: z.record(z.string(), rate),
+  bandwidthGbs: rate.optional(),
 });
 const calibrationSchema = z.object({
   format: z.literal('dantinox-calibration/1'),
@@ -97,7 +98,7 @@ const calibrationSchema = z.object({
       measures: z.string(),
       description: z.string(),
       unit: z.enum(['GFLOP/s', 'GB/s']),
-      value: z.number().optional(),
+      value: rate.optional(),
       medianMs: z.number().optional(),
       p10Ms: z.number().optional(),
       p90Ms: z.number().optional(),
@@ -258,12 +259,22 @@ export function readCalibration(path: string, logger: Logger = silentLogger): Ca
   return undefined;
 }
 
-/** Writes `calibration` to `path` atomically (temporary file + rename). */
+/**
+ * Writes `calibration` to `path` atomically (temporary file + rename; the temporary file is removed when the write
+ * fails).
+ *
+ * @throws the file-system error when the cache folder cannot be created or written (read-only, full, a file).
+ */
 export function writeCalibration(path: string, calibration: Calibration): void {
-  mkdirSync(join(path, '..'), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(calibration, null, 2)}\n`);
-  renameSync(tmp, path);
+  try {
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(tmp, `${JSON.stringify(calibration, null, 2)}\n`);
+    renameSync(tmp, path);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
 }
 
 /** Options of {@link loadOrCalibrate}. */
@@ -301,6 +312,11 @@ export interface CalibrationOutcome {
   /** Its cache file. */
   readonly path: string;
   /**
+   * Set when a calibration measured now could not be stored in the cache (read-only or full folder, a file in its
+   * place): why. The calibration still serves the run; the next one measures again.
+   */
+  readonly notStored?: string;
+  /**
    * Set when it was measured while the machine was busy (see {@link busyCalibration}): why its ceilings may be low.
    * Such a calibration is cached marked, and measured again by the next call on an idle machine.
    */
@@ -330,8 +346,10 @@ export function busyCalibration(calibration: Calibration): string | undefined {
  * const { calibration } = await loadOrCalibrate({ threads: 2 });
  * calibration.ceilings.gemmGflops.fp32; // GFLOP/s measured on this machine
  * ```
- * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`; a file-system error when the
- * cache cannot be written.
+ * A cache folder that cannot be written (read-only, full, a file in its place) is warned about on `logger` and the
+ * measured calibration returned anyway ({@link CalibrationOutcome.notStored}).
+ *
+ * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `onnxruntime-node`.
  */
 export async function loadOrCalibrate(options: CalibrateOptions): Promise<CalibrationOutcome> {
   const { loadOrt, ortEngineLabel } = await import('../models/engines/ort/index.js');
@@ -366,7 +384,20 @@ export async function loadOrCalibrate(options: CalibrateOptions): Promise<Calibr
     ...measured,
     ...('unavailable' in theory ? { theoreticalUnavailable: theory.unavailable } : { theoretical: theory }),
   };
-  writeCalibration(path, calibration);
+  // The cache is an optimisation: a folder that cannot be written costs the next run a measurement, not this run.
+  let notStored: string | undefined;
+  try {
+    writeCalibration(path, calibration);
+  } catch (error) {
+    notStored = messages.calibrationNotStored(path, error instanceof Error ? error.message : String(error));
+    options.logger?.log('warn', notStored);
+  }
   const busy = busyCalibration(calibration);
-  return { calibration, cached: false, path, ...(busy === undefined ? {} : { busy }) };
+  return {
+    calibration,
+    cached: false,
+    path,
+    ...(busy === undefined ? {} : { busy }),
+    ...(notStored === undefined ? {} : { notStored }),
+  };
 }

@@ -37,7 +37,9 @@ export function formatCalibration(outcome: CalibrationOutcome): string {
     lines.push(`Theoretical peak: ${t.join(', ')} (${c.theoretical.basis})`);
   } else if (c.theoreticalUnavailable !== undefined)
     lines.push(`Theoretical peak: ${c.theoreticalUnavailable}`);
-  lines.push(`Cache: ${outcome.path}`);
+  lines.push(
+    outcome.notStored === undefined ? `Cache: ${outcome.path}` : `Cache: not stored — ${outcome.notStored}`,
+  );
   if (outcome.busy !== undefined) lines.push(`Warning: ${outcome.busy}`);
   return `${lines.join('\n')}\n`;
 }

@@ -8,12 +8,25 @@ import { InvalidArgumentError } from 'commander';
 import { type Dtype, parseDtype } from '../dtype.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { CALIBRATION_MS_RANGE, DEFAULT_CALIBRATION_MS } from '../runs/calibration-step.js';
 
 /** Parses a positive integer such as `4`. */
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
     throw new InvalidArgumentError(messages.badCliValue(value, 'a positive integer', '4'));
+  }
+  return n;
+}
+
+/** Parses a calibration budget in ms (`--calibration-ms`): an integer within {@link CALIBRATION_MS_RANGE}. */
+export function parseCalibrationMs(value: string): number {
+  const { min, max } = CALIBRATION_MS_RANGE;
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < min || n > max) {
+    throw new InvalidArgumentError(
+      messages.badCliValue(value, `an integer from ${min} to ${max} (ms)`, String(DEFAULT_CALIBRATION_MS)),
+    );
   }
   return n;
 }

@@ -11,6 +11,12 @@ import type { Logger, TextWriter } from '../benchmarking/logger.js';
 /** Default time budget of a calibration, in ms. */
 export const DEFAULT_CALIBRATION_MS = 20_000;
 
+/**
+ * Accepted time budgets of a calibration, in ms: from 500 (each of the seven probes still gets its warm-up and a
+ * few timed calls) to 600,000 (ten minutes; the medians settle within seconds, so a larger budget is a typo).
+ */
+export const CALIBRATION_MS_RANGE = Object.freeze({ min: 500, max: 600_000 });
+
 /** Options of {@link runCalibration}. */
 export interface CalibrationStepOptions {
   /** Engine threads. */
@@ -45,7 +51,8 @@ export async function runCalibration(options: CalibrationStepOptions): Promise<C
       options.notes?.write(`  probe ${index + 1}/${total}: ${id}\n`);
     },
   });
-  if (!outcome.cached) options.notes?.write(`Calibration cached in ${outcome.path}\n`);
+  if (!outcome.cached && outcome.notStored === undefined)
+    options.notes?.write(`Calibration cached in ${outcome.path}\n`);
   if (outcome.busy !== undefined) options.logger.log('warn', outcome.busy);
   return outcome;
 }

@@ -92,6 +92,53 @@ describe('calibration cache', () => {
     expect(calls).toEqual([2, 2]);
   });
 
+  it('a cache folder that cannot be written costs a warning, not the run: the calibration is returned, not stored', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
+    const cacheDir = join(root, 'a-file');
+    writeFileSync(cacheDir, 'not a folder'); // the cache folder's place is taken by a file
+    const logger = collectingLogger();
+    const { calls, measure } = fakeMeasure();
+    const out = await loadOrCalibrate({
+      threads: 2,
+      cacheDir,
+      measure,
+      engine: 'e 1',
+      logger,
+      loadAverage: idle,
+    });
+    expect(out.cached).toBe(false);
+    expect(out.calibration.ceilings.gemmGflops['fp32']).toBe(101);
+    expect(out.notStored).toMatch(/^the calibration could not be cached in .*a-file.*DANTINOX_CACHE_DIR/);
+    expect(logger.lines).toEqual([`warn: ${out.notStored}`]);
+    await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', logger, loadAverage: idle });
+    expect(calls).toEqual([2, 2]); // nothing was cached: measured again
+  });
+
+  it('a cached file whose ceilings are not rates (−1, 0) is refused with a warning and measured again', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
+    const { calls, measure } = fakeMeasure();
+    const first = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', loadAverage: idle });
+    for (const bad of [-1, 0]) {
+      const damaged = {
+        ...first.calibration,
+        ceilings: { ...first.calibration.ceilings, gemmGflops: { fp32: bad } },
+      };
+      writeFileSync(first.path, JSON.stringify(damaged));
+      const logger = collectingLogger();
+      const again = await loadOrCalibrate({
+        threads: 2,
+        cacheDir,
+        measure,
+        engine: 'e 1',
+        logger,
+        loadAverage: idle,
+      });
+      expect(again.cached).toBe(false);
+      expect(logger.lines[0]).toMatch(/ceilings\.gemmGflops\.fp32/);
+    }
+    expect(calls).toEqual([2, 2, 2]);
+  });
+
   it('a corrupted or foreign cache file is ignored with a warning and recalibrated', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
     const path = calibrationPath(machineFingerprint('e 1', 2), cacheDir);

@@ -31,6 +31,7 @@ import { addHistoryOptions, checkHistoryOptions } from '../history-options.js';
 import { tellLauncher } from '../malloc-tuning.js';
 import { addMatrixAxisOptions, axisFlags } from '../matrix-axis-options.js';
 import {
+  parseCalibrationMs,
   parseNameList,
   parseNonNegativeInt,
   parseNonNegativeNumber,
@@ -288,8 +289,8 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     .option('--recalibrate', "measure this machine's ceilings again instead of using the cache")
     .option(
       '--calibration-ms <ms>',
-      'time budget of a calibration in ms',
-      parsePositiveInt,
+      'time budget of a calibration in ms (500 to 600000)',
+      parseCalibrationMs,
       DEFAULT_CALIBRATION_MS,
     )
     .option(

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { DEFAULT_CALIBRATION_MS, defaultThreads, runCalibration } from '../../runs/index.js';
 import type { CommandContext } from '../command-context.js';
 import { formatCalibration } from '../format-calibration.js';
-import { parsePositiveInt } from '../option-parsers.js';
+import { parseCalibrationMs, parsePositiveInt } from '../option-parsers.js';
 
 /** Parsed options of `dantinox calibrate`. */
 interface CalibrateCliOptions {
@@ -43,8 +43,8 @@ export function registerCalibrateCommand(program: Command, ctx: CommandContext):
     .option('--recalibrate', 'measure again even when a cached calibration exists')
     .option(
       '--calibration-ms <ms>',
-      'time budget of the measurement in ms',
-      parsePositiveInt,
+      'time budget of the measurement in ms (500 to 600000)',
+      parseCalibrationMs,
       DEFAULT_CALIBRATION_MS,
     )
     .option('--json', 'print the calibration as JSON')
