@@ -788,6 +788,9 @@ export const messages = {
   /** A CLI option value of the wrong kind, e.g. not a positive integer, with an example of a good one. */
   badCliValue: (value: string, expected: string, example: string): string =>
     `${excerpt(value)} is not ${expected}, e.g. ${example}.`,
+  /** `--threads` above the bound of threads per core. */
+  threadsAboveBound: (threads: number, bound: number, cores: number): string =>
+    `--threads ${threads} is more than ${bound}, the most this machine allows (4 threads per core, ${cores} core(s) this process may use): beyond that the threads only wait for cores and the engine may stall creating them. Pass --threads ${bound} or fewer, or omit it to use every core.`,
   /** `--threads` above the machine's cores. */
   threadsAboveCores: (threads: number, cores: number): string =>
     `--threads ${threads} is more than the ${cores} core(s) this process may use: the threads will share cores and every timing will be slower than with --threads ${cores}. The report records both numbers.`,
