@@ -661,9 +661,20 @@ export const messages = {
     variable === 'JOB_COMPLETION_INDEX'
       ? `JOB_COMPLETION_INDEX=${index} is set but the number of shards is not: pass --shards <n> (the Job's completions), or --shard i/n.`
       : `${variable}=${index} is set but SLURM_ARRAY_TASK_COUNT is not: pass --shards <n> (the array size), or --shard i/n.`,
-  /** A Slurm array task id outside 0…count−1 once the minimum is subtracted. */
-  slurmIndexOutOfRange: (id: number, min: number, count: number): string =>
-    `SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min} is not in 0…${count - 1} (SLURM_ARRAY_TASK_COUNT=${count}): submit a contiguous array without a step, e.g. sbatch --array=0-${Math.max(0, count - 1)}.`,
+  /** A Slurm array task id outside 0…count−1 once the minimum is subtracted and divided by the step. */
+  slurmIndexOutOfRange: (id: number, min: number, count: number, step = 1): string =>
+    `${step === 1 ? `SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}` : `(SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}) / SLURM_ARRAY_TASK_STEP=${step}`} is not in 0…${count - 1} (${count} shard(s), from --shards or SLURM_ARRAY_TASK_COUNT): submit one task per shard, e.g. sbatch --array=0-${Math.max(0, count - 1)}, or pass --shards <n> equal to the array size.`,
+  /** A Slurm array whose ids are not evenly spaced (a list such as 1,2,7), so an id says no shard index. */
+  slurmArrayUneven: (
+    id: number,
+    array: {
+      readonly min: number;
+      readonly max: number | undefined;
+      readonly step: number;
+      readonly count: number | undefined;
+    },
+  ): string =>
+    `SLURM_ARRAY_TASK_ID=${id} is not on an evenly spaced array (SLURM_ARRAY_TASK_MIN=${array.min}, SLURM_ARRAY_TASK_MAX=${array.max ?? 'unset'}, SLURM_ARRAY_TASK_STEP=${array.step}, SLURM_ARRAY_TASK_COUNT=${array.count ?? 'unset'}), so it names no shard: submit a range such as sbatch --array=0-3 or --array=1-7:2 (ids min, min + step, …, max are shards 0, 1, …), or pass --shard i/n.`,
   /** `--shards` with no shard index anywhere. */
   shardsWithoutIndex: (count: number): string =>
     `--shards ${count} needs a shard index: run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array, or pass --shard i/${count}.`,
@@ -788,6 +799,9 @@ export const messages = {
   /** A CLI option value of the wrong kind, e.g. not a positive integer, with an example of a good one. */
   badCliValue: (value: string, expected: string, example: string): string =>
     `${excerpt(value)} is not ${expected}, e.g. ${example}.`,
+  /** `--threads` above the bound of threads per core. */
+  threadsAboveBound: (threads: number, bound: number, cores: number): string =>
+    `--threads ${threads} is more than ${bound}, the most this machine allows (4 threads per core, ${cores} core(s) this process may use): beyond that the threads only wait for cores and the engine may stall creating them. Pass --threads ${bound} or fewer, or omit it to use every core.`,
   /** `--threads` above the machine's cores. */
   threadsAboveCores: (threads: number, cores: number): string =>
     `--threads ${threads} is more than the ${cores} core(s) this process may use: the threads will share cores and every timing will be slower than with --threads ${cores}. The report records both numbers.`,

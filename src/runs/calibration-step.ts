@@ -7,6 +7,7 @@
 import os from 'node:os';
 import type { CalibrationOutcome } from '../benchmarking/calibration.js';
 import type { Logger, TextWriter } from '../benchmarking/logger.js';
+import { checkThreads } from '../models/engines/threads.js';
 
 /** Default time budget of a calibration, in ms. */
 export const DEFAULT_CALIBRATION_MS = 20_000;
@@ -31,8 +32,14 @@ export interface CalibrationStepOptions {
   readonly notes?: TextWriter;
 }
 
-/** Loads or measures the calibration, noting on `notes` when it measures and where it caches. */
+/**
+ * Loads or measures the calibration, noting on `notes` when it measures and where it caches.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a thread count that is not a positive integer of at
+ * most 4 per core, before anything is measured.
+ */
 export async function runCalibration(options: CalibrationStepOptions): Promise<CalibrationOutcome> {
+  checkThreads(options.threads);
   const { loadOrCalibrate } = await import('../benchmarking/index.js');
   const budgetMs = options.budgetMs ?? DEFAULT_CALIBRATION_MS;
   let announced = false;

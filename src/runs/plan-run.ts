@@ -13,6 +13,7 @@ import type { ShardSpec } from '../benchmarking/matrix/shard.js';
 import { createTaskRegistry, DEFAULT_TASKS } from '../benchmarking/task-registry.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { checkThreads } from '../models/engines/threads.js';
 import type { PluginRegistries } from '../plugin.js';
 import { createChartRegistry } from '../visualization/chart-registry.js';
 import {
@@ -148,6 +149,9 @@ export function planRun(input: RunPlanInput): RunPlan {
   });
   const shared = input.shared ?? {};
   checkVariants(matrix.variants, config, cwd, shared);
+  // Before the folder is touched: a count far beyond the machine is a usage error, not a run.
+  const threadCounts = new Set(matrix.variants.map((v) => variantConfig(v, config).threads));
+  for (const threads of threadCounts) if (threads !== null) checkThreads(threads);
   const shownDir = input.shownDir ?? input.dir;
   const repeat = checkRepeat(input);
   const dir = prepareOutputDir(shownDir, cwd);
@@ -160,7 +164,7 @@ export function planRun(input: RunPlanInput): RunPlan {
     lock.release();
     throw error;
   }
-  for (const threads of new Set(matrix.variants.map((v) => variantConfig(v, config).threads)))
+  for (const threads of threadCounts)
     if (threads !== null && threads > availableParallelism())
       logger.log('warn', messages.threadsAboveCores(threads, availableParallelism()));
   if (dataPath !== undefined && !tasks.includes('perplexity') && !tasks.includes('kld'))

@@ -1,7 +1,8 @@
 /**
  * The shard contract: which variants of a matrix one process runs, from `--shard i/n` or from the environment
  * a scheduler sets (a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`, a Slurm job array's
- * `SLURM_ARRAY_TASK_ID` / `SLURM_ARRAY_TASK_COUNT` / `SLURM_ARRAY_TASK_MIN`).
+ * `SLURM_ARRAY_TASK_ID` / `SLURM_ARRAY_TASK_COUNT` / `SLURM_ARRAY_TASK_MIN` / `SLURM_ARRAY_TASK_STEP` /
+ * `SLURM_ARRAY_TASK_MAX`).
  *
  * Variants are dealt round-robin: shard `i` of `n` runs the variants whose 0-based index in the canonical
  * order of the matrix is ≡ i (mod n). Every process computes the same expansion, so no coordination is needed.
@@ -56,11 +57,14 @@ export interface ResolveShardOptions {
 
 /**
  * The shard this process runs, or `undefined` for the whole matrix. `--shard` wins; otherwise a Slurm array
- * (`index = SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN`, `count = SLURM_ARRAY_TASK_COUNT`), otherwise a
- * Kubernetes Indexed Job (`index = JOB_COMPLETION_INDEX`, `count = --shards`).
+ * (`index = (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_STEP`, `count = SLURM_ARRAY_TASK_COUNT`:
+ * `--array=1-5:2` runs ids 1, 3, 5 as shards 0, 1, 2 of 3), otherwise a Kubernetes Indexed Job
+ * (`index = JOB_COMPLETION_INDEX`, `count = --shards`).
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a malformed `--shard`, a variable that is not a
- * non-negative integer, a missing count, an index outside `0…count−1`, or `--shards` with no index.
+ * non-negative integer, a missing count, an index outside `0…count−1`, a Slurm array that is not evenly spaced
+ * (a list such as `--array=1,2,7`: `SLURM_ARRAY_TASK_MAX` ≠ min + step × (count − 1), or an id off the step), or
+ * `--shards` with no index.
  */
 export function resolveShard(options: ResolveShardOptions): ShardSpec | undefined {
   if (options.shard !== undefined) return parseShard(options.shard);
@@ -68,12 +72,26 @@ export function resolveShard(options: ResolveShardOptions): ShardSpec | undefine
   const slurmId = variable(env, 'SLURM_ARRAY_TASK_ID');
   if (slurmId !== undefined) {
     const min = variable(env, 'SLURM_ARRAY_TASK_MIN') ?? 0;
-    const count = shards ?? variable(env, 'SLURM_ARRAY_TASK_COUNT');
+    const max = variable(env, 'SLURM_ARRAY_TASK_MAX');
+    const step = variable(env, 'SLURM_ARRAY_TASK_STEP') ?? 1;
+    const arrayCount = variable(env, 'SLURM_ARRAY_TASK_COUNT');
+    const count = shards ?? arrayCount;
     if (count === undefined)
       throw new DantinoxError('INVALID_OPTION', messages.shardCountMissing('SLURM_ARRAY_TASK_ID', slurmId));
-    const index = slurmId - min;
-    if (index < 0 || index >= count || count < 1)
-      throw new DantinoxError('INVALID_OPTION', messages.slurmIndexOutOfRange(slurmId, min, count));
+    const offset = slurmId - min;
+    // Ids min, min + step, …, max are shards 0, 1, …: only an evenly spaced array says which shard an id is.
+    const spaced =
+      step >= 1 &&
+      offset % step === 0 &&
+      (max === undefined || arrayCount === undefined || max === min + step * (arrayCount - 1));
+    if (offset >= 0 && !spaced)
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.slurmArrayUneven(slurmId, { min, max, step, count: arrayCount }),
+      );
+    const index = offset / step;
+    if (offset < 0 || index >= count || count < 1)
+      throw new DantinoxError('INVALID_OPTION', messages.slurmIndexOutOfRange(slurmId, min, count, step));
     return { index, count, source: 'SLURM_ARRAY_TASK_ID' };
   }
   const k8sIndex = variable(env, 'JOB_COMPLETION_INDEX');

@@ -55,6 +55,66 @@ describe('shards', () => {
     expect(resolveShard({ env: { JOB_COMPLETION_INDEX: '' } })).toBeUndefined();
   });
 
+  it('maps a stepped Slurm array (--array=1-5:2: ids 1, 3, 5) to shards 0, 1, 2 of 3, and an unstepped one likewise', () => {
+    /** The variables Slurm sets in task `id` of an array `min`-`max`:`step` of `count` tasks. */
+    const array = (id: number, min: number, max: number, step: number, count: number) => ({
+      SLURM_ARRAY_TASK_ID: String(id),
+      SLURM_ARRAY_TASK_MIN: String(min),
+      SLURM_ARRAY_TASK_MAX: String(max),
+      SLURM_ARRAY_TASK_STEP: String(step),
+      SLURM_ARRAY_TASK_COUNT: String(count),
+    });
+    const source = 'SLURM_ARRAY_TASK_ID';
+    expect([1, 3, 5].map((id) => resolveShard({ env: array(id, 1, 5, 2, 3) }))).toEqual([
+      { index: 0, count: 3, source },
+      { index: 1, count: 3, source },
+      { index: 2, count: 3, source },
+    ]);
+    // --array=1-3 (step 1): ids 1, 2, 3 are shards 0, 1, 2 of 3; the upper end is the last shard, not beyond.
+    expect([1, 2, 3].map((id) => resolveShard({ env: array(id, 1, 3, 1, 3) })?.index)).toEqual([0, 1, 2]);
+    // --array=0-12:4 with --shards: the step still divides; index 3 of 4 is the last one accepted.
+    expect(resolveShard({ env: array(12, 0, 12, 4, 4), shards: 4 })).toEqual({ index: 3, count: 4, source });
+    expect(() => resolveShard({ env: array(12, 0, 12, 4, 4), shards: 3 })).toThrowError(
+      invalid(messages.slurmIndexOutOfRange(12, 0, 3, 4)),
+    );
+    // Every shard of a stepped array runs exactly once.
+    const ids = [0, 1, 2, 3, 4, 5, 6].map((k) => 3 + 5 * k);
+    const indices = ids.map((id) => resolveShard({ env: array(id, 3, 33, 5, 7) })?.index);
+    expect(indices).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('refuses a Slurm array that is not evenly spaced, naming the variables and what to submit instead', () => {
+    // --array=1,2,7: Slurm sets MIN 1, MAX 7, COUNT 3; id 2 would silently run shard 1 and shard 2 never.
+    const list = {
+      SLURM_ARRAY_TASK_ID: '2',
+      SLURM_ARRAY_TASK_MIN: '1',
+      SLURM_ARRAY_TASK_MAX: '7',
+      SLURM_ARRAY_TASK_COUNT: '3',
+    };
+    const uneven = invalid(messages.slurmArrayUneven(2, { min: 1, max: 7, step: 1, count: 3 }));
+    expect(() => resolveShard({ env: list })).toThrowError(uneven);
+    expect(uneven.message).not.toContain('\n');
+    expect(uneven.message).toContain('--array=1-7:2');
+    expect(uneven.message).toContain('--shard i/n');
+    // An id off the step (4 in 1-5:2) and a step of 0 are refused, not rounded.
+    const offStep = {
+      SLURM_ARRAY_TASK_ID: '4',
+      SLURM_ARRAY_TASK_MIN: '1',
+      SLURM_ARRAY_TASK_STEP: '2',
+      SLURM_ARRAY_TASK_COUNT: '3',
+    };
+    expect(() => resolveShard({ env: offStep })).toThrowError(
+      invalid(messages.slurmArrayUneven(4, { min: 1, max: undefined, step: 2, count: 3 })),
+    );
+    expect(() =>
+      resolveShard({ env: { ...offStep, SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_STEP: '0' } }),
+    ).toThrowError(invalid(messages.slurmArrayUneven(3, { min: 1, max: undefined, step: 0, count: 3 })));
+    // Below the minimum stays an out-of-range index.
+    expect(() => resolveShard({ env: { ...offStep, SLURM_ARRAY_TASK_ID: '0' } })).toThrowError(
+      invalid(messages.slurmIndexOutOfRange(0, 1, 3, 2)),
+    );
+  });
+
   it('rejects malformed or inconsistent scheduler variables with one clear line', () => {
     expect(() => resolveShard({ env: { JOB_COMPLETION_INDEX: 'x1' }, shards: 2 })).toThrowError(
       invalid(messages.badShardVariable('JOB_COMPLETION_INDEX', 'x1')),

@@ -30,6 +30,7 @@ import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
 import { weightFileBytes } from '../../weight-file-bytes.js';
 import { countParameters } from '../../weights.js';
 import { EngineDecodeState } from '../engine-decode-state.js';
+import { checkThreads } from '../threads.js';
 import { loadNodeLlamaCpp, NODE_LLAMA_CPP_VERSION, type NodeLlama } from './node-llama-cpp-loader.js';
 
 /** The logit given to a token whose probability underflows float32 (below log of the smallest subnormal). */
@@ -288,10 +289,7 @@ export async function loadLlamaCppModel(
   config: ModelConfig,
   options: LoadLlamaCppModelOptions = {},
 ): Promise<LlamaCppModel> {
-  const threads = options.threads ?? availableParallelism();
-  if (!Number.isSafeInteger(threads) || threads < 1) {
-    throw new DantinoxError('INVALID_OPTION', messages.invalidThreads(threads));
-  }
+  const threads = checkThreads(options.threads, availableParallelism());
   const { llama } = await loadNodeLlamaCpp();
   let model: LlamaModelHandle;
   try {

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import type { InferenceSession } from 'onnxruntime-node';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
+import { checkThreads } from '../threads.js';
 import {
   checkExecutionProvider,
   DEFAULT_EXECUTION_PROVIDER,
@@ -51,15 +52,13 @@ export interface OrtSession {
 }
 
 /**
- * The thread count a session uses: `threads` when it is a positive integer, every available core when omitted.
+ * The thread count a session uses: `threads` when it is a positive integer of at most 4 per core
+ * ({@link checkThreads}), every available core when omitted.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for anything else.
  */
 export function resolveThreads(threads: number | undefined): number {
-  const n = threads ?? availableParallelism();
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw new DantinoxError('INVALID_OPTION', messages.invalidThreads(n));
-  return n;
+  return checkThreads(threads, availableParallelism());
 }
 
 /** The engine label of a session: `onnxruntime-node 1.30.0 (cpu)`. */

@@ -22,6 +22,7 @@ import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { countParameters } from '../../weights.js';
 import { EngineDecodeState } from '../engine-decode-state.js';
+import { checkThreads } from '../threads.js';
 
 /** The `@huggingface/transformers` version dantinox is tested with. */
 export const TRANSFORMERS_JS_VERSION = '4.3.2';
@@ -224,10 +225,7 @@ export async function loadTransformersJsModel(
   options: LoadTransformersJsModelOptions = {},
 ): Promise<TransformersJsModel> {
   const dir = resolve(folder);
-  const threads = options.threads ?? availableParallelism();
-  if (!Number.isSafeInteger(threads) || threads < 1) {
-    throw new DantinoxError('INVALID_OPTION', messages.invalidThreads(threads));
-  }
+  const threads = checkThreads(options.threads, availableParallelism());
   const { config } = readHfConfig(resolve(dir, 'config.json'));
   const tokenizer = loadHfTokenizer(dir);
   const tjs = await loadTransformersJs();
