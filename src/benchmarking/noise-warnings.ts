@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { messages } from '../messages.js';
-import { quantileSorted } from '../profiling/statistics.js';
+import { type SampleSummary, summarize } from '../profiling/statistics.js';
 import { busyCalibration } from './calibration.js';
 import { busyMachine, type Environment } from './environment.js';
 import type { BenchmarkResult, CellRecord, MetaValue } from './task.js';
@@ -66,19 +66,18 @@ function measures(cell: CellRecord): Measure[] {
     : [];
 }
 
-const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-const variance = (xs: readonly number[]): number =>
-  xs.length < 2 ? 0 : xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1);
+/** The profiler's summary of a sample, or `undefined` for a damaged one (a value that is not a finite number). */
+const summary = (xs: readonly number[]): SampleSummary | undefined =>
+  xs.every(Number.isFinite) ? summarize(xs) : undefined;
 
 /** Cells whose p99 exceeds {@link TAIL_RATIO_LIMIT} × the median (at least 5 calls). */
 function tailWarnings(source: NoiseSource, variant: string): NoiseWarning[] {
   return source.results.flatMap((r) =>
     (r.cells ?? []).flatMap(measures).flatMap(({ cell, measure, samples }) => {
-      if (samples.length < 5) return [];
-      const sorted = [...samples].sort((a, b) => a - b);
-      const p50 = quantileSorted(sorted, 0.5);
-      const ratio = quantileSorted(sorted, 0.99) / p50;
-      if (!(p50 > 0 && ratio > TAIL_RATIO_LIMIT)) return [];
+      const s = samples.length < 5 ? undefined : summary(samples);
+      if (s === undefined) return [];
+      const ratio = s.p99 / s.p50;
+      if (!(s.p50 > 0 && ratio > TAIL_RATIO_LIMIT)) return [];
       return [
         {
           kind: 'tail' as const,
@@ -102,28 +101,27 @@ function computationKey(source: NoiseSource, cell: CellRecord): string | undefin
  * errors: the machine's speed changed between them.
  */
 function siblingWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
-  const groups = new Map<string, { variant: string; where: string; samples: readonly number[] }[]>();
+  const groups = new Map<string, { variant: string; where: string; calls: SampleSummary }[]>();
   for (const source of sources)
     for (const r of source.results)
       for (const cell of r.cells ?? []) {
         const key = computationKey(source, cell);
         const samples = cell.samplesMs ?? [];
-        if (key === undefined || cell.status !== 'completed' || samples.length < 2) continue;
+        const calls = samples.length < 2 ? undefined : summary(samples);
+        if (key === undefined || cell.status !== 'completed' || calls === undefined) continue;
         const variant = source.runId ?? '';
         const where = `${sources.length > 1 ? `${variant} ` : ''}${r.task} ${cell.cell}`;
-        groups.set(key, [...(groups.get(key) ?? []), { variant, where, samples }]);
+        groups.set(key, [...(groups.get(key) ?? []), { variant, where, calls }]);
       }
   const out: NoiseWarning[] = [];
   for (const group of groups.values()) {
     if (group.length < 2) continue;
-    const byMean = [...group].sort((a, b) => mean(a.samples) - mean(b.samples));
+    const byMean = [...group].sort((a, b) => a.calls.mean - b.calls.mean);
     const fast = byMean[0];
     const slow = byMean[byMean.length - 1];
     if (fast === undefined || slow === undefined) continue;
-    const [mf, ms] = [mean(fast.samples), mean(slow.samples)];
-    const se = Math.sqrt(
-      variance(fast.samples) / fast.samples.length + variance(slow.samples) / slow.samples.length,
-    );
+    const [mf, ms] = [fast.calls.mean, slow.calls.mean];
+    const se = Math.sqrt(fast.calls.std ** 2 / fast.calls.n + slow.calls.std ** 2 / slow.calls.n);
     if (mf > 0 && ms / mf - 1 > SIBLING_GAP_LIMIT && ms - mf > SIBLING_SE_LIMIT * se)
       out.push({
         kind: 'siblings',
@@ -138,7 +136,8 @@ function siblingWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
 function clockWarning(environment: Environment | undefined): string | undefined {
   const mhz = environment?.cpuMhz;
   if (mhz?.end === undefined || mhz.start.length === 0 || mhz.end.length === 0) return undefined;
-  const [start, end] = [mean(mhz.start), mean(mhz.end)];
+  const [start, end] = [summary(mhz.start)?.mean, summary(mhz.end)?.mean];
+  if (start === undefined || end === undefined) return undefined;
   return end < CLOCK_DROP_LIMIT * start ? messages.clockFell(start, end) : undefined;
 }
 

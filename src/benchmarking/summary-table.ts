@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { formatSignificant } from '../number-format.js';
+import { summarize } from '../profiling/statistics.js';
 import { formatCsv } from './csv.js';
 import { describeMetric } from './metric-schema.js';
 import { formatNoiseWarnings, type NoiseSource, noiseWarnings } from './noise-warnings.js';
@@ -72,13 +73,11 @@ export interface SummaryRow {
   readonly reason: string;
 }
 
-const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-/** Sample standard deviation (n − 1); `null` below two values. */
-function sampleSd(xs: readonly number[]): number | null {
-  if (xs.length < 2) return null;
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+/** A row's mean and sample standard deviation (`null` below two values) of per-call values; `NaN` if damaged. */
+function meanSd(xs: readonly number[]): Pick<SummaryRow, 'value' | 'sd'> {
+  if (!xs.every(Number.isFinite)) return { value: Number.NaN, sd: null };
+  const { n, mean, std } = summarize(xs);
+  return { value: mean, sd: n < 2 ? null : std };
 }
 
 /** The unit of a per-call measure or metric: its descriptor's, else `ms` for `*_ms` keys, else empty. */
@@ -117,8 +116,7 @@ function cellRows(
         kind: 'cell',
         cell: c.cell,
         measure: key,
-        value: mean(xs),
-        sd: sampleSd(xs),
+        ...meanSd(xs),
         unit: unitOf(key, units),
         n: xs.length,
       });
@@ -133,8 +131,7 @@ function cellRows(
     kind: 'cell',
     cell: c.cell,
     measure: c.phase,
-    value: mean(samples),
-    sd: sampleSd(samples),
+    ...meanSd(samples),
     unit: 'ms',
     n: samples.length,
     tokensPerS: tps === undefined || !Number.isFinite(tps) ? null : tps,

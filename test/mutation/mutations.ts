@@ -230,9 +230,9 @@ export const MUTATIONS: readonly Mutation[] = [
   {
     id: 'summary-sd-population',
     defect: "the summary's spread divides by n instead of n − 1 (too small for the few calls of a cell)",
-    file: 'src/benchmarking/summary-table.ts',
-    find: '(x - m) ** 2, 0) / (xs.length - 1));',
-    replace: '(x - m) ** 2, 0) / xs.length);',
+    file: 'src/profiling/statistics.ts',
+    find: 'std: n < 2 ? Number.NaN : Math.sqrt(squares / (n - 1)),',
+    replace: 'std: n < 2 ? Number.NaN : Math.sqrt(squares / n),',
     tests: ['test/benchmarking/summary-table.test.ts'],
   },
   {
