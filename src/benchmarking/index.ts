@@ -105,6 +105,7 @@ export {
   type HistoryMigration,
 } from './history/history-schema.js';
 export {
+  type HistoryAddResult,
   type HistoryFilter,
   type HistoryOpenOptions,
   type HistoryRun,

@@ -74,9 +74,10 @@ export async function recordHistory(
   const path = isAbsolute(options.history) ? options.history : resolve(cwd, options.history);
   const history = await ResultsHistory.open(path);
   try {
-    for (const report of reports) await history.add(report, { git: gitInfo(cwd) });
-    const recorded = { runIds: reports.map((r) => r.runId ?? ''), path: options.history };
-    const first = reports[0]?.runId;
+    const runIds: string[] = [];
+    for (const report of reports) runIds.push((await history.add(report, { git: gitInfo(cwd) })).runId);
+    const recorded = { runIds, path: options.history };
+    const first = runIds[0];
     if (options.compareLast !== true || first === undefined) return { status: 'recorded', ...recorded };
     // The latest earlier runs of this variant are the baseline, as many as the new runs; with one run per side the
     // runs before the baseline give the run-to-run spread (a change is only called when it exceeds that spread).

@@ -96,6 +96,14 @@ export interface TrendPoint {
   readonly ci: Interval;
 }
 
+/** What {@link ResultsHistory.add} did, with the run id the run is stored under. */
+export interface HistoryAddResult {
+  /** `added`, or `exists` when the same run was in the history already. */
+  readonly status: 'added' | 'exists';
+  /** The run's id in the history: the report's own, or `<id>-2`… when another run held that id first. */
+  readonly runId: string;
+}
+
 /** Filters of {@link ResultsHistory.trend} and {@link ResultsHistory.runs}. */
 export interface HistoryFilter {
   /** Model name. */
@@ -242,18 +250,30 @@ export class ResultsHistory {
 
   /**
    * Appends a run in one transaction: its identity, every metric of every task row and cell in long format
-   * (failed rows and cells keep their status and error), and the raw samples. A run id already in the history
-   * is left as it is.
+   * (failed rows and cells keep their status and error), and the raw samples. The same run added again (its id
+   * there with the same start time, or a start time one of them does not record) is left as it is; another run
+   * that got the same id (two runs of a model started within one second) is stored as `<id>-2`, `<id>-3`…
    *
-   * @returns `added`, or `exists` when the run id was there already.
+   * @returns `added` with the id the run is stored under, or `exists` with the id it was found under.
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when the report has no run id.
    */
-  async add(report: SuiteReport, source: HistoryRunSource = {}): Promise<'added' | 'exists'> {
-    const runId = report.runId;
-    if (runId === undefined) throw new DantinoxError('INVALID_INPUT', messages.historyRunWithoutId());
-    const present = await this.#rows('SELECT 1 FROM runs WHERE run_id = $1', [runId]);
-    if (present.length > 0) return 'exists';
+  async add(report: SuiteReport, source: HistoryRunSource = {}): Promise<HistoryAddResult> {
+    if (report.runId === undefined) throw new DantinoxError('INVALID_INPUT', messages.historyRunWithoutId());
     const env = report.environment;
+    const parsed = Date.parse(env?.timestamp ?? '');
+    const startedAt = Number.isFinite(parsed) ? parsed : null;
+    const taken = await this.#rows(
+      `SELECT run_id, epoch_ms(started_at) AS started FROM runs WHERE run_id = $1 OR run_id LIKE $2`,
+      [report.runId, `${report.runId}-%`],
+    );
+    const ids = new Set(taken.map((r) => String(r['run_id'])));
+    let runId = report.runId;
+    for (let n = 2; ids.has(runId); n++) {
+      const stored = taken.find((r) => String(r['run_id']) === runId)?.['started'];
+      if (startedAt === null || stored === null || stored === undefined || Number(stored) === startedAt)
+        return { status: 'exists', runId };
+      runId = `${report.runId}-${n}`;
+    }
     const meta = report.modelMeta;
     await this.#transaction(async () => {
       await this.#connection.run(
@@ -325,7 +345,7 @@ export class ResultsHistory {
       }
       insertMetric.destroySync();
     });
-    return 'added';
+    return { status: 'added', runId };
   }
 
   /** The runs, oldest first, optionally of one model and/or machine. */

@@ -131,7 +131,7 @@ export function registerHistoryCommand(program: Command, ctx: CommandContext): C
       for (const { report, path } of reports) {
         const outcome = await h.add(report, { git });
         ctx.io.stdout.write(
-          `${outcome === 'added' ? 'added' : 'already there'}: ${report.runId} (${path})\n`,
+          `${outcome.status === 'added' ? 'added' : 'already there'}: ${outcome.runId} (${path})\n`,
         );
       }
     });

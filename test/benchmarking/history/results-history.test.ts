@@ -101,10 +101,10 @@ describe('ResultsHistory', () => {
     const history = await ResultsHistory.open(path);
     try {
       const original = run(1);
-      expect(await history.add(original, { git: { commit: 'abc123', branch: 'main', dirty: false } })).toBe(
-        'added',
-      );
-      expect(await history.add(original)).toBe('exists');
+      expect(
+        await history.add(original, { git: { commit: 'abc123', branch: 'main', dirty: false } }),
+      ).toEqual({ status: 'added', runId: 'run-1' });
+      expect(await history.add(original)).toEqual({ status: 'exists', runId: 'run-1' });
       const [listed] = await history.runs();
       expect(listed).toMatchObject({
         runId: 'run-1',
@@ -123,6 +123,39 @@ describe('ResultsHistory', () => {
       expect(c.rows.every((r) => r.change === 0)).toBe(true);
       expect(c.rows.find((r) => r.metric === 'tps_seq16')?.higherIsBetter).toBe(true);
       expect(await history.report('nope')).toBeUndefined();
+    } finally {
+      history.close();
+    }
+  });
+
+  it('keeps two runs that got the same id (started within one second) apart: the later is stored as <id>-2', async () => {
+    const history = await ResultsHistory.open(join(dir, 'same-id.duckdb'));
+    /** Run `day` under the id `tiny-run-1`, started at 10:00:00 plus `ms`. */
+    const at = (day: number, ms: number): SuiteReport => {
+      const r = run(day);
+      const timestamp = new Date(Date.parse('2026-01-01T10:00:00.000Z') + ms).toISOString();
+      return new SuiteReport({
+        results: r.results,
+        modelMeta: r.modelMeta,
+        runId: 'tiny-run-1',
+        descriptors: r.descriptors,
+        environment: { ...ENV, timestamp },
+      });
+    };
+    try {
+      expect(await history.add(at(1, 0))).toEqual({ status: 'added', runId: 'tiny-run-1' });
+      expect(await history.add(at(2, 400))).toEqual({ status: 'added', runId: 'tiny-run-1-2' });
+      expect(await history.add(at(3, 900))).toEqual({ status: 'added', runId: 'tiny-run-1-3' });
+      // Each is found again under the id it got, whatever the order it is added in again.
+      expect(await history.add(at(3, 900))).toEqual({ status: 'exists', runId: 'tiny-run-1-3' });
+      expect(await history.add(at(2, 400))).toEqual({ status: 'exists', runId: 'tiny-run-1-2' });
+      expect(await history.add(at(1, 0))).toEqual({ status: 'exists', runId: 'tiny-run-1' });
+      expect((await history.runs()).map((r) => r.runId)).toEqual([
+        'tiny-run-1',
+        'tiny-run-1-2',
+        'tiny-run-1-3',
+      ]);
+      expect(await history.previousRun('tiny-run-1-3')).toBe('tiny-run-1-2');
     } finally {
       history.close();
     }
