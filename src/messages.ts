@@ -692,7 +692,7 @@ export const messages = {
   variantNotFinished: (id: string, dir: string, state: string): string =>
     state === 'missing'
       ? `variant ${id}: no results in ${dir} (the shard never ran it)`
-      : `variant ${id}: unfinished in ${dir} (only its results.jsonl stream; rerun that shard with --resume)`,
+      : `variant ${id}: unfinished in ${dir}/${id} (cut short by Ctrl-C, SIGTERM or the end of its process: its rows rest on part of the cells; rerun that shard with --resume)`,
   /** Variants that no folder of a merge was responsible for. */
   shardsMissing: (ids: readonly string[], shards: readonly string[]): string =>
     `${shards.length > 0 ? `missing shard folder(s) ${list(shards)}` : 'missing folder(s)'}: variants ${list(ids)}`,
@@ -716,6 +716,21 @@ export const messages = {
     repeated
       ? `--resume: "${dir}" holds repeated runs (run-1/, run-2/, …) but --repeat was not given: resume it with the same --repeat N as that run.`
       : `--resume: "${dir}" holds a single run (results files at its top), not repeated runs: resume it without --repeat, or choose another --out.`,
+  /** --resume of a matrix into a folder holding a single run, or of a single run into a matrix folder. */
+  resumeLayoutMismatch: (dir: string, folderHolds: 'single' | 'matrix'): string =>
+    folderHolds === 'single'
+      ? `--resume: "${dir}" holds a single run (results files at its top, no matrix.json), but this command is a matrix (several --config/--model/--dtype/--threads/--engine/--paradigm values, or --shard): resume it with that run's one value per flag, or write the matrix to another --out.`
+      : `--resume: "${dir}" holds a matrix run (matrix.json and a folder per variant), but this command is a single run: resume it with the same matrix flags as that run (e.g. --dtype fp32,q8), or choose another --out.`,
+  /** --resume into a single run of another model or task set. */
+  resumeRunMismatch: (
+    dir: string,
+    differences: readonly {
+      readonly what: 'model' | 'tasks';
+      readonly there: string;
+      readonly here: string;
+    }[],
+  ): string =>
+    `--resume: "${dir}" holds a run of another ${differences.map((d) => (d.what === 'tasks' ? 'task set' : 'model')).join(' and ')} (${differences.map((d) => `${d.what} ${d.there} there, ${d.here} in this command`).join('; ')}), so nothing of it can be reused. Resume it with the same --config/--model and --tasks as that run, write this run to another --out, or pass --force instead of --resume to replace it.`,
   /** Matrix variants a stopped run did not reach. */
   variantsNotRun: (ids: readonly string[]): string =>
     `Not run (stopped): ${ids.join(', ')}. Rerun the same command with --resume to measure them.`,

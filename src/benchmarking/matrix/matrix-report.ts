@@ -24,7 +24,10 @@ export interface MatrixReportVariant {
   readonly report: SuiteReport;
 }
 
-/** How far a variant's folder got: every task completed, some failed, stopped midway, or never started. */
+/**
+ * How far a variant's folder got: every task completed, some failed, stopped midway (only its stream, or a task
+ * cut short by Ctrl-C, SIGTERM or the end of the process: its row carries `meta.interrupted`), or never started.
+ */
 export type VariantState = 'completed' | 'failed' | 'unfinished' | 'missing';
 
 /** The results file of a variant folder that {@link loadVariantReport} reads: the full JSON, else the stream. */
@@ -45,6 +48,8 @@ export function runState(folder: string): VariantState {
   if (existsSync(join(folder, RUN_FILES.json))) {
     try {
       const report = SuiteReport.load(join(folder, RUN_FILES.json));
+      // A row rebuilt from part of its cells is not a result to keep: its numbers rest on part of the work.
+      if (report.results.some((r) => r.meta?.['interrupted'] !== undefined)) return 'unfinished';
       return report.results.every((r) => r.status === 'completed') ? 'completed' : 'failed';
     } catch {
       return 'unfinished';
