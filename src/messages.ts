@@ -909,11 +909,11 @@ export const messages = {
   /** The abort reason of a run stopped by a signal. */
   runInterrupted: (signal: string): string => `the run was stopped by ${signal}`,
   /** The launcher's notice when a second signal made it kill the worker. */
-  quitAtOnce: (signal: string, outDir: string | undefined): string =>
-    `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${outDir === undefined ? '' : ` The cells measured so far are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
+  quitAtOnce: (signal: string, cellsDir: string | undefined): string =>
+    `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${cellsDir === undefined ? '' : ` The cells measured so far are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
   /** The launcher's notice when its worker died from a signal it did not send. */
-  workerKilled: (signal: string, outDir: string | undefined): string =>
-    `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${outDir === undefined ? '' : ` The cells measured before are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
+  workerKilled: (signal: string, cellsDir: string | undefined): string =>
+    `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${cellsDir === undefined ? '' : ` The cells measured before are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
   /** A variant's own process that ended before answering. */
   variantProcessDied: (variant: string, code: number | null, signal: string | null): string =>
     `variant ${variant}: its process ended before finishing (${signal === null ? `exit code ${code}` : `killed by ${signal}`}${signal === 'SIGKILL' ? ', most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms' : ''}); its rows are marked failed and the matrix goes on.`,
