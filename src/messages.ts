@@ -455,6 +455,9 @@ export const messages = {
   /** The `interrupted` note of a task row rebuilt from the cells it measured before an abort or a crash. */
   taskInterrupted: (how: 'signal' | 'crash', measured: number): string =>
     `${how === 'signal' ? "interrupted (the run's signal fired)" : 'the process ended'} during this task: the row is built from the ${measured} cell(s) measured before; the rest were not measured`,
+  /** A run folder whose results.json cannot be read, read from its stream instead. */
+  resultsJsonUnreadable: (json: string, stream: string): string =>
+    `"${json}" could not be read (empty, cut short or not a report), so the run was read from its stream "${stream}" instead, which holds every finished cell.`,
   /** A JSONL stream holding more than one run (files concatenated). */
   severalRunsInJsonl: (path: string, runIds: readonly string[]): string =>
     `"${path}" holds ${runIds.length} runs (${list(runIds.map((id) => excerpt(id)))}), not one: it looks like several results.jsonl files concatenated. Split it at each "type":"run" line and load each part on its own.`,
