@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RUN_FILES, RunDirectory, type SuiteReport } from '../benchmarking/index.js';
 import { isMatrixDirectory, readMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
-import { loadVariantReport, variantDir } from '../benchmarking/matrix/matrix-report.js';
+import { readVariantRun } from '../benchmarking/matrix/matrix-report.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 
@@ -28,10 +28,8 @@ export interface LoadedReport {
 function loadMatrix(path: string, cwd: string): LoadedReport[] {
   const dir = resolve(cwd, path);
   const reports = readMatrixManifest(dir).assigned.flatMap((id) => {
-    const report = loadVariantReport(dir, id);
-    return report === undefined || report.results.length === 0
-      ? []
-      : [{ report, path: join(variantDir(dir, id), RUN_FILES.json), variant: id }];
+    const run = readVariantRun(dir, id);
+    return run === undefined || run.report.results.length === 0 ? [] : [{ ...run, variant: id }];
   });
   if (reports.length === 0) throw new DantinoxError('IO', messages.runFolderEmpty(path));
   return reports;

@@ -7,7 +7,7 @@
 import { join, resolve } from 'node:path';
 import { type ReadRun, RunDirectory } from '../benchmarking/index.js';
 import { isMatrixDirectory, readMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
-import { MatrixReport } from '../benchmarking/matrix/matrix-report.js';
+import { MatrixReport, readVariantRun } from '../benchmarking/matrix/matrix-report.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { type ChartRow, readChartData } from '../visualization/index.js';
@@ -36,10 +36,17 @@ export async function loadRuns(path: string, cwd: string): Promise<LoadedRun[]> 
   const full = resolve(cwd, path);
   if (!isMatrixDirectory(full)) return [await loadRun(path, cwd)];
   const manifest = readMatrixManifest(full);
-  const variants = manifest.variants.filter((v) => manifest.assigned.includes(v.id));
-  return MatrixReport.fromDirectory(full, variants)
-    .toRuns()
-    .map((run) => ({ ...run, path: join(full, run.name) }));
+  const read = manifest.variants
+    .filter((v) => manifest.assigned.includes(v.id))
+    .flatMap((v) => {
+      const run = readVariantRun(full, v.id);
+      return run === undefined ? [] : [{ id: v.id, axes: v.axes, ...run }];
+    });
+  const runs = new MatrixReport(read).toRuns();
+  return runs.map((run, i) => {
+    const note = read[i]?.note;
+    return { ...run, path: join(full, run.name), ...(note === undefined ? {} : { note }) };
+  });
 }
 
 /**

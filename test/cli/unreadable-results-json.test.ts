@@ -68,6 +68,11 @@ beforeAll(async () => {
   copy('torn', (text) => text.slice(0, Math.floor(text.length / 2)));
   // Both unreadable: an empty results.json and a stream without its run line.
   copy('both', () => '', '{"type":"cell"\n');
+  const matrix = captureIo(cwd);
+  expect(await runCli([...TINY, '--dtype', 'fp32,q8', '--out', 'matrix'], matrix), matrix.err.join('')).toBe(
+    ExitCode.ok,
+  );
+  writeFileSync(join(cwd, 'matrix', 'tiny-q8', 'results.json'), '');
 }, 120_000);
 
 describe('a run folder whose results.json is unreadable', () => {
@@ -97,6 +102,20 @@ describe('a run folder whose results.json is unreadable', () => {
     );
     expect(notes(io.err)).toEqual([note('torn')]);
     expect(io.out.join('')).toBe(`added: ${runId} (${join(cwd, 'torn', 'results.jsonl')})\n`);
+  });
+
+  it('in a matrix folder, the variant read from its stream is named: report, compare and history add', async () => {
+    const line = note(join('matrix', 'tiny-q8'));
+    for (const args of [
+      ['report', 'matrix', '--out', 'matrix-report'],
+      ['compare', 'matrix', 'matrix'],
+      ['history', 'add', 'matrix', '--history', 'm.duckdb'],
+    ]) {
+      const io = captureIo(cwd);
+      expect(await runCli(args, io), io.err.join('')).toBe(ExitCode.ok);
+      expect(notes(io.err), args[0]).toEqual(args[0] === 'compare' ? [line, line] : [line]);
+    }
+    expect(readFileSync(join(cwd, 'matrix-report', 'report.html'), 'utf8')).toContain('tiny-q8');
   });
 
   it.each([

@@ -11,7 +11,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { type CsvValue, formatCsv } from '../csv.js';
 import { SuiteReport } from '../report.js';
-import { RUN_FILES } from '../run-directory.js';
+import { type ReadRun, RUN_FILES, RunDirectory } from '../run-directory.js';
 import type { MatrixAxisName } from './matrix-axes.js';
 
 /** One variant's results. */
@@ -65,6 +65,15 @@ export function loadVariantReport(dir: string, id: string): SuiteReport | undefi
     if (existsSync(path)) return SuiteReport.load(path);
   }
   return undefined;
+}
+
+/**
+ * Variant `id`'s run from its folder, as {@link loadVariantReport} reads it, except that a `results.json` that cannot
+ * be read (empty, torn) next to the stream gives the stream's run with a note saying so (see `RunDirectory.read`).
+ */
+export function readVariantRun(dir: string, id: string): ReadRun | undefined {
+  const folder = variantDir(dir, id);
+  return VARIANT_FILES.some((f) => existsSync(join(folder, f))) ? RunDirectory.read(folder) : undefined;
 }
 
 /** One variant as the HTML report takes it. */
