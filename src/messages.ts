@@ -455,6 +455,9 @@ export const messages = {
   /** The `interrupted` note of a task row rebuilt from the cells it measured before an abort or a crash. */
   taskInterrupted: (how: 'signal' | 'crash', measured: number): string =>
     `${how === 'signal' ? "interrupted (the run's signal fired)" : 'the process ended'} during this task: the row is built from the ${measured} cell(s) measured before; the rest were not measured`,
+  /** A run folder whose results.json cannot be read, read from its stream instead. */
+  resultsJsonUnreadable: (json: string, stream: string): string =>
+    `"${json}" could not be read (empty, cut short or not a report), so the run was read from its stream "${stream}" instead, which holds every finished cell.`,
   /** A JSONL stream holding more than one run (files concatenated). */
   severalRunsInJsonl: (path: string, runIds: readonly string[]): string =>
     `"${path}" holds ${runIds.length} runs (${list(runIds.map((id) => excerpt(id)))}), not one: it looks like several results.jsonl files concatenated. Split it at each "type":"run" line and load each part on its own.`,
@@ -692,7 +695,7 @@ export const messages = {
   variantNotFinished: (id: string, dir: string, state: string): string =>
     state === 'missing'
       ? `variant ${id}: no results in ${dir} (the shard never ran it)`
-      : `variant ${id}: unfinished in ${dir} (only its results.jsonl stream; rerun that shard with --resume)`,
+      : `variant ${id}: unfinished in ${dir}/${id} (cut short by Ctrl-C, SIGTERM or the end of its process: its rows rest on part of the cells; rerun that shard with --resume)`,
   /** Variants that no folder of a merge was responsible for. */
   shardsMissing: (ids: readonly string[], shards: readonly string[]): string =>
     `${shards.length > 0 ? `missing shard folder(s) ${list(shards)}` : 'missing folder(s)'}: variants ${list(ids)}`,
@@ -716,6 +719,21 @@ export const messages = {
     repeated
       ? `--resume: "${dir}" holds repeated runs (run-1/, run-2/, …) but --repeat was not given: resume it with the same --repeat N as that run.`
       : `--resume: "${dir}" holds a single run (results files at its top), not repeated runs: resume it without --repeat, or choose another --out.`,
+  /** --resume of a matrix into a folder holding a single run, or of a single run into a matrix folder. */
+  resumeLayoutMismatch: (dir: string, folderHolds: 'single' | 'matrix'): string =>
+    folderHolds === 'single'
+      ? `--resume: "${dir}" holds a single run (results files at its top, no matrix.json), but this command is a matrix (several --config/--model/--dtype/--threads/--engine/--paradigm values, or --shard): resume it with that run's one value per flag, or write the matrix to another --out.`
+      : `--resume: "${dir}" holds a matrix run (matrix.json and a folder per variant), but this command is a single run: resume it with the same matrix flags as that run (e.g. --dtype fp32,q8), or choose another --out.`,
+  /** --resume into a single run of another model or task set. */
+  resumeRunMismatch: (
+    dir: string,
+    differences: readonly {
+      readonly what: 'model' | 'tasks';
+      readonly there: string;
+      readonly here: string;
+    }[],
+  ): string =>
+    `--resume: "${dir}" holds a run of another ${differences.map((d) => (d.what === 'tasks' ? 'task set' : 'model')).join(' and ')} (${differences.map((d) => `${d.what} ${d.there} there, ${d.here} in this command`).join('; ')}), so nothing of it can be reused. Resume it with the same --config/--model and --tasks as that run, write this run to another --out, or pass --force instead of --resume to replace it.`,
   /** Matrix variants a stopped run did not reach. */
   variantsNotRun: (ids: readonly string[]): string =>
     `Not run (stopped): ${ids.join(', ')}. Rerun the same command with --resume to measure them.`,
@@ -894,11 +912,11 @@ export const messages = {
   /** The abort reason of a run stopped by a signal. */
   runInterrupted: (signal: string): string => `the run was stopped by ${signal}`,
   /** The launcher's notice when a second signal made it kill the worker. */
-  quitAtOnce: (signal: string, outDir: string | undefined): string =>
-    `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${outDir === undefined ? '' : ` The cells measured so far are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
+  quitAtOnce: (signal: string, cellsDir: string | undefined): string =>
+    `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${cellsDir === undefined ? '' : ` The cells measured so far are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
   /** The launcher's notice when its worker died from a signal it did not send. */
-  workerKilled: (signal: string, outDir: string | undefined): string =>
-    `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${outDir === undefined ? '' : ` The cells measured before are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
+  workerKilled: (signal: string, cellsDir: string | undefined): string =>
+    `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${cellsDir === undefined ? '' : ` The cells measured before are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
   /** A variant's own process that ended before answering. */
   variantProcessDied: (variant: string, code: number | null, signal: string | null): string =>
     `variant ${variant}: its process ended before finishing (${signal === null ? `exit code ${code}` : `killed by ${signal}`}${signal === 'SIGKILL' ? ', most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms' : ''}); its rows are marked failed and the matrix goes on.`,

@@ -168,7 +168,7 @@ export {
 export { type DataFrame, SuiteReport, type SuiteReportData } from './report.js';
 export { ReportFileSink } from './report-file-sink.js';
 export type { Awaitable, ResultSink, RunEnd, RunStart } from './result-sink.js';
-export { RUN_FILES, RunDirectory } from './run-directory.js';
+export { type ReadRun, RUN_FILES, RunDirectory } from './run-directory.js';
 export { BenchmarkSuite, type BenchmarkSuiteOptions, modelIdentity, type SuiteRunOptions } from './suite.js';
 export {
   formatSummary,

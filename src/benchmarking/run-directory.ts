@@ -29,6 +29,16 @@ export const RUN_FILES = Object.freeze({
   report: 'report.html',
 });
 
+/** A run read back by {@link RunDirectory.read}. */
+export interface ReadRun {
+  /** The run's report. */
+  readonly report: SuiteReport;
+  /** The results file it was read from (absolute). */
+  readonly path: string;
+  /** Set when `results.json` could not be read and the stream stood in: one line saying so, for stderr. */
+  readonly note?: string;
+}
+
 /** Results files in the order a folder is read: JSON keeps everything, JSONL survives a crash, CSV is the table. */
 const READ_ORDER = [RUN_FILES.json, RUN_FILES.jsonl, RUN_FILES.csv] as const;
 /** Results files in the order they are listed. */
@@ -120,6 +130,31 @@ export class RunDirectory {
     if (!statSync(full).isDirectory()) return full;
     for (const file of READ_ORDER) if (existsSync(join(full, file))) return join(full, file);
     throw new DantinoxError('IO', messages.resultsDirEmpty(path));
+  }
+
+  /**
+   * Reads a run like {@link RunDirectory.load}, but a run directory whose `results.json` cannot be read (empty, cut
+   * short by a crash or a full disk, not a report) is read from its `results.jsonl` stream instead, with a
+   * {@link ReadRun.note} saying so. When the stream cannot be read either, the error of `results.json` stands.
+   *
+   * @throws {@link dantinox!DantinoxError} as {@link RunDirectory.load}.
+   */
+  static read(path: string, cwd: string = process.cwd()): ReadRun {
+    const file = RunDirectory.locate(path, cwd);
+    try {
+      return { report: SuiteReport.load(file), path: file };
+    } catch (error) {
+      const stream = join(dirname(file), RUN_FILES.jsonl);
+      const fromFolder = statSync(resolve(cwd, path)).isDirectory() && basename(file) === RUN_FILES.json;
+      if (!(error instanceof DantinoxError) || !fromFolder || !existsSync(stream)) throw error;
+      let report: SuiteReport;
+      try {
+        report = SuiteReport.load(stream);
+      } catch {
+        throw error;
+      }
+      return { report, path: stream, note: messages.resultsJsonUnreadable(file, stream) };
+    }
   }
 
   /** A run's name from its results file: the directory's name for a run directory's file, else the file's stem. */

@@ -42,8 +42,11 @@ export const WORKER_ENV = 'DANTINOX_WORKER';
 
 /** What a worker tells its launcher over the IPC channel. */
 export interface WorkerMessage {
-  /** The run's output directory, once it exists (named in the launcher's notices). */
-  readonly outDir: string;
+  /**
+   * The folder whose `results.jsonl` holds the cells being measured, named in the launcher's notices: the run's
+   * `--out` (a round's folder with `--repeat`), or in a matrix the folder of the variant being measured.
+   */
+  readonly cellsDir: string;
 }
 
 /**
@@ -67,7 +70,7 @@ export function respawnWithMallocTuning(
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, ...MALLOC_TUNING, [WORKER_ENV]: '1' },
     });
-    let outDir: string | undefined;
+    let cellsDir: string | undefined;
     let forwarded = false;
     let killedBy: NodeJS.Signals | undefined;
     const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
@@ -79,14 +82,14 @@ export function respawnWithMallocTuning(
       if (killedBy !== undefined) return;
       killedBy = signal;
       child.kill('SIGKILL');
-      stderr.write(`\n${messages.quitAtOnce(signal, outDir)}\n`);
+      stderr.write(`\n${messages.quitAtOnce(signal, cellsDir)}\n`);
     };
     const onInt = (): void => onSignal('SIGINT');
     const onTerm = (): void => onSignal('SIGTERM');
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
     child.on('message', (message: Partial<WorkerMessage>) => {
-      if (typeof message?.outDir === 'string') outDir = message.outDir;
+      if (typeof message?.cellsDir === 'string') cellsDir = message.cellsDir;
     });
     child.on('error', reject);
     child.on('exit', (code, signal) => {
@@ -97,7 +100,7 @@ export function respawnWithMallocTuning(
       else if (signal === 'SIGINT' || signal === 'SIGTERM') resolvePromise(signalExitCode(signal));
       else {
         const by = signal ?? 'SIGKILL';
-        stderr.write(`${messages.workerKilled(by, outDir)}\n`);
+        stderr.write(`${messages.workerKilled(by, cellsDir)}\n`);
         resolvePromise(signalExitCode(by));
       }
     });

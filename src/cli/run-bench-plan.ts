@@ -29,7 +29,7 @@ import type { CommandContext } from './command-context.js';
 import { writeComparisons } from './commands/compare.js';
 import { ExitCode } from './exit-code.js';
 import { type StopSignal, watchInterrupts } from './interrupts.js';
-import { underLauncher } from './malloc-tuning.js';
+import { tellLauncher, underLauncher } from './malloc-tuning.js';
 
 /** `4 min 10 s`, `35 s`. */
 function formatEta(ms: number): string {
@@ -57,6 +57,25 @@ function progressHooks(flat: boolean, ctx: CommandContext): RunHooks {
           `Variant [${index + 1}/${total}] ${variant.id}${etaMs === undefined ? '' : ` (ETA ${formatEta(etaMs)} for ${remaining} variant(s))`}\n`,
         );
     },
+  };
+}
+
+/**
+ * Keeps the launcher (if any) told which `results.jsonl` holds the cells being measured, so that its notice after a
+ * second Ctrl-C or a SIGKILL names that stream: a round's folder with `--repeat`, and in a matrix (or a shard) the
+ * folder of the variant being measured, not the top folder.
+ */
+function launcherHooks(plan: RunPlan): RunHooks {
+  const inVariantFolders = plan.matrix.isMatrix || plan.shard !== undefined;
+  let runDir = plan.shownDir;
+  return {
+    name: 'launcher',
+    onRoundStart: ({ shownDir }) => {
+      runDir = shownDir;
+      tellLauncher({ cellsDir: runDir });
+    },
+    onVariantStart: ({ variant }) =>
+      tellLauncher({ cellsDir: inVariantFolders ? join(runDir, variant.id) : runDir }),
   };
 }
 
@@ -93,7 +112,7 @@ export async function runBenchPlan(
   let result: RunResult;
   try {
     result = await runMatrix(plan, {
-      hooks: quiet ? [] : progressHooks(flat, ctx),
+      hooks: quiet ? [launcherHooks(plan)] : [launcherHooks(plan), progressHooks(flat, ctx)],
       signal: interrupts.signal,
       ...(quiet ? {} : { progress: io.stderr }),
     });

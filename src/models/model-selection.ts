@@ -115,6 +115,15 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
   return { config, name: resolved.name, isPreset: resolved.isPreset, precision, ...reference };
 }
 
+/**
+ * The name a checked model runs under (its `ModelInfo.name`, the `model` column of its report): a preset's name, a
+ * config file's name without its directory and YAML/JSON extension, or a `--model` folder's name.
+ */
+export function checkedModelName(checked: CheckedSelection): string {
+  if (checked.config === undefined || checked.isPreset) return checked.name;
+  return basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
+}
+
 /** The absolute path of an existing folder given on the command line. @throws `IO` when it is missing. */
 function folderOf(path: string, cwd: string): string {
   const folder = isAbsolute(path) ? path : resolve(cwd, path);

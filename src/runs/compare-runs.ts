@@ -87,7 +87,8 @@ export function compareRuns(
   );
   const labels = sideLabels(loaded);
   const [base, ...cands] = loaded as [LoadedSide, ...LoadedSide[]];
-  const notes: string[] = [];
+  // A folder read from its stream because its results.json was unreadable says so first.
+  const notes: string[] = loaded.flatMap((side) => side.runs.flatMap((r) => r.note ?? []));
   // The floor only decides a comparison of one run per side.
   const floorUsed = base.runs.length === 1 && cands.some((c) => c.runs.length === 1);
   if (options.noiseFloor !== undefined && !floorUsed) notes.push(messages.noiseFloorUnused());

@@ -6,9 +6,9 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { RUN_FILES, RunDirectory, SuiteReport } from '../benchmarking/index.js';
+import { RUN_FILES, RunDirectory, type SuiteReport } from '../benchmarking/index.js';
 import { isMatrixDirectory, readMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
-import { loadVariantReport, variantDir } from '../benchmarking/matrix/matrix-report.js';
+import { readVariantRun } from '../benchmarking/matrix/matrix-report.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 
@@ -20,31 +20,31 @@ export interface LoadedReport {
   readonly path: string;
   /** The variant id, for a run read from a matrix folder. */
   readonly variant?: string;
+  /** Set when the folder's `results.json` could not be read and its stream was read instead: one line for stderr. */
+  readonly note?: string;
 }
 
 /** The completed variants of a matrix folder, each as a run (its `variant` set), in the matrix's order. */
 function loadMatrix(path: string, cwd: string): LoadedReport[] {
   const dir = resolve(cwd, path);
   const reports = readMatrixManifest(dir).assigned.flatMap((id) => {
-    const report = loadVariantReport(dir, id);
-    return report === undefined || report.results.length === 0
-      ? []
-      : [{ report, path: join(variantDir(dir, id), RUN_FILES.json), variant: id }];
+    const run = readVariantRun(dir, id);
+    return run === undefined || run.report.results.length === 0 ? [] : [{ ...run, variant: id }];
   });
   if (reports.length === 0) throw new DantinoxError('IO', messages.runFolderEmpty(path));
   return reports;
 }
 
 /**
- * Loads the run at `path` (a directory written by `dantinox bench`, or its results.json / .jsonl / .csv).
+ * Loads the run at `path` (a directory written by `dantinox bench`, or its results.json / .jsonl / .csv); a directory
+ * whose results.json cannot be read is read from its stream, with a `note` (see `RunDirectory.read`).
  *
  * @throws {@link dantinox!DantinoxError} `IO` when it is missing, unreadable, not a report, or holds no results.
  */
 export function loadReport(path: string, cwd: string): LoadedReport {
-  const file = RunDirectory.locate(path, cwd);
-  const report = SuiteReport.load(file);
-  if (report.results.length === 0) throw new DantinoxError('IO', messages.reportHasNoResults(path));
-  return { report, path: file };
+  const run = RunDirectory.read(path, cwd);
+  if (run.report.results.length === 0) throw new DantinoxError('IO', messages.reportHasNoResults(path));
+  return run;
 }
 
 const RESULT_FILES = [RUN_FILES.json, RUN_FILES.jsonl, RUN_FILES.csv];

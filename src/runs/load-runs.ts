@@ -5,9 +5,9 @@
  * @packageDocumentation
  */
 import { join, resolve } from 'node:path';
-import { RunDirectory, SuiteReport } from '../benchmarking/index.js';
+import { type ReadRun, RunDirectory } from '../benchmarking/index.js';
 import { isMatrixDirectory, readMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
-import { MatrixReport } from '../benchmarking/matrix/matrix-report.js';
+import { MatrixReport, readVariantRun } from '../benchmarking/matrix/matrix-report.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { type ChartRow, readChartData } from '../visualization/index.js';
@@ -22,6 +22,8 @@ export interface LoadedRun {
   readonly environment?: Readonly<Record<string, unknown>>;
   /** The file the run was read from. */
   readonly path: string;
+  /** Set when the folder's `results.json` could not be read and its stream was read instead: one line for stderr. */
+  readonly note?: string;
 }
 
 /**
@@ -34,30 +36,40 @@ export async function loadRuns(path: string, cwd: string): Promise<LoadedRun[]> 
   const full = resolve(cwd, path);
   if (!isMatrixDirectory(full)) return [await loadRun(path, cwd)];
   const manifest = readMatrixManifest(full);
-  const variants = manifest.variants.filter((v) => manifest.assigned.includes(v.id));
-  return MatrixReport.fromDirectory(full, variants)
-    .toRuns()
-    .map((run) => ({ ...run, path: join(full, run.name) }));
+  const read = manifest.variants
+    .filter((v) => manifest.assigned.includes(v.id))
+    .flatMap((v) => {
+      const run = readVariantRun(full, v.id);
+      return run === undefined ? [] : [{ id: v.id, axes: v.axes, ...run }];
+    });
+  const runs = new MatrixReport(read).toRuns();
+  return runs.map((run, i) => {
+    const note = read[i]?.note;
+    return { ...run, path: join(full, run.name), ...(note === undefined ? {} : { note }) };
+  });
 }
 
 /**
- * Reads one run. A dantinox report (CSV, JSON or the JSONL stream) is read with `SuiteReport.load`; any other
- * CSV/JSON/JSONL table (e.g. a seed CSV) is read as plain rows.
+ * Reads one run. A dantinox report (CSV, JSON or the JSONL stream) is read with `RunDirectory.read` (a folder whose
+ * results.json cannot be read is read from its stream, with a `note`); any other CSV/JSON/JSONL table (e.g. a seed
+ * CSV) is read as plain rows.
  *
  * @throws {@link dantinox!DantinoxError} `IO` for a missing or unreadable file or one that holds no rows,
  *   `INVALID_INPUT` for an empty, binary or malformed one.
  */
 export async function loadRun(path: string, cwd: string): Promise<LoadedRun> {
-  const file = RunDirectory.locate(path, cwd);
-  const fallbackName = RunDirectory.nameOf(file);
-  let report: SuiteReport | undefined;
+  const located = RunDirectory.locate(path, cwd);
+  let read: ReadRun | undefined;
   try {
-    report = SuiteReport.load(file);
+    read = RunDirectory.read(path, cwd);
   } catch (error) {
     // Not a dantinox report: still a table charts can read (unknown extensions fail there, clearly). An empty or
     // binary file (INVALID_INPUT) is no table either: say so as a results file.
     if (!(error instanceof DantinoxError) || error.code === 'INVALID_INPUT') throw error;
   }
+  const file = read?.path ?? located;
+  const fallbackName = RunDirectory.nameOf(file);
+  const report = read?.report;
   const rows = report === undefined ? await readChartData(file) : report.toRows();
   if (rows.length === 0) throw new DantinoxError('IO', messages.reportHasNoResults(file));
   if (report === undefined) return { name: fallbackName, rows, path: file };
@@ -66,5 +78,6 @@ export async function loadRun(path: string, cwd: string): Promise<LoadedRun> {
     rows,
     ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
     path: file,
+    ...(read?.note === undefined ? {} : { note: read.note }),
   };
 }

@@ -12,7 +12,7 @@ import { createEngineModel, defaultEngines, loadEngineModel } from '../models/en
 import { profileModelCalls } from '../models/engines/ort/index.js';
 import { hfDtypeFile } from '../models/hf/hf-dtype-files.js';
 import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
-import { checkModelSelection, type ModelSelection } from '../models/model-selection.js';
+import { checkedModelName, checkModelSelection, type ModelSelection } from '../models/model-selection.js';
 import { weightFileHash } from '../models/weight-file-bytes.js';
 
 /** A model ready to benchmark, its paradigm and a one-line honest description. */
@@ -59,7 +59,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
       weights: weightFileHash(join(folder, hfDtypeFile(folder, checked.dtype ?? 'fp32'))),
     };
   }
-  const name = checked.isPreset ? checked.name : basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
+  const name = checkedModelName(checked);
   const model = await createEngineModel(selection.engine ?? 'ort', checked.config, {
     seed: selection.seed,
     name,

@@ -6,14 +6,18 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../benchmarking/config.js';
 import { createWriterLogger, type Logger, type LogLevel } from '../benchmarking/logger.js';
+import { isMatrixDirectory } from '../benchmarking/matrix/matrix-manifest.js';
 import type { ShardSpec } from '../benchmarking/matrix/shard.js';
+import { SuiteReport } from '../benchmarking/report.js';
+import { RUN_FILES } from '../benchmarking/run-directory.js';
 import { createTaskRegistry, DEFAULT_TASKS } from '../benchmarking/task-registry.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { checkThreads } from '../models/engines/threads.js';
+import { checkedModelName } from '../models/model-selection.js';
 import type { PluginRegistries } from '../plugin.js';
 import { createChartRegistry } from '../visualization/chart-registry.js';
 import {
@@ -123,6 +127,52 @@ function checkResumedLayout(path: string, shownDir: string, repeat: number): voi
     throw new DantinoxError('INVALID_OPTION', messages.resumeRepeatMismatch(shownDir, false));
 }
 
+/** What a single (flat) run resumed into a folder must have measured there: its model and its tasks. */
+interface ResumedRun {
+  /** The model's name (the report's `model` column). */
+  readonly model: string;
+  /** The task rows it writes, in order. */
+  readonly tasks: readonly string[];
+}
+
+/** The report of the run in `folder` (its results.json, else its stream), or `undefined` when none is readable. */
+function earlierReport(folder: string): SuiteReport | undefined {
+  for (const file of [RUN_FILES.json, RUN_FILES.jsonl]) {
+    try {
+      if (existsSync(join(folder, file))) return SuiteReport.load(join(folder, file));
+    } catch {
+      // An unreadable file resumes nothing: the run is measured again, whatever it was.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses to resume, into the run folder `folder`, a run of another layout (a matrix into a single run, a single
+ * run into a matrix) or, for a single run (`single` given), of another model or task set — which would otherwise
+ * take the folder's run for its own and measure nothing.
+ */
+function checkResumedRun(folder: string, shownDir: string, single: ResumedRun | undefined): void {
+  const matrix = isMatrixDirectory(folder);
+  const flat =
+    !matrix && [RUN_FILES.json, RUN_FILES.jsonl, RUN_FILES.csv].some((f) => existsSync(join(folder, f)));
+  if (single !== undefined && matrix)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeLayoutMismatch(shownDir, 'matrix'));
+  if (single === undefined && flat)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeLayoutMismatch(shownDir, 'single'));
+  const report = single === undefined || !flat ? undefined : earlierReport(folder);
+  if (single === undefined || report === undefined) return;
+  const model = String(report.modelMeta['model'] ?? '');
+  const tasks = [...new Set(report.results.map((r) => r.task))];
+  const sameTasks = tasks.length === single.tasks.length && single.tasks.every((t) => tasks.includes(t));
+  const differences = [
+    ...(model === single.model ? [] : [{ what: 'model' as const, there: model, here: single.model }]),
+    ...(sameTasks ? [] : [{ what: 'tasks' as const, there: tasks.join(','), here: single.tasks.join(',') }]),
+  ];
+  if (differences.length > 0)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeRunMismatch(shownDir, differences));
+}
+
 /**
  * A checked {@link RunPlan}: the matrix expanded, every variant's model selection checked (and a built-in model
  * that cannot fit refused) and the output folder claimed (refused when it holds a run, unless `force` or
@@ -148,7 +198,7 @@ export function planRun(input: RunPlanInput): RunPlan {
     ...(input.data === undefined ? {} : { data: input.data }),
   });
   const shared = input.shared ?? {};
-  checkVariants(matrix.variants, config, cwd, shared);
+  const checked = checkVariants(matrix.variants, config, cwd, shared);
   // Before the folder is touched: a count far beyond the machine is a usage error, not a run.
   const threadCounts = new Set(matrix.variants.map((v) => variantConfig(v, config).threads));
   for (const threads of threadCounts) if (threads !== null) checkThreads(threads);
@@ -159,7 +209,22 @@ export function planRun(input: RunPlanInput): RunPlan {
   const lock = acquireRunLock(dir, shownDir);
   try {
     if (input.resume !== true) claimRunDir(shownDir, cwd, input.force === true);
-    else checkResumedLayout(dir, shownDir, repeat);
+    else {
+      checkResumedLayout(dir, shownDir, repeat);
+      const first = matrix.variants[0];
+      const selection = first === undefined ? undefined : checked.get(first.id);
+      // A single run: one variant, no shard (a shard folder always holds a matrix).
+      const single =
+        matrix.isMatrix || input.shard !== undefined || selection === undefined
+          ? undefined
+          : {
+              model: checkedModelName(selection),
+              tasks: [...tasks, ...(input.profile === true ? ['profile'] : [])],
+            };
+      const folders = repeat === 1 ? [dir] : roundFolders(dir).map((f) => join(dir, f));
+      for (const folder of folders)
+        checkResumedRun(folder, folder === dir ? shownDir : join(shownDir, relative(dir, folder)), single);
+    }
   } catch (error) {
     lock.release();
     throw error;

@@ -72,6 +72,27 @@ describe('RunDirectory', () => {
     expect(() => RunDirectory.locate('nowhere', cwd)).toThrow(messages.resultsFileMissing('nowhere'));
   });
 
+  it('read: a folder whose results.json is empty or torn is read from its stream, with a note naming both', async () => {
+    const dir = new RunDirectory(tmp());
+    await writeRun(dir);
+    const whole = readFileSync(dir.jsonPath, 'utf8');
+    for (const text of ['', whole.slice(0, whole.length / 2)]) {
+      writeFileSync(dir.jsonPath, text);
+      const run = RunDirectory.read(dir.path);
+      expect(run.path).toBe(dir.jsonlPath);
+      expect(run.report.runId).toBe('fake-run');
+      expect(run.note).toBe(messages.resultsJsonUnreadable(dir.jsonPath, dir.jsonlPath));
+      // The file named itself is read as it is: no fallback.
+      expect(() => RunDirectory.read(dir.jsonPath)).toThrow(dir.jsonPath);
+    }
+    // A readable results.json needs no note; a stream that is unreadable too leaves the JSON's error.
+    writeFileSync(dir.jsonPath, whole);
+    expect(RunDirectory.read(dir.path)).toEqual({ report: expect.anything(), path: dir.jsonPath });
+    writeFileSync(dir.jsonPath, '');
+    writeFileSync(dir.jsonlPath, 'not json\n{}\n');
+    expect(() => RunDirectory.read(dir.path)).toThrow(messages.emptyDataFile(dir.jsonPath));
+  });
+
   it('names a run after its directory, or after a loose file', async () => {
     const cwd = tmp();
     const dir = new RunDirectory('laptop', cwd);

@@ -193,6 +193,26 @@ describe('dantinox bench under signals', () => {
     expect(existsSync(join(cwd, 'oom', '.dantinox.lock'))).toBe(false);
   });
 
+  it('a matrix worker killed by SIGKILL names the variant folder whose stream holds the cells; merge refuses that variant', async () => {
+    const run = start([...SLOW, '--dtype', 'fp32,q8', '--no-charts', '--no-calibrate', '--out', 'mkill']);
+    await until(firstCellDone(run), 'the first cell');
+    process.kill(workerOf(run.child.pid as number), 'SIGKILL');
+    const { code } = await run.exit;
+    expect(code).toBe(137);
+    expect(run.stderr()).toContain(
+      'The cells measured before are in mkill/tiny-fp32-t1/results.jsonl; `dantinox report mkill/tiny-fp32-t1` renders them.',
+    );
+    expect(existsSync(join(cwd, 'mkill', 'results.jsonl'))).toBe(false);
+    expect(readFileSync(join(cwd, 'mkill', 'tiny-fp32-t1', 'results.jsonl'), 'utf8')).toContain(
+      '"type":"cell"',
+    );
+    const merge = await runCli(['merge', 'mkill', '--out', 'mkill-merged'], { cwd });
+    expect(merge.code).toBe(2);
+    expect(merge.stderr).toContain(
+      `variant tiny-fp32-t1: unfinished in ${join(cwd, 'mkill')}/tiny-fp32-t1 (cut short`,
+    );
+  });
+
   it('a closed stdout is a normal end (dantinox --help | head -1): exit 0, no stack trace', async () => {
     const child = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy();

@@ -11,7 +11,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { type CsvValue, formatCsv } from '../csv.js';
 import { SuiteReport } from '../report.js';
-import { RUN_FILES } from '../run-directory.js';
+import { type ReadRun, RUN_FILES, RunDirectory } from '../run-directory.js';
 import type { MatrixAxisName } from './matrix-axes.js';
 
 /** One variant's results. */
@@ -24,7 +24,10 @@ export interface MatrixReportVariant {
   readonly report: SuiteReport;
 }
 
-/** How far a variant's folder got: every task completed, some failed, stopped midway, or never started. */
+/**
+ * How far a variant's folder got: every task completed, some failed, stopped midway (only its stream, or a task
+ * cut short by Ctrl-C, SIGTERM or the end of the process: its row carries `meta.interrupted`), or never started.
+ */
 export type VariantState = 'completed' | 'failed' | 'unfinished' | 'missing';
 
 /** The results file of a variant folder that {@link loadVariantReport} reads: the full JSON, else the stream. */
@@ -45,6 +48,8 @@ export function runState(folder: string): VariantState {
   if (existsSync(join(folder, RUN_FILES.json))) {
     try {
       const report = SuiteReport.load(join(folder, RUN_FILES.json));
+      // A row rebuilt from part of its cells is not a result to keep: its numbers rest on part of the work.
+      if (report.results.some((r) => r.meta?.['interrupted'] !== undefined)) return 'unfinished';
       return report.results.every((r) => r.status === 'completed') ? 'completed' : 'failed';
     } catch {
       return 'unfinished';
@@ -60,6 +65,15 @@ export function loadVariantReport(dir: string, id: string): SuiteReport | undefi
     if (existsSync(path)) return SuiteReport.load(path);
   }
   return undefined;
+}
+
+/**
+ * Variant `id`'s run from its folder, as {@link loadVariantReport} reads it, except that a `results.json` that cannot
+ * be read (empty, torn) next to the stream gives the stream's run with a note saying so (see `RunDirectory.read`).
+ */
+export function readVariantRun(dir: string, id: string): ReadRun | undefined {
+  const folder = variantDir(dir, id);
+  return VARIANT_FILES.some((f) => existsSync(join(folder, f))) ? RunDirectory.read(folder) : undefined;
 }
 
 /** One variant as the HTML report takes it. */

@@ -375,6 +375,6 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     startedAt,
     commandLine: ['dantinox', ...ctx.argv].join(' '),
   });
-  tellLauncher({ outDir: shownDir });
+  tellLauncher({ cellsDir: shownDir });
   return runBenchPlan(plan, { quiet: options.quiet === true, format: options.format }, ctx);
 }

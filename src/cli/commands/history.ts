@@ -126,6 +126,7 @@ export function registerHistoryCommand(program: Command, ctx: CommandContext): C
               ),
             },
       );
+    for (const { note } of reports) if (note !== undefined) ctx.io.stderr.write(`note: ${note}\n`);
     const git = gitInfo(ctx.io.cwd);
     await withHistory(options, ctx, false, async (h) => {
       for (const { report, path } of reports) {

@@ -73,6 +73,7 @@ async function runPlot(
   const formats = checkFormats(options.format);
   const runs = [];
   for (const input of inputs) runs.push(...(await loadRuns(input, io.cwd)));
+  for (const { note } of runs) if (note !== undefined) io.stderr.write(`note: ${note}\n`);
   const rows = combineRuns(runs);
   const runName = runs.length === 1 ? safeRunName(runs[0]?.name ?? 'run') : 'comparison';
   const outDir = isAbsolute(options.out) ? options.out : resolve(io.cwd, options.out);

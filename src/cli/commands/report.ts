@@ -67,6 +67,7 @@ async function runReport(
   if (options.charts !== undefined) checkPluginNames('chart', options.charts, visualizer.availableCharts());
   const runs: LoadedRun[] = [];
   for (const input of inputs) runs.push(...(await loadRuns(input, io.cwd)));
+  for (const { note } of runs) if (note !== undefined) io.stderr.write(`note: ${note}\n`);
   const out = isAbsolute(options.out) ? options.out : resolve(io.cwd, options.out);
   const path = extname(out).toLowerCase() === '.html' ? out : new RunDirectory(out).reportPath;
   const results = await visualizer.report(

@@ -1,0 +1,133 @@
+/**
+ * `resume` (`bench --resume`) only continues the run the folder holds: a matrix is not resumed into a single run's
+ * folder nor a single run into a matrix's, a single run of another model or task set is refused naming what
+ * differs, and a variant cut short by the run's signal (its row rebuilt from part of its cells, `meta.interrupted`)
+ * is never complete: resume measures it again and merge refuses it without `allowPartial`. Real runs of `tiny`.
+ */
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runState } from '../../src/benchmarking/matrix/matrix-report.js';
+import { planMerge } from '../../src/benchmarking/matrix/plan-merge.js';
+import { SuiteReport } from '../../src/benchmarking/report.js';
+import { messages } from '../../src/messages.js';
+import { planRun, type RunPlanInput } from '../../src/runs/plan-run.js';
+import { type RunHooks, runMatrix } from '../../src/runs/run-matrix.js';
+
+/** Two throughput cells (seq 8 and 16), so that a run can be stopped after the first one. */
+const SWEEP = {
+  seqLens: [8, 16],
+  batchSizes: [1],
+  nWarmup: 0,
+  nMeasure: 2,
+  minWarmupMs: 0,
+  minMeasureMs: 0,
+};
+
+const MATRIX = { config: ['tiny'], dtype: ['fp32', 'q8'] };
+
+/** A plan of `tiny` with the two-cell sweep, no calibration, no charts, writing `dir` under `cwd`. */
+function plan(cwd: string, dir: string, input: Partial<RunPlanInput> = {}) {
+  return planRun({
+    dir,
+    cwd,
+    axes: { config: ['tiny'] },
+    config: SWEEP,
+    tasks: ['throughput'],
+    calibration: false,
+    charts: false,
+    logger: { log: () => {} },
+    ...input,
+  });
+}
+
+/** Hooks that log variants as `start tiny-fp32`, `skip tiny-q8`. */
+function recorder(events: string[]): RunHooks {
+  return {
+    onVariantStart: ({ variant }) => void events.push(`start ${variant.id}`),
+    onVariantSkipped: ({ variant }) => void events.push(`skip ${variant.id}`),
+  };
+}
+
+/** Runs `input` into `dir` and stops it (as Ctrl-C does) once the first cell of the first variant is measured. */
+async function runStoppedAfterFirstCell(cwd: string, dir: string, input: Partial<RunPlanInput> = {}) {
+  const controller = new AbortController();
+  const progress = {
+    write: (text: string) => {
+      if (text.includes('(1/2)')) controller.abort();
+    },
+  };
+  return runMatrix(plan(cwd, dir, input), { signal: controller.signal, progress });
+}
+
+describe('runMatrix with resume', () => {
+  it('refuses a matrix into a single run and a single run into a matrix, before touching the folder', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    await runMatrix(plan(cwd, 'flat'));
+    await runMatrix(plan(cwd, 'matrix', { axes: MATRIX }));
+    const before = [readdirSync(join(cwd, 'flat')), readdirSync(join(cwd, 'matrix'))];
+    expect(() => plan(cwd, 'flat', { axes: MATRIX, resume: true })).toThrow(
+      messages.resumeLayoutMismatch('flat', 'single'),
+    );
+    expect(() => plan(cwd, 'matrix', { resume: true })).toThrow(
+      messages.resumeLayoutMismatch('matrix', 'matrix'),
+    );
+    expect([readdirSync(join(cwd, 'flat')), readdirSync(join(cwd, 'matrix'))]).toEqual(before);
+    // The same command resumes: nothing left to do.
+    const again = await runMatrix(plan(cwd, 'flat', { resume: true }));
+    expect(again.status).toBe('nothing-to-do');
+  }, 120_000);
+
+  it('refuses a single run of another model or task set, naming what differs', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    await runMatrix(plan(cwd, 'flat'));
+    expect(() => plan(cwd, 'flat', { tasks: ['latency'], resume: true })).toThrow(
+      messages.resumeRunMismatch('flat', [{ what: 'tasks', there: 'throughput', here: 'latency' }]),
+    );
+    expect(() => plan(cwd, 'flat', { axes: { config: ['small'] }, resume: true })).toThrow(
+      messages.resumeRunMismatch('flat', [{ what: 'model', there: 'tiny', here: 'small' }]),
+    );
+    expect(() =>
+      plan(cwd, 'flat', { axes: { config: ['small'] }, tasks: ['throughput', 'latency'], resume: true }),
+    ).toThrow(
+      messages.resumeRunMismatch('flat', [
+        { what: 'model', there: 'tiny', here: 'small' },
+        { what: 'tasks', there: 'throughput', here: 'throughput,latency' },
+      ]),
+    );
+  }, 120_000);
+
+  it('a single run stopped mid-task is not complete: resume measures it again', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    const stopped = await runStoppedAfterFirstCell(cwd, 'flat');
+    expect(stopped.status).toBe('stopped');
+    const row = SuiteReport.load(join(cwd, 'flat', 'results.json')).results[0];
+    expect(row?.meta?.['interrupted']).toBeDefined();
+    expect(runState(join(cwd, 'flat'))).toBe('unfinished');
+    const resumed = await runMatrix(plan(cwd, 'flat', { resume: true }));
+    expect(resumed.status).toBe('completed');
+    expect(resumed.variants).toHaveLength(1);
+    const again = SuiteReport.load(join(cwd, 'flat', 'results.json')).results[0];
+    expect(again?.meta?.['interrupted']).toBeUndefined();
+    expect(runState(join(cwd, 'flat'))).toBe('completed');
+  }, 120_000);
+
+  it('a matrix variant stopped mid-task is unfinished: merge refuses it, resume remeasures it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    const dir = join(cwd, 'm');
+    const stopped = await runStoppedAfterFirstCell(cwd, 'm', { axes: MATRIX });
+    expect(stopped).toMatchObject({ status: 'stopped', notRun: ['tiny-q8'] });
+    expect(runState(join(dir, 'tiny-fp32'))).toBe('unfinished');
+    const problem = messages.variantNotFinished('tiny-fp32', dir, 'unfinished');
+    expect(() => planMerge([dir], { allowPartial: false })).toThrow(problem);
+    expect(planMerge([dir], { allowPartial: true }).missing).toContain(problem);
+    const events: string[] = [];
+    const resumed = await runMatrix(plan(cwd, 'm', { axes: MATRIX, resume: true }), {
+      hooks: recorder(events),
+    });
+    expect(events).toEqual(['start tiny-fp32', 'start tiny-q8']);
+    expect(resumed.failedTasks).toEqual([]);
+    expect(planMerge([dir], { allowPartial: false }).missing).toEqual([]);
+  }, 120_000);
+});
