@@ -851,6 +851,14 @@ export const messages = {
   /** A `--plugin` module that cannot be imported. */
   pluginLoadFailed: (spec: string, cause: string): string =>
     `Plugin "${spec}" cannot be loaded: ${cause}. Pass the path of an ES module (e.g. --plugin ./my-plugin.js) or an installed package name.`,
+  /** A `--plugin` module whose import (top-level code) or default function did not finish within the bound. */
+  pluginTimedOut: (spec: string, ms: number, stage: 'import' | 'register'): string =>
+    stage === 'import'
+      ? `Plugin "${spec}" did not finish loading within ${ms} ms: its top-level code (or a module it imports) never ends. A plugin's top level should only define things; do slow set-up inside its default function, and check that the module given to --plugin is the one meant.`
+      : `Plugin "${spec}" loaded, but its default function did not finish within ${ms} ms: it waits on something that never comes. Make it register its tasks and charts and return.`,
+  /** A `--plugin` module with a top-level await on a promise nothing settles (Node would exit 13 in silence). */
+  pluginUnsettled: (spec: string): string =>
+    `Plugin "${spec}" never finishes loading: a top-level await in it (or in a module it imports) waits on a promise that nothing can settle, so Node would stop with exit code 13. Remove that await from the module's top level, or move the work into its default function.`,
   /** A `--plugin` module without a default-exported function. */
   pluginNotAFunction: (spec: string, got: string): string =>
     `Plugin "${spec}" must export a default function ({ tasks, charts }) => { … }, but its default export is ${got === 'undefined' ? 'missing' : `a ${got}`}.`,
