@@ -851,6 +851,9 @@ export const messages = {
   /** A `--plugin` module that cannot be imported. */
   pluginLoadFailed: (spec: string, cause: string): string =>
     `Plugin "${spec}" cannot be loaded: ${cause}. Pass the path of an ES module (e.g. --plugin ./my-plugin.js) or an installed package name.`,
+  /** A thrown value that is not an `Error` and has no string form, e.g. `throw Object.create(null)`. */
+  unprintableThrown: (tag: string): string =>
+    `a value that is not an Error and cannot be turned into text was thrown (${tag}); throw an Error with a message instead`,
   /** A `--plugin` module whose import (top-level code) or default function did not finish within the bound. */
   pluginTimedOut: (spec: string, ms: number, stage: 'import' | 'register'): string =>
     stage === 'import'

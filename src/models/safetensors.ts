@@ -10,7 +10,7 @@
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { TENSOR_TYPES } from '../dtype.js';
-import { DantinoxError } from '../errors.js';
+import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import { halfToFloat } from './float16.js';
 import { numElements, type WeightMap, type WeightTensor } from './weights.js';
@@ -116,10 +116,6 @@ async function readExactly(
     done += r.bytesRead;
   }
   return done;
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 interface HeaderEntry {

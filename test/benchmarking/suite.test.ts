@@ -82,6 +82,44 @@ describe('BenchmarkSuite', () => {
     expect(report.toDataFrame().numRows()).toBe(3);
   });
 
+  it('a task that throws a value with no string form is a failed row like any other, and the files are written', async () => {
+    /** Throws `value`: `Object.create(null)` and a `toString` that throws cannot become a string. */
+    const throwing = (name: string, value: unknown): BenchmarkTask => ({
+      name,
+      run: async () => {
+        throw value;
+      },
+    });
+    const toStringThrows = {
+      toString(): string {
+        throw new Error('no');
+      },
+    };
+    const model = new FakeModel();
+    const dir = tmp();
+    const suite = new BenchmarkSuite({
+      tasks: [throwing('bare', Object.create(null)), throwing('hostile', toStringThrows), new MyTask()],
+      config: quick,
+    });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      outDir: dir,
+      runId: 'r',
+      saveCsv: true,
+      saveJson: true,
+    });
+    const unprintable = messages.unprintableThrown('[object Object]');
+    expect(report.results.map((r) => [r.task, r.status, r.error])).toEqual([
+      ['bare', 'failed', unprintable],
+      ['hostile', 'failed', unprintable],
+      ['my_task', 'completed', undefined],
+    ]);
+    const saved = SuiteReport.load(join(dir, 'r.json'));
+    expect(saved.results.map((r) => r.status)).toEqual(['failed', 'failed', 'completed']);
+    expect(readFileSync(join(dir, 'r.csv'), 'utf8')).toContain(unprintable);
+    expect(readFileSync(join(dir, 'r.jsonl'), 'utf8')).toContain(unprintable);
+  });
+
   it('can re-throw instead with throwOnError', async () => {
     const model = new FakeModel();
     const suite = new BenchmarkSuite({ tasks: [new Boom()], config: quick });
