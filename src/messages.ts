@@ -558,6 +558,15 @@ export const messages = {
   /** A history path that is not a DuckDB file. */
   historyUnreadable: (path: string, cause: unknown): string =>
     `Cannot open history file "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Pass a DuckDB file written by "dantinox history add" or "bench --history", or a new path.`,
+  /** A history file cut short or with bytes overwritten, as DuckDB found it. */
+  historyDamaged: (path: string, cause: unknown): string =>
+    `History file "${path}" is damaged (cut short or overwritten): ${clip(errorText(cause))}. Keep it aside and pass --history a new path; the runs' folders can be added to the new file with "dantinox history add <run dirs…> --history <new file>".`,
+  /** DuckDB failed on a history file for another reason than damage. */
+  historyFailed: (path: string, cause: unknown): string =>
+    `DuckDB failed on history file "${path}": ${clip(errorText(cause))}. Check that its disk has space and the file is writable, or pass --history another path.`,
+  /** A DuckDB database written by another program given as a history. */
+  historyForeign: (path: string, tables: readonly string[]): string =>
+    `"${path}" is a DuckDB database of another program (tables ${list(tables.slice(0, 5))}${tables.length > 5 ? ', …' : ''}; no dantinox_schema table), not a dantinox history, and dantinox does not add its tables to it. Pass --history a new path (created when missing) or a file written by "dantinox history add" or "bench --history".`,
   /** A history file of a newer schema. */
   historyTooNew: (path: string, found: number, supported: number): string =>
     `History file "${path}" has schema version ${found}; this dantinox reads versions up to ${supported}. Upgrade dantinox, or use another file.`,
