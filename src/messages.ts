@@ -90,6 +90,46 @@ const errorCode = (cause: unknown): string =>
   cause !== null && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string'
     ? cause.code
     : errorText(cause);
+/**
+ * What to do about a file that could not be read, from the error's code: a folder where a file is needed
+ * (`EISDIR`), a missing path (`ENOENT`, `ENOTDIR`), missing permissions (`EACCES`, `EPERM`).
+ */
+const readHint = (cause: unknown): string => {
+  switch (errorCode(cause)) {
+    case 'EISDIR':
+      return 'it is a folder; pass the path of the file itself';
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return 'there is no such file; check the path';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied; make it readable or pass a copy';
+    default:
+      return 'check that the path exists and is readable';
+  }
+};
+/**
+ * What to do about a file or folder that could not be written, from the error's code: a file in the way of a
+ * folder (`EEXIST`, `ENOTDIR`), a folder in the way of a file (`EISDIR`), a full disk, a read-only file system;
+ * permissions otherwise. `flag` is the option that names the path (`--out`).
+ */
+const writeHint = (cause: unknown, flag: string): string => {
+  switch (errorCode(cause)) {
+    case 'EEXIST':
+    case 'ENOTDIR':
+      return `a file is in the way where a folder is needed; move that file or pass another ${flag}`;
+    case 'EISDIR':
+      return `a folder is in the way where a file is needed; pass another ${flag}`;
+    case 'ENOSPC':
+      return `no space left on the device; free some space or pass ${flag} on another disk`;
+    case 'EDQUOT':
+      return `disk quota exceeded; free some space or pass ${flag} on another disk`;
+    case 'EROFS':
+      return `the file system is read-only; pass ${flag} on a writable one`;
+    default:
+      return `check that the directory is writable, or pass another ${flag}`;
+  }
+};
 const suggestion = (name: string, candidates: readonly string[]): string => {
   const s = didYouMean(name, candidates);
   return s === undefined ? '' : ` Did you mean "${s}"?`;
@@ -164,8 +204,8 @@ export const messages = {
   unknownName: (kind: string, name: string, available: readonly string[], hint?: string): string =>
     `Unknown ${kind} "${name}".${suggestion(name, available)} Available: ${list(available)}.${hint === undefined ? '' : ` ${hint}`}`,
   /** A file that could not be read. */
-  cannotRead: (path: string, what: string): string =>
-    `Cannot read ${what} file "${path}": check that the path exists and is readable.`,
+  cannotRead: (path: string, what: string, cause?: unknown): string =>
+    `Cannot read ${what} file "${path}": ${readHint(cause)}.`,
   /** A file whose contents could not be parsed. */
   malformedFile: (path: string, format: string, cause: unknown): string =>
     `"${path}" is not valid ${format}: ${clip(errorText(cause))}. Fix the file or pass another one.`,
@@ -390,7 +430,7 @@ export const messages = {
       ? `Cannot write ${what} to "${path}": no space left on the device, so the incomplete file is removed. Free some space, or pass --out on another disk (outDir in TypeScript), and rerun.`
       : errorCode(cause) === 'EDQUOT'
         ? `Cannot write ${what} to "${path}": disk quota exceeded, so the incomplete file is removed. Free some space, or pass --out on another disk (outDir in TypeScript), and rerun.`
-        : `Cannot write ${what} to "${path}": check that the directory is writable (or pass another --out, outDir in TypeScript).`,
+        : `Cannot write ${what} to "${path}": ${writeHint(cause, '--out')} (outDir in TypeScript).`,
   /** A sweep list (`--seq-lens`, `--batch-sizes`) with a value given twice. */
   duplicateSweepValues: (twice: readonly number[]): string =>
     `lists ${[...new Set(twice)].join(', ')} more than once; each value is measured once, so give it once`,
@@ -794,7 +834,7 @@ export const messages = {
     `Rendering chart "${chart}" failed: ${errorText(cause)}.`,
   /** A file or directory that could not be written. */
   cannotWrite: (path: string, cause: unknown): string =>
-    `Cannot write "${path}": ${errorText(cause)}. Check that the directory is writable.`,
+    `Cannot write "${path}": ${clip(errorText(cause))}; ${writeHint(cause, '--out')}.`,
   /** An HTML report without any run. */
   reportNoRuns: (): string => 'An HTML report needs at least one run with rows; received none.',
 
@@ -833,13 +873,18 @@ export const messages = {
   outDirNotWritable: (dir: string, cause: unknown): string =>
     errorCode(cause) === 'ENOSPC'
       ? `Cannot write to the output directory "${dir}": no space left on the device. Free some space or pass another --out <dir>.`
-      : `Cannot write to the output directory "${dir}" (${errorCode(cause)}). Pass a writable directory with --out <dir>.`,
+      : `Cannot write to the output directory "${dir}" (${errorCode(cause)}): ${writeHint(cause, '--out <dir>')}.`,
   /** A `--data` text file that does not exist or cannot be read. */
   dataFileMissing: (path: string): string =>
     `Data file "${path}" not found or not readable. Pass a UTF-8 text file with --data <file>, or leave --data out to use the built-in validation text.`,
   /** A `--model` folder that does not exist. */
-  modelFolderMissing: (path: string): string =>
-    `Model folder "${path}" not found. Pass a Hugging Face ONNX export folder (config.json, tokenizer.json, onnx/model.onnx) with --model <dir>.`,
+  modelFolderMissing: (path: string, flag: '--model' | '--reference'): string =>
+    flag === '--model'
+      ? `Model folder "${path}" not found. Pass a Hugging Face ONNX export folder (config.json, tokenizer.json, onnx/model.onnx) with --model <dir>.`
+      : `Reference model folder "${path}" not found. Pass the kld task's full-precision model, a Hugging Face ONNX export folder (config.json, tokenizer.json, onnx/model.onnx), with --reference <dir>.`,
+  /** A `--reference` folder without the files of a Hugging Face ONNX model. */
+  referenceFolderIncomplete: (path: string, missing: readonly string[]): string =>
+    `Reference model folder "${path}" has no ${list(missing)}, so it is not a Hugging Face ONNX model. Pass the kld task's full-precision model with --reference <dir> (a folder written by "dantinox export --format hf" or optimum-cli).`,
   /** A results file given to `plot` that does not exist. */
   resultsFileMissing: (path: string): string =>
     `Results file "${path}" not found. Pass the results.csv or results.json written by "dantinox bench" (e.g. results/<run>/results.csv).`,

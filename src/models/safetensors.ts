@@ -195,7 +195,7 @@ export async function loadSafetensors(path: string): Promise<SafetensorsFile> {
   try {
     fh = await open(path, 'r');
   } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(path, 'safetensors'), { cause });
+    throw new DantinoxError('IO', messages.cannotRead(path, 'safetensors', cause), { cause });
   }
   try {
     const fileBytes = (await fh.stat()).size;
