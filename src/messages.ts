@@ -490,6 +490,9 @@ export const messages = {
     'incomplete: the run stopped before this task finished (rebuilt from its streamed cells)',
   /** The error of a task the run never started because it was aborted. */
   taskNotRun: (): string => 'not run: the run was aborted',
+  /** A task whose run neither returned nor recorded a cell for twice the cell budget. */
+  taskHung: (ms: number): string =>
+    `it neither returned nor finished a cell for ${ms} ms (twice --max-cell-ms), so it was given up as hung and the run went on; a task must return, and bound its own waits by --max-cell-ms`,
   /** A run stopped by its abort signal. */
   benchAborted: (task: string): string => `aborted during task "${task}" (the run's signal fired)`,
   /** The `interrupted` note of a task row rebuilt from the cells it measured before an abort or a crash. */
