@@ -880,6 +880,9 @@ export const messages = {
   /** A `--data` text file that does not exist or cannot be read. */
   dataFileMissing: (path: string): string =>
     `Data file "${path}" not found or not readable. Pass a UTF-8 text file with --data <file>, or leave --data out to use the built-in validation text.`,
+  /** A `--data` path that is a folder. */
+  dataFileIsFolder: (path: string): string =>
+    `--data "${path}" is a folder. Pass a UTF-8 text file with --data <file>, or leave --data out to use the built-in validation text.`,
   /** A `--model` folder that does not exist. */
   modelFolderMissing: (path: string, flag: '--model' | '--reference'): string =>
     flag === '--model'

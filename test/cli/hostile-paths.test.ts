@@ -64,6 +64,12 @@ describe('paths of the wrong kind', () => {
     }
   });
 
+  it('a folder given as --data is refused before any model is built', async () => {
+    expect(await refusal(['bench', '--config', 'tiny', '--data', 'adir', '--out', 'd1'])).toBe(
+      `error: ${messages.dataFileIsFolder('adir')}\n`,
+    );
+  });
+
   it('a --reference folder that is missing or holds no model names --reference, before any model is built', async () => {
     const missing = await refusal([
       'bench',
