@@ -601,6 +601,9 @@ export const messages = {
   /** A history path that is not a DuckDB file. */
   historyUnreadable: (path: string, cause: unknown): string =>
     `Cannot open history file "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Pass a DuckDB file written by "dantinox history add" or "bench --history", or a new path.`,
+  /** A history file to read that does not exist. */
+  historyMissing: (path: string): string =>
+    `There is no history file "${path}". Add runs to it first with "dantinox history add <run dirs…> --history ${path}" or "bench --history ${path}", or pass --history the file they were added to.`,
   /** A history file cut short or with bytes overwritten, as DuckDB found it. */
   historyDamaged: (path: string, cause: unknown): string =>
     `History file "${path}" is damaged (cut short or overwritten): ${clip(errorText(cause))}. Keep it aside and pass --history a new path; the runs' folders can be added to the new file with "dantinox history add <run dirs…> --history <new file>".`,

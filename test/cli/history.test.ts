@@ -81,6 +81,10 @@ describe('dantinox history', () => {
     const dir = await cli(cwd, ['history', 'list', '--history', 'adir']);
     expect(dir.code).toBe(ExitCode.usage);
     expect(dir.err).toBe(`error: ${messages.historyIsDirectory(join(cwd, 'adir'))}\n`);
+    // Reading a history that does not exist says so (before: DuckDB's "Cannot open database … read-only mode").
+    const missing = await cli(cwd, ['history', 'list', '--history', 'none.duckdb']);
+    expect(missing.err).toBe(`error: ${messages.historyMissing(join(cwd, 'none.duckdb'))}\n`);
+    expect(missing.code).toBe(ExitCode.usage);
     const unknown = await cli(cwd, ['history', 'show', 'nope']);
     expect(unknown.code).toBe(ExitCode.usage);
     expect(unknown.err).toBe(`error: ${messages.historyUnknownRun('results.duckdb', 'nope')}\n`);

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
@@ -172,7 +172,7 @@ export class ResultsHistory {
   /**
    * Opens (creating when missing, unless read-only) a history file and brings its schema up to date.
    *
-   * @throws {@link dantinox!DantinoxError} `IO` when the path is a directory, is not a DuckDB file, is a DuckDB database
+   * @throws {@link dantinox!DantinoxError} `IO` when the path is a directory, is missing (read-only), is not a DuckDB file, is a DuckDB database
    * of another program (tables, but no dantinox schema), is damaged (cut short, bytes overwritten), stays locked by
    * another process past `lockTimeoutMs`, or was written by a newer dantinox (schema version too new); the methods
    * that read or write a damaged file throw `IO` too; `DEPENDENCY_MISSING`
@@ -186,6 +186,8 @@ export class ResultsHistory {
       isDir = false;
     }
     if (isDir) throw new DantinoxError('IO', messages.historyIsDirectory(path));
+    if (options.readOnly === true && !existsSync(path))
+      throw new DantinoxError('IO', messages.historyMissing(path));
     let duckdb: typeof import('@duckdb/node-api');
     try {
       duckdb = await import('@duckdb/node-api');
