@@ -970,6 +970,9 @@ export const messages = {
   /** The launcher's notice when a second signal made it kill the worker. */
   quitAtOnce: (signal: string, outDir: string | undefined): string =>
     `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${outDir === undefined ? '' : ` The cells measured so far are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
+  /** The launcher's notice when the worker did not stop within the grace after a SIGTERM. */
+  termGraceOver: (ms: number, outDir: string | undefined): string =>
+    `SIGTERM: the run did not stop within ${ms / 1000} s (a call that holds the process), so it was killed.${outDir === undefined ? '' : ` The cells measured so far are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
   /** The launcher's notice when its worker died from a signal it did not send. */
   workerKilled: (signal: string, outDir: string | undefined): string =>
     `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${outDir === undefined ? '' : ` The cells measured before are in ${outDir}/results.jsonl; \`dantinox report ${outDir}\` renders them.`}`,
