@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { messages } from './messages.js';
 
 /**
  * What went wrong, as a stable string-literal code.
@@ -78,7 +79,14 @@ export class ValidationError extends DantinoxError {
   }
 }
 
-/** The message of a thrown value: `error.message` for an `Error`, else its string form. */
+/**
+ * The message of a thrown value: `error.message` for an `Error`, else its string form. Never throws: a value with
+ * no string form (`throw Object.create(null)`, a `toString` that throws) gets a message saying so.
+ */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return messages.unprintableThrown(Object.prototype.toString.call(error));
+  }
 }

@@ -90,6 +90,46 @@ const errorCode = (cause: unknown): string =>
   cause !== null && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string'
     ? cause.code
     : errorText(cause);
+/**
+ * What to do about a file that could not be read, from the error's code: a folder where a file is needed
+ * (`EISDIR`), a missing path (`ENOENT`, `ENOTDIR`), missing permissions (`EACCES`, `EPERM`).
+ */
+const readHint = (cause: unknown): string => {
+  switch (errorCode(cause)) {
+    case 'EISDIR':
+      return 'it is a folder; pass the path of the file itself';
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return 'there is no such file; check the path';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied; make it readable or pass a copy';
+    default:
+      return 'check that the path exists and is readable';
+  }
+};
+/**
+ * What to do about a file or folder that could not be written, from the error's code: a file in the way of a
+ * folder (`EEXIST`, `ENOTDIR`), a folder in the way of a file (`EISDIR`), a full disk, a read-only file system;
+ * permissions otherwise. `flag` is the option that names the path (`--out`).
+ */
+const writeHint = (cause: unknown, flag: string): string => {
+  switch (errorCode(cause)) {
+    case 'EEXIST':
+    case 'ENOTDIR':
+      return `a file is in the way where a folder is needed; move that file or pass another ${flag}`;
+    case 'EISDIR':
+      return `a folder is in the way where a file is needed; pass another ${flag}`;
+    case 'ENOSPC':
+      return `no space left on the device; free some space or pass ${flag} on another disk`;
+    case 'EDQUOT':
+      return `disk quota exceeded; free some space or pass ${flag} on another disk`;
+    case 'EROFS':
+      return `the file system is read-only; pass ${flag} on a writable one`;
+    default:
+      return `check that the directory is writable, or pass another ${flag}`;
+  }
+};
 const suggestion = (name: string, candidates: readonly string[]): string => {
   const s = didYouMean(name, candidates);
   return s === undefined ? '' : ` Did you mean "${s}"?`;
@@ -164,8 +204,8 @@ export const messages = {
   unknownName: (kind: string, name: string, available: readonly string[], hint?: string): string =>
     `Unknown ${kind} "${name}".${suggestion(name, available)} Available: ${list(available)}.${hint === undefined ? '' : ` ${hint}`}`,
   /** A file that could not be read. */
-  cannotRead: (path: string, what: string): string =>
-    `Cannot read ${what} file "${path}": check that the path exists and is readable.`,
+  cannotRead: (path: string, what: string, cause?: unknown): string =>
+    `Cannot read ${what} file "${path}": ${readHint(cause)}.`,
   /** A file whose contents could not be parsed. */
   malformedFile: (path: string, format: string, cause: unknown): string =>
     `"${path}" is not valid ${format}: ${clip(errorText(cause))}. Fix the file or pass another one.`,
@@ -390,7 +430,7 @@ export const messages = {
       ? `Cannot write ${what} to "${path}": no space left on the device, so the incomplete file is removed. Free some space, or pass --out on another disk (outDir in TypeScript), and rerun.`
       : errorCode(cause) === 'EDQUOT'
         ? `Cannot write ${what} to "${path}": disk quota exceeded, so the incomplete file is removed. Free some space, or pass --out on another disk (outDir in TypeScript), and rerun.`
-        : `Cannot write ${what} to "${path}": check that the directory is writable (or pass another --out, outDir in TypeScript).`,
+        : `Cannot write ${what} to "${path}": ${writeHint(cause, '--out')} (outDir in TypeScript).`,
   /** A sweep list (`--seq-lens`, `--batch-sizes`) with a value given twice. */
   duplicateSweepValues: (twice: readonly number[]): string =>
     `lists ${[...new Set(twice)].join(', ')} more than once; each value is measured once, so give it once`,
@@ -450,6 +490,9 @@ export const messages = {
     'incomplete: the run stopped before this task finished (rebuilt from its streamed cells)',
   /** The error of a task the run never started because it was aborted. */
   taskNotRun: (): string => 'not run: the run was aborted',
+  /** A task whose run neither returned nor recorded a cell for twice the cell budget. */
+  taskHung: (ms: number): string =>
+    `it neither returned nor finished a cell for ${ms} ms (twice --max-cell-ms), so it was given up as hung and the run went on; a task must return, and bound its own waits by --max-cell-ms`,
   /** A run stopped by its abort signal. */
   benchAborted: (task: string): string => `aborted during task "${task}" (the run's signal fired)`,
   /** The `interrupted` note of a task row rebuilt from the cells it measured before an abort or a crash. */
@@ -561,6 +604,18 @@ export const messages = {
   /** A history path that is not a DuckDB file. */
   historyUnreadable: (path: string, cause: unknown): string =>
     `Cannot open history file "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Pass a DuckDB file written by "dantinox history add" or "bench --history", or a new path.`,
+  /** A history file to read that does not exist. */
+  historyMissing: (path: string): string =>
+    `There is no history file "${path}". Add runs to it first with "dantinox history add <run dirs…> --history ${path}" or "bench --history ${path}", or pass --history the file they were added to.`,
+  /** A history file cut short or with bytes overwritten, as DuckDB found it. */
+  historyDamaged: (path: string, cause: unknown): string =>
+    `History file "${path}" is damaged (cut short or overwritten): ${clip(errorText(cause))}. Keep it aside and pass --history a new path; the runs' folders can be added to the new file with "dantinox history add <run dirs…> --history <new file>".`,
+  /** DuckDB failed on a history file for another reason than damage. */
+  historyFailed: (path: string, cause: unknown): string =>
+    `DuckDB failed on history file "${path}": ${clip(errorText(cause))}. Check that its disk has space and the file is writable, or pass --history another path.`,
+  /** A DuckDB database written by another program given as a history. */
+  historyForeign: (path: string, tables: readonly string[]): string =>
+    `"${path}" is a DuckDB database of another program (tables ${list(tables.slice(0, 5))}${tables.length > 5 ? ', …' : ''}; no dantinox_schema table), not a dantinox history, and dantinox does not add its tables to it. Pass --history a new path (created when missing) or a file written by "dantinox history add" or "bench --history".`,
   /** A history file of a newer schema. */
   historyTooNew: (path: string, found: number, supported: number): string =>
     `History file "${path}" has schema version ${found}; this dantinox reads versions up to ${supported}. Upgrade dantinox, or use another file.`,
@@ -803,7 +858,7 @@ export const messages = {
     `Rendering chart "${chart}" failed: ${errorText(cause)}.`,
   /** A file or directory that could not be written. */
   cannotWrite: (path: string, cause: unknown): string =>
-    `Cannot write "${path}": ${errorText(cause)}. Check that the directory is writable.`,
+    `Cannot write "${path}": ${clip(errorText(cause))}; ${writeHint(cause, '--out')}.`,
   /** An HTML report without any run. */
   reportNoRuns: (): string => 'An HTML report needs at least one run with rows; received none.',
 
@@ -842,13 +897,21 @@ export const messages = {
   outDirNotWritable: (dir: string, cause: unknown): string =>
     errorCode(cause) === 'ENOSPC'
       ? `Cannot write to the output directory "${dir}": no space left on the device. Free some space or pass another --out <dir>.`
-      : `Cannot write to the output directory "${dir}" (${errorCode(cause)}). Pass a writable directory with --out <dir>.`,
+      : `Cannot write to the output directory "${dir}" (${errorCode(cause)}): ${writeHint(cause, '--out <dir>')}.`,
   /** A `--data` text file that does not exist or cannot be read. */
   dataFileMissing: (path: string): string =>
     `Data file "${path}" not found or not readable. Pass a UTF-8 text file with --data <file>, or leave --data out to use the built-in validation text.`,
+  /** A `--data` path that is a folder. */
+  dataFileIsFolder: (path: string): string =>
+    `--data "${path}" is a folder. Pass a UTF-8 text file with --data <file>, or leave --data out to use the built-in validation text.`,
   /** A `--model` folder that does not exist. */
-  modelFolderMissing: (path: string): string =>
-    `Model folder "${path}" not found. Pass a Hugging Face ONNX export folder (config.json, tokenizer.json, onnx/model.onnx) with --model <dir>.`,
+  modelFolderMissing: (path: string, flag: '--model' | '--reference'): string =>
+    flag === '--model'
+      ? `Model folder "${path}" not found. Pass a Hugging Face ONNX export folder (config.json, tokenizer.json, onnx/model.onnx) with --model <dir>.`
+      : `Reference model folder "${path}" not found. Pass the kld task's full-precision model, a Hugging Face ONNX export folder (config.json, tokenizer.json, onnx/model.onnx), with --reference <dir>.`,
+  /** A `--reference` folder without the files of a Hugging Face ONNX model. */
+  referenceFolderIncomplete: (path: string, missing: readonly string[]): string =>
+    `Reference model folder "${path}" has no ${list(missing)}, so it is not a Hugging Face ONNX model. Pass the kld task's full-precision model with --reference <dir> (a folder written by "dantinox export --format hf" or optimum-cli).`,
   /** A results file given to `plot` that does not exist. */
   resultsFileMissing: (path: string): string =>
     `Results file "${path}" not found. Pass the results.csv or results.json written by "dantinox bench" (e.g. results/<run>/results.csv).`,
@@ -869,6 +932,17 @@ export const messages = {
   /** A `--plugin` module that cannot be imported. */
   pluginLoadFailed: (spec: string, cause: string): string =>
     `Plugin "${spec}" cannot be loaded: ${cause}. Pass the path of an ES module (e.g. --plugin ./my-plugin.js) or an installed package name.`,
+  /** A thrown value that is not an `Error` and has no string form, e.g. `throw Object.create(null)`. */
+  unprintableThrown: (tag: string): string =>
+    `a value that is not an Error and cannot be turned into text was thrown (${tag}); throw an Error with a message instead`,
+  /** A `--plugin` module whose import (top-level code) or default function did not finish within the bound. */
+  pluginTimedOut: (spec: string, ms: number, stage: 'import' | 'register'): string =>
+    stage === 'import'
+      ? `Plugin "${spec}" did not finish loading within ${ms} ms: its top-level code (or a module it imports) never ends. A plugin's top level should only define things; do slow set-up inside its default function, and check that the module given to --plugin is the one meant.`
+      : `Plugin "${spec}" loaded, but its default function did not finish within ${ms} ms: it waits on something that never comes. Make it register its tasks and charts and return.`,
+  /** A `--plugin` module with a top-level await on a promise nothing settles (Node would exit 13 in silence). */
+  pluginUnsettled: (spec: string): string =>
+    `Plugin "${spec}" never finishes loading: a top-level await in it (or in a module it imports) waits on a promise that nothing can settle, so Node would stop with exit code 13. Remove that await from the module's top level, or move the work into its default function.`,
   /** A `--plugin` module without a default-exported function. */
   pluginNotAFunction: (spec: string, got: string): string =>
     `Plugin "${spec}" must export a default function ({ tasks, charts }) => { … }, but its default export is ${got === 'undefined' ? 'missing' : `a ${got}`}.`,
@@ -914,6 +988,9 @@ export const messages = {
   /** The launcher's notice when a second signal made it kill the worker. */
   quitAtOnce: (signal: string, cellsDir: string | undefined): string =>
     `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${cellsDir === undefined ? '' : ` The cells measured so far are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
+  /** The launcher's notice when the worker did not stop within the grace after a SIGTERM. */
+  termGraceOver: (ms: number, cellsDir: string | undefined): string =>
+    `SIGTERM: the run did not stop within ${ms / 1000} s (a call that holds the process), so it was killed.${cellsDir === undefined ? '' : ` The cells measured so far are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
   /** The launcher's notice when its worker died from a signal it did not send. */
   workerKilled: (signal: string, cellsDir: string | undefined): string =>
     `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${cellsDir === undefined ? '' : ` The cells measured before are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,

@@ -37,7 +37,7 @@ export function readTextFile(path: string, what: string): string {
   try {
     bytes = readFileSync(path);
   } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(path, what), { cause });
+    throw new DantinoxError('IO', messages.cannotRead(path, what, cause), { cause });
   }
   return decodeText(bytes, path, what);
 }

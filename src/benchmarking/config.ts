@@ -42,7 +42,10 @@ export interface BenchmarkConfig {
   readonly diffusionSteps: number;
   /** Intra-op threads requested from the engine (recorded in the report); `null` = engine default. @default null */
   readonly threads: number | null;
-  /** Time budget of one cell in milliseconds; a cell predicted or found to exceed it is skipped or failed. @default 60000 */
+  /**
+   * Time budget of one cell in milliseconds; a cell predicted or found to exceed it is skipped or failed, and a
+   * task that neither returns nor finishes a cell for twice this is given up as hung (a failed row). @default 60000
+   */
   readonly maxCellMs: number;
   /** Seed of the suite's random generator (inputs, windows, sampling). @default 0 */
   readonly seed: number;

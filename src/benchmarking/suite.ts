@@ -34,6 +34,7 @@ import type {
   MetricDescriptor,
 } from './task.js';
 import { createTaskRegistry, DEFAULT_TASKS } from './task-registry.js';
+import { type TaskWatch, watchTask } from './task-watchdog.js';
 import { ThroughputTask } from './tasks/throughput-task.js';
 
 /** Options of {@link BenchmarkSuite.run}. */
@@ -262,15 +263,22 @@ export class BenchmarkSuite {
           recordCell: async (cell) => {
             cells.push(cell);
             progress.cell(cell);
+            watch?.touch();
             await sinks.onCell(cell, elapsedS());
           },
         };
+        let watch: TaskWatch<BenchmarkResult> | undefined;
         const start = clock.now();
         // Peak RSS is a real-process figure: a run on a manual clock is simulated and records none.
         if (clock === hrtimeClock) resetPeakRss();
         let result: BenchmarkResult;
         try {
-          const raw = await task.run(paradigm, model, this.config, taskRngs[i] as Rng, context);
+          watch = watchTask(
+            task.run(paradigm, model, this.config, taskRngs[i] as Rng, context),
+            this.config.maxCellMs,
+            options.signal,
+          );
+          const raw = await watch.result;
           const named = { ...raw, task: raw.task || task.name };
           result = named.status === undefined ? { ...named, status: 'completed' } : named;
         } catch (error) {

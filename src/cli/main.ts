@@ -23,3 +23,7 @@ const argv = process.argv.slice(2);
 process.exitCode = needsMallocRespawn(argv, process.env)
   ? await respawnWithMallocTuning(fileURLToPath(import.meta.url), argv)
   : await runCli(argv, processIo());
+// The command is over and its files are written. A task given up as hung (see task-watchdog.ts) may have left a
+// timer or socket behind that JavaScript cannot cancel; it must not keep the process alive, so exit a second later
+// when something still holds the event loop (the unref'd timer never delays an exit that happens anyway).
+setTimeout(() => process.exit(), 1000).unref();

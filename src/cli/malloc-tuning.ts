@@ -50,12 +50,27 @@ export interface WorkerMessage {
 }
 
 /**
+ * How long the worker has, after a `SIGTERM`, to stop after its current call and write its files before the
+ * launcher kills it: 30 s. `SIGTERM` asks for an end in bounded time (`docker stop` kills after 10 s, Kubernetes
+ * after 30 s); a worker whose main thread is held (a long engine call, a task's synchronous loop) cannot answer.
+ */
+export const SIGTERM_GRACE_MS = 30_000;
+
+/** Options of {@link respawnWithMallocTuning}. */
+export interface RespawnOptions {
+  /** Where the launcher's notices go. @default process.stderr */
+  readonly stderr?: { write(text: string): unknown };
+  /** The worker's time to stop after a `SIGTERM`. @default {@link SIGTERM_GRACE_MS} */
+  readonly termGraceMs?: number;
+}
+
+/**
  * Runs `node <script> ...argv` as a worker with {@link MALLOC_TUNING} added to the environment, the same stdio
  * and an IPC channel, and resolves to the exit code the user should see:
  * - the first SIGINT/SIGTERM is forwarded (a terminal's Ctrl-C reaches both processes; the worker counts the
  *   two copies as one) and the worker stops after its current engine call, writing every output;
  * - a second one kills the worker at once (SIGKILL), even in the middle of a long call, and exits 130 (SIGINT)
- *   or 143 (SIGTERM);
+ *   or 143 (SIGTERM); so does the end of `termGraceMs` after a first `SIGTERM` the worker has not answered;
  * - a worker killed by a signal nobody sent here (the out-of-memory killer's SIGKILL, a crash) is reported on
  *   `stderr` with the likely cause and exits 128 + the signal's number;
  * - the worker watches the channel and stops (like SIGTERM) when the launcher dies, even by SIGKILL.
@@ -63,8 +78,9 @@ export interface WorkerMessage {
 export function respawnWithMallocTuning(
   script: string,
   argv: readonly string[],
-  stderr: { write(text: string): unknown } = process.stderr,
+  options: RespawnOptions = {},
 ): Promise<number> {
+  const stderr = options.stderr ?? process.stderr;
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, script, ...argv], {
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
@@ -73,16 +89,23 @@ export function respawnWithMallocTuning(
     let cellsDir: string | undefined;
     let forwarded = false;
     let killedBy: NodeJS.Signals | undefined;
+    let grace: NodeJS.Timeout | undefined;
+    const kill = (signal: 'SIGINT' | 'SIGTERM', notice: string): void => {
+      if (killedBy !== undefined) return;
+      killedBy = signal;
+      child.kill('SIGKILL');
+      stderr.write(`\n${notice}\n`);
+    };
     const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
       if (!forwarded) {
         forwarded = true;
         child.kill(signal);
+        const graceMs = options.termGraceMs ?? SIGTERM_GRACE_MS;
+        if (signal === 'SIGTERM')
+          grace = setTimeout(() => kill(signal, messages.termGraceOver(graceMs, cellsDir)), graceMs);
         return;
       }
-      if (killedBy !== undefined) return;
-      killedBy = signal;
-      child.kill('SIGKILL');
-      stderr.write(`\n${messages.quitAtOnce(signal, cellsDir)}\n`);
+      kill(signal, messages.quitAtOnce(signal, cellsDir));
     };
     const onInt = (): void => onSignal('SIGINT');
     const onTerm = (): void => onSignal('SIGTERM');
@@ -93,6 +116,7 @@ export function respawnWithMallocTuning(
     });
     child.on('error', reject);
     child.on('exit', (code, signal) => {
+      clearTimeout(grace);
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
       if (killedBy !== undefined) resolvePromise(signalExitCode(killedBy));

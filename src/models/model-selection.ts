@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { existsSync, statSync } from 'node:fs';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { EngineName } from './engines/engine-name.js';
@@ -16,6 +16,7 @@ import { ModelConfig, type ParadigmKind } from './model-config.js';
 import {
   BUILTIN_DTYPES,
   type BuiltinDtype,
+  hfOnnxFile,
   resolvePrecision,
   type WeightPrecision,
 } from './onnx/precision.js';
@@ -79,11 +80,11 @@ export const DEFAULT_PRESET = 'small';
  * without the asked dtype's file (listing the dtypes it has); and the errors of {@link resolveModelConfig}.
  */
 export function checkModelSelection(selection: ModelSelection, cwd: string): CheckedSelection {
-  const reference =
-    selection.reference === undefined ? {} : { reference: folderOf(selection.reference, cwd) };
   const referenceFolder = selection.reference ?? selection.model;
   if (selection.referenceEngine !== undefined && referenceFolder !== undefined)
     defaultEngines.check(selection.referenceEngine, { source: { kind: 'folder', path: referenceFolder } });
+  const reference =
+    selection.reference === undefined ? {} : { reference: checkedReference(selection.reference, cwd) };
   const engine = selection.engine ?? 'ort';
   const request = {
     ...(selection.dtype === undefined ? {} : { dtype: selection.dtype }),
@@ -96,7 +97,7 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     if (selection.paradigm !== undefined && selection.paradigm !== 'ar') {
       throw new DantinoxError('INVALID_OPTION', messages.paradigmOnLoadedModel(selection.paradigm));
     }
-    const folder = folderOf(selection.model, cwd);
+    const folder = folderOf(selection.model, cwd, '--model');
     const dtype = checkFolderDtype(folder, selection.dtype ?? 'fp32');
     return { name: basename(folder), isPreset: false, dtype, ...reference };
   }
@@ -124,12 +125,25 @@ export function checkedModelName(checked: CheckedSelection): string {
   return basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
 }
 
-/** The absolute path of an existing folder given on the command line. @throws `IO` when it is missing. */
-function folderOf(path: string, cwd: string): string {
+/** The absolute path of an existing folder given with `flag`. @throws `IO` when it is missing or a file. */
+function folderOf(path: string, cwd: string, flag: '--model' | '--reference'): string {
   const folder = isAbsolute(path) ? path : resolve(cwd, path);
   if (!existsSync(folder) || !statSync(folder).isDirectory()) {
-    throw new DantinoxError('IO', messages.modelFolderMissing(path));
+    throw new DantinoxError('IO', messages.modelFolderMissing(path, flag));
   }
+  return folder;
+}
+
+/**
+ * The absolute `--reference` folder, which the kld task loads in fp32.
+ * @throws `IO` when it is missing, or lacks `config.json` or the fp32 graph (`onnx/model.onnx`).
+ */
+function checkedReference(path: string, cwd: string): string {
+  const folder = folderOf(path, cwd, '--reference');
+  const missing = ['config.json', join('onnx', hfOnnxFile('fp32'))].filter(
+    (f) => !existsSync(join(folder, f)),
+  );
+  if (missing.length > 0) throw new DantinoxError('IO', messages.referenceFolderIncomplete(path, missing));
   return folder;
 }
 

@@ -10,7 +10,7 @@
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { TENSOR_TYPES } from '../dtype.js';
-import { DantinoxError } from '../errors.js';
+import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import { halfToFloat } from './float16.js';
 import { numElements, type WeightMap, type WeightTensor } from './weights.js';
@@ -118,10 +118,6 @@ async function readExactly(
   return done;
 }
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 interface HeaderEntry {
   readonly name: string;
   readonly dtype: string;
@@ -199,7 +195,7 @@ export async function loadSafetensors(path: string): Promise<SafetensorsFile> {
   try {
     fh = await open(path, 'r');
   } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(path, 'safetensors'), { cause });
+    throw new DantinoxError('IO', messages.cannotRead(path, 'safetensors', cause), { cause });
   }
   try {
     const fileBytes = (await fh.stat()).size;

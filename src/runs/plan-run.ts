@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../benchmarking/config.js';
@@ -93,7 +93,7 @@ export interface RunPlanInput {
   readonly commandLine?: string;
 }
 
-/** Checks `data` before any model is built; its absolute path. */
+/** Checks `data` (a readable file, not a folder) before any model is built; its absolute path. */
 function checkDataFile(data: string | undefined, cwd: string): string | undefined {
   if (data === undefined) return undefined;
   const path = isAbsolute(data) ? data : resolve(cwd, data);
@@ -102,6 +102,7 @@ function checkDataFile(data: string | undefined, cwd: string): string | undefine
   } catch (cause) {
     throw new DantinoxError('IO', messages.dataFileMissing(data), { cause });
   }
+  if (statSync(path).isDirectory()) throw new DantinoxError('IO', messages.dataFileIsFolder(data));
   return path;
 }
 

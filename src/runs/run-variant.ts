@@ -11,6 +11,7 @@ import type { MatrixVariant } from '../benchmarking/matrix/expand-matrix.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import { ProfileTask } from '../benchmarking/tasks/profile-task.js';
+import { errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import type { ModelInfo } from '../models/model.js';
 import type { ModelSelection } from '../models/model-selection.js';
@@ -90,7 +91,7 @@ export async function runVariant(
     opened = await runtime.openModel(selection, plan.cwd);
   } catch (error) {
     if (flat) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     plan.logger.log('error', `variant ${variant.id}: the model could not be built: ${message}`);
     const report = failedReport(
       tasks.map((t) => t.name),

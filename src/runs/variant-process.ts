@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { MatrixVariant } from '../benchmarking/matrix/expand-matrix.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
-import { DantinoxError, type ErrorCode } from '../errors.js';
+import { DantinoxError, type ErrorCode, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import { variantConfig } from './bench-matrix.js';
 import type { RunPlan } from './run-matrix.js';
@@ -108,7 +108,7 @@ export async function runVariantProcess(
   } catch (error) {
     if (options.flat) throw error;
     // The process died (out of memory, a crash): the variant's rows say so, and the matrix goes on.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     plan.logger.log('error', message);
     return {
       variant,

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { createWriterLogger } from '../benchmarking/logger.js';
-import { DantinoxError } from '../errors.js';
+import { DantinoxError, errorText } from '../errors.js';
 import { loadPlugins } from './load-plugins.js';
 import { runVariant } from './run-variant.js';
 import type { FromVariantProcess, ToVariantProcess } from './variant-process.js';
@@ -57,7 +57,7 @@ async function run(job: Extract<ToVariantProcess, { type: 'run' }>): Promise<voi
     await send({
       type: 'error',
       code: error instanceof DantinoxError ? error.code : undefined,
-      message: error instanceof Error ? error.message : String(error),
+      message: errorText(error),
     });
   }
 }

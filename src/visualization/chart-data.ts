@@ -66,7 +66,7 @@ export async function readChartData(path: string): Promise<readonly ChartRow[]> 
   try {
     bytes = await readFile(path);
   } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(path, 'chart data'), { cause });
+    throw new DantinoxError('IO', messages.cannotRead(path, 'chart data', cause), { cause });
   }
   // Strict decoding: a binary file is refused, never parsed into rows of garbage.
   const text = decodeText(bytes, path, 'chart data');

@@ -82,6 +82,101 @@ describe('BenchmarkSuite', () => {
     expect(report.toDataFrame().numRows()).toBe(3);
   });
 
+  it('a task that throws a value with no string form is a failed row like any other, and the files are written', async () => {
+    /** Throws `value`: `Object.create(null)` and a `toString` that throws cannot become a string. */
+    const throwing = (name: string, value: unknown): BenchmarkTask => ({
+      name,
+      run: async () => {
+        throw value;
+      },
+    });
+    const toStringThrows = {
+      toString(): string {
+        throw new Error('no');
+      },
+    };
+    const model = new FakeModel();
+    const dir = tmp();
+    const suite = new BenchmarkSuite({
+      tasks: [throwing('bare', Object.create(null)), throwing('hostile', toStringThrows), new MyTask()],
+      config: quick,
+    });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      outDir: dir,
+      runId: 'r',
+      saveCsv: true,
+      saveJson: true,
+    });
+    const unprintable = messages.unprintableThrown('[object Object]');
+    expect(report.results.map((r) => [r.task, r.status, r.error])).toEqual([
+      ['bare', 'failed', unprintable],
+      ['hostile', 'failed', unprintable],
+      ['my_task', 'completed', undefined],
+    ]);
+    const saved = SuiteReport.load(join(dir, 'r.json'));
+    expect(saved.results.map((r) => r.status)).toEqual(['failed', 'failed', 'completed']);
+    expect(readFileSync(join(dir, 'r.csv'), 'utf8')).toContain(unprintable);
+    expect(readFileSync(join(dir, 'r.jsonl'), 'utf8')).toContain(unprintable);
+  });
+
+  it('a task that never returns is given up after twice --max-cell-ms, unless it keeps finishing cells', async () => {
+    const config = BenchmarkConfig.parse({ ...quick, maxCellMs: 100 });
+    const never: BenchmarkTask = { name: 'never', run: () => new Promise<BenchmarkResult>(() => {}) };
+    /** Finishes a cell every 60 ms for 600 ms: never quiet for 200 ms, so never taken for hung. */
+    const steady: BenchmarkTask = {
+      name: 'steady',
+      run: async (_p, _m, _c, _r, context) => {
+        for (let i = 0; i < 10; i++) {
+          await new Promise((r) => setTimeout(r, 60));
+          await context?.recordCell({
+            task: 'steady',
+            cell: `c${i}`,
+            phase: 'p',
+            status: 'completed',
+            metrics: {},
+          });
+        }
+        return { task: 'steady', metrics: { cells: 10 } };
+      },
+    };
+    const model = new FakeModel();
+    const dir = tmp();
+    const suite = new BenchmarkSuite({ tasks: [never, steady, new MyTask()], config });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      outDir: dir,
+      runId: 'r',
+      saveJson: true,
+    });
+    expect(report.results.map((r) => [r.task, r.status, r.error])).toEqual([
+      ['never', 'failed', messages.taskHung(200)],
+      ['steady', 'completed', undefined],
+      ['my_task', 'completed', undefined],
+    ]);
+    expect(SuiteReport.load(join(dir, 'r.json')).results).toHaveLength(3);
+  });
+
+  it('a stop signal ends a task that never returns at once: its row is kept, the rest skipped', async () => {
+    const never: BenchmarkTask = { name: 'never', run: () => new Promise<BenchmarkResult>(() => {}) };
+    const model = new FakeModel();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('SIGTERM')), 50);
+    const suite = new BenchmarkSuite({ tasks: [never, new MyTask()], config: quick }); // maxCellMs 60 s
+    const start = Date.now();
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      clock: model.clock,
+      jsonl: false,
+      signal: controller.signal,
+    });
+    expect(Date.now() - start).toBeLessThan(5_000);
+    expect(report.results.map((r) => [r.task, r.status])).toEqual([
+      ['never', 'failed'],
+      ['my_task', 'skipped'],
+    ]);
+    expect(report.results[0]?.error).toBe(messages.benchAborted('never'));
+  });
+
   it('can re-throw instead with throwOnError', async () => {
     const model = new FakeModel();
     const suite = new BenchmarkSuite({ tasks: [new Boom()], config: quick });

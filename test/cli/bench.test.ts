@@ -194,7 +194,7 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
     );
     expectUsage(
       await runCli(['bench', '--model', 'models/none'], { cwd: dir }),
-      messages.modelFolderMissing('models/none'),
+      messages.modelFolderMissing('models/none', '--model'),
     );
     expectUsage(
       await runCli(['bench', '--model', '.', '--config', 'tiny'], { cwd: dir }),

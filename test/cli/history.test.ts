@@ -1,6 +1,15 @@
-import { mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { SuiteReport } from '../../src/benchmarking/index.js';
 import { ExitCode, runCli } from '../../src/cli/index.js';
@@ -72,6 +81,10 @@ describe('dantinox history', () => {
     const dir = await cli(cwd, ['history', 'list', '--history', 'adir']);
     expect(dir.code).toBe(ExitCode.usage);
     expect(dir.err).toBe(`error: ${messages.historyIsDirectory(join(cwd, 'adir'))}\n`);
+    // Reading a history that does not exist says so (before: DuckDB's "Cannot open database … read-only mode").
+    const missing = await cli(cwd, ['history', 'list', '--history', 'none.duckdb']);
+    expect(missing.err).toBe(`error: ${messages.historyMissing(join(cwd, 'none.duckdb'))}\n`);
+    expect(missing.code).toBe(ExitCode.usage);
     const unknown = await cli(cwd, ['history', 'show', 'nope']);
     expect(unknown.code).toBe(ExitCode.usage);
     expect(unknown.err).toBe(`error: ${messages.historyUnknownRun('results.duckdb', 'nope')}\n`);
@@ -85,5 +98,46 @@ describe('dantinox history', () => {
     expect(lastWithout.err).toBe(`error: ${messages.compareLastNeedsHistory()}\n`);
     const benchDir = await cli(cwd, ['bench', '--history', 'adir']);
     expect(benchDir.err).toBe(`error: ${messages.historyIsDirectory('adir')}\n`);
+  });
+
+  it('a DuckDB database of another program, or a damaged history: one line saying what the file is, exit 2', async () => {
+    // Another program's database (valid DuckDB, no dantinox tables), one with a table named like ours.
+    for (const table of ['sales', 'runs']) {
+      const path = join(cwd, `other-${table}.duckdb`);
+      const db = await DuckDBInstance.create(path);
+      const c = await db.connect();
+      await c.run(`CREATE TABLE ${table} (x INTEGER)`);
+      c.closeSync();
+      db.closeSync();
+      const before = readFileSync(path);
+      for (const args of [['list'], ['add', runs[0] as string]]) {
+        const r = await cli(cwd, ['history', ...args, '--history', path]);
+        expect(r.err).toBe(`error: ${messages.historyForeign(path, [`main.${table}`])}\n`);
+        expect(r.code).toBe(ExitCode.usage);
+      }
+      expect(readFileSync(path).equals(before)).toBe(true); // nothing was added to it
+    }
+    // A dantinox history cut short, or with bytes overwritten past its first block (DuckDB blocks: 256 KiB after
+    // a 12 KiB header): found when a query reads them, not at open.
+    const good = join(cwd, 'good.duckdb');
+    expect((await cli(cwd, ['history', 'add', ...runs, '--history', good])).code).toBe(ExitCode.ok);
+    const cut = join(cwd, 'cut.duckdb');
+    copyFileSync(good, cut);
+    truncateSync(cut, 12_288 + 262_144 + 1000);
+    const overwritten = join(cwd, 'overwritten.duckdb');
+    const bytes = readFileSync(good);
+    for (let block = 12_288 + 262_144; block < bytes.length; block += 262_144)
+      bytes.fill(0x5a, block + 64, block + 576);
+    writeFileSync(overwritten, bytes);
+    for (const path of [cut, overwritten])
+      for (const args of [['list'], ['add', runs[0] as string], ['show', 'tiny-1']]) {
+        const r = await cli(cwd, ['history', ...args, '--history', path]);
+        expect(r.err).toMatch(
+          /^error: History file ".*" is damaged \(cut short or overwritten\): IO Error: /,
+        );
+        expect(r.err).toContain('pass --history a new path');
+        expect(r.err.split('\n')).toHaveLength(2);
+        expect(r.code).toBe(ExitCode.usage);
+      }
   });
 });

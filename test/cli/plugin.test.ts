@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -52,6 +52,17 @@ beforeAll(() => {
   );
   writeFileSync(join(cwd, 'broken.mjs'), 'export default ({ tasks }) => {\n');
   writeFileSync(join(cwd, 'no-default.mjs'), 'export const plugin = () => {};\n');
+  writeFileSync(join(cwd, 'unsettled.mjs'), 'await new Promise(() => {});\nexport default () => {};\n');
+  const esmOnly = join(cwd, 'node_modules', 'esm-only-plugin');
+  mkdirSync(esmOnly, { recursive: true });
+  writeFileSync(
+    join(esmOnly, 'package.json'),
+    JSON.stringify({ name: 'esm-only-plugin', type: 'module', exports: { import: './index.js' } }),
+  );
+  writeFileSync(
+    join(esmOnly, 'index.js'),
+    "export default ({ tasks }) => tasks.register('esm_task', () => ({ name: 'esm_task' }));\n",
+  );
 }, 180_000);
 
 describe('dantinox --plugin (real binary)', () => {
@@ -134,6 +145,18 @@ describe('dantinox --plugin (real binary)', () => {
       './dup.mjs',
       `error: ${messages.pluginFailed('./dup.mjs', messages.duplicatePlugin('task', 'throughput'))}\n`,
     );
+    // Before, Node exited 13 in silence: the command's top-level await waited on the plugin's forever.
+    await one('./unsettled.mjs', `error: ${messages.pluginUnsettled('./unsettled.mjs')}\n`);
     expect(readdirSync(cwd)).not.toContain('never'); // nothing was started
+  });
+
+  it('an ESM-only package (exports with only an "import" condition) loads by its name', async () => {
+    const r = await runCli(
+      ['bench', '--config', 'tiny', '--plugin', 'esm-only-plugin', '--tasks', 'nope', '--out', 'never'],
+      { cwd },
+    );
+    expect(r.stderr).toContain('Unknown task "nope".');
+    expect(r.stderr).toContain('Available: throughput, latency, perplexity, kld, esm_task.');
+    expect(r.code).toBe(2);
   });
 });

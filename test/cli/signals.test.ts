@@ -5,7 +5,7 @@
  * normal end.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +132,40 @@ describe('dantinox bench under signals', () => {
     const report = SuiteReport.load(join(cwd, 'term', 'results.csv'));
     expect(report.results[0]?.metrics['tps_seq16']).toBeGreaterThan(0);
     expect(existsSync(join(cwd, 'term', '.dantinox.lock'))).toBe(false); // released on the way out
+  });
+
+  it('SIGTERM during a task that never returns ends the run within seconds, its files written; exit 143', async () => {
+    // A plugin task that waits on a timer of 12 days: before, SIGTERM waited for it (a run outlived 11 minutes).
+    writeFileSync(
+      join(cwd, 'sleepy.mjs'),
+      "export default ({ tasks }) => tasks.register('sleepy', () => ({ name: 'sleepy', run: () => new Promise((r) => setTimeout(r, 2 ** 30)) }));\n",
+    );
+    const run = start([
+      'bench',
+      '--config',
+      'tiny',
+      '--threads',
+      '1',
+      '--no-calibrate',
+      '--no-charts',
+      '--plugin',
+      './sleepy.mjs',
+      '--tasks',
+      'sleepy,latency',
+      '--out',
+      'sleepy',
+    ]);
+    await until(() => run.stderr().includes('sleepy …'), 'the task to start');
+    const sent = Date.now();
+    run.child.kill('SIGTERM');
+    const { code } = await run.exit;
+    expect(Date.now() - sent).toBeLessThan(15_000);
+    expect(code, run.stderr()).toBe(143);
+    const report = SuiteReport.load(join(cwd, 'sleepy', 'results.csv'));
+    expect(report.results.map((r) => [r.task, r.status])).toEqual([
+      ['sleepy', 'failed'],
+      ['latency', 'skipped'],
+    ]);
   });
 
   it('a second Ctrl-C quits at once, with exit 130, and says where the measured cells are', async () => {

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
@@ -119,6 +119,18 @@ export interface HistoryFilter {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const isLockError = (e: unknown): boolean =>
   e instanceof Error && /Could not set lock|Conflicting lock/i.test(e.message);
+/** DuckDB's errors for a file cut short or with bytes overwritten (its blocks carry checksums). */
+const isDamageError = (e: unknown): boolean =>
+  e instanceof Error && /Corrupt database file|Could not read enough bytes/i.test(e.message);
+/** `error` as a `DantinoxError` about the history file at `path`: a damaged file, or DuckDB's own failure. */
+const historyError = (path: string, error: unknown): unknown =>
+  error instanceof DantinoxError
+    ? error
+    : new DantinoxError(
+        'IO',
+        isDamageError(error) ? messages.historyDamaged(path, error) : messages.historyFailed(path, error),
+        { cause: error },
+      );
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const iso = (ms: unknown): string | null =>
@@ -160,8 +172,10 @@ export class ResultsHistory {
   /**
    * Opens (creating when missing, unless read-only) a history file and brings its schema up to date.
    *
-   * @throws {@link dantinox!DantinoxError} `IO` when the path is a directory, is not a DuckDB file, stays locked by another
-   * process past `lockTimeoutMs`, or was written by a newer dantinox (schema version too new); `DEPENDENCY_MISSING`
+   * @throws {@link dantinox!DantinoxError} `IO` when the path is a directory, is missing (read-only), is not a DuckDB file, is a DuckDB database
+   * of another program (tables, but no dantinox schema), is damaged (cut short, bytes overwritten), stays locked by
+   * another process past `lockTimeoutMs`, or was written by a newer dantinox (schema version too new); the methods
+   * that read or write a damaged file throw `IO` too; `DEPENDENCY_MISSING`
    * when `@duckdb/node-api` cannot be loaded.
    */
   static async open(path: string, options: HistoryOpenOptions = {}): Promise<ResultsHistory> {
@@ -172,6 +186,8 @@ export class ResultsHistory {
       isDir = false;
     }
     if (isDir) throw new DantinoxError('IO', messages.historyIsDirectory(path));
+    if (options.readOnly === true && !existsSync(path))
+      throw new DantinoxError('IO', messages.historyMissing(path));
     let duckdb: typeof import('@duckdb/node-api');
     try {
       duckdb = await import('@duckdb/node-api');
@@ -193,7 +209,9 @@ export class ResultsHistory {
         }
         const message = isLockError(cause)
           ? messages.historyLocked(path, timeout, cause)
-          : messages.historyUnreadable(path, cause);
+          : isDamageError(cause)
+            ? messages.historyDamaged(path, cause)
+            : messages.historyUnreadable(path, cause);
         throw new DantinoxError('IO', message, { cause });
       }
     }
@@ -218,6 +236,19 @@ export class ResultsHistory {
 
   async #migrate(target: number, readOnly: boolean): Promise<void> {
     const current = await this.schemaVersion();
+    if (current === 0) {
+      const tables = await this.#rows(
+        "SELECT table_schema || '.' || table_name AS name FROM information_schema.tables ORDER BY name",
+      );
+      if (tables.length > 0)
+        throw new DantinoxError(
+          'IO',
+          messages.historyForeign(
+            this.path,
+            tables.map((t) => String(t['name'])),
+          ),
+        );
+    }
     if (current > HISTORY_SCHEMA_VERSION) {
       throw new DantinoxError('IO', messages.historyTooNew(this.path, current, HISTORY_SCHEMA_VERSION));
     }
@@ -232,20 +263,32 @@ export class ResultsHistory {
     });
   }
 
+  /**
+   * Runs `work` in one transaction. A failure rolls it back and is reported as a `DantinoxError` about the file
+   * (a rollback that fails too, as on a damaged file, does not hide the first error).
+   */
   async #transaction<T>(work: () => Promise<T>): Promise<T> {
-    await this.#connection.run('BEGIN TRANSACTION');
     try {
+      await this.#connection.run('BEGIN TRANSACTION');
       const out = await work();
       await this.#connection.run('COMMIT');
       return out;
     } catch (error) {
-      await this.#connection.run('ROLLBACK');
-      throw error;
+      await this.#connection.run('ROLLBACK').catch(() => undefined);
+      throw historyError(this.path, error);
     }
   }
 
+  /** The rows of a query; DuckDB's failure (a damaged file) is reported as a `DantinoxError` about the file. */
   async #rows(sql: string, values: DuckDBValue[] = []): Promise<Record<string, unknown>[]> {
-    return (await this.#connection.runAndReadAll(sql, values)).getRowObjectsJS() as Record<string, unknown>[];
+    try {
+      return (await this.#connection.runAndReadAll(sql, values)).getRowObjectsJS() as Record<
+        string,
+        unknown
+      >[];
+    } catch (error) {
+      throw historyError(this.path, error);
+    }
   }
 
   /**
