@@ -169,17 +169,31 @@ describe('dantinox bench under signals', () => {
   });
 
   it('a second Ctrl-C quits at once, with exit 130, and says where the measured cells are', async () => {
-    // With charts, the outputs written after the first press take seconds: the second press always lands while
-    // the process still runs (with --no-charts a loaded machine could see it finish in between).
-    const run = start([...SLOW, '--out', 'twice']);
-    await until(firstCellDone(run), 'the first cell');
+    // A plugin task that, once the run is stopped, holds the process for 20 s (a long engine call would): the
+    // second press always lands while it still runs, however loaded the machine (a run that stops within
+    // milliseconds could finish between the two presses).
+    writeFileSync(
+      join(cwd, 'holds.mjs'),
+      `export default ({ tasks }) => tasks.register('holds', () => ({
+        name: 'holds',
+        async run(_p, _m, _c, _r, context) {
+          while (!context.signal.aborted) await new Promise((r) => setTimeout(r, 20));
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20_000);
+          return { task: 'holds', metrics: {} };
+        },
+      }));\n`,
+    );
+    const run = start([...SLOW, '--plugin', './holds.mjs', '--tasks', 'throughput,holds', '--out', 'twice']);
+    await until(() => run.stderr().includes('holds …'), 'the task that holds the process');
     const group = -(run.child.pid as number);
     process.kill(group, 'SIGINT');
     // Two presses closer than the launcher's reaction merge into one pending signal (POSIX does not queue
     // them): press again once the first one was seen, as a user does.
     await until(() => run.stderr().includes('stopping after the current engine call'), 'the first notice');
     process.kill(group, 'SIGINT');
+    const pressed = Date.now();
     const { code } = await run.exit;
+    expect(Date.now() - pressed).toBeLessThan(10_000); // not after the task's 20 s
     expect(code, run.stderr()).toBe(130);
     expect(run.stderr()).toContain(
       'Ctrl-C again: quit at once. The cells measured so far are in twice/results.jsonl',
