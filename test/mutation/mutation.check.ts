@@ -1,5 +1,5 @@
 /**
- * `npm run mutation`: applies each mutation of `mutations.ts` to a temporary copy of the repository, runs the
+ * `npm run mutation:planted`: applies each mutation of `mutations.ts` to a temporary copy of the repository, runs the
  * test files it names there, and expects them to fail. A baseline run first checks that those files pass on the
  * unmutated copy. Prints the kill rate; any surviving mutation fails the run. Not part of `npm test` (it runs the
  * relevant tests once per mutation: minutes). `MUTATION=<id>[,<id>…]` runs only those.

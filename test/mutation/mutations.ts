@@ -1,5 +1,5 @@
 /**
- * Meaningful one-line defects the test suite must catch (`npm run mutation`). Each names the exact text it
+ * Meaningful one-line defects the test suite must catch (`npm run mutation:planted`). Each names the exact text it
  * replaces (which must occur once, so a mutation that no longer applies fails loudly instead of passing) and
  * the test files that must then fail. A mutation with `replace: null` deletes the file (a golden file).
  */

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-/** `npm run mutation`: the mutation check (test/mutation/mutation.check.ts), one mutation after another. */
+/** `npm run mutation:planted`: the planted-defect check (test/mutation/mutation.check.ts), one mutation after another. */
 export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
