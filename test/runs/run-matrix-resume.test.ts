@@ -1,8 +1,9 @@
 /**
  * `resume` (`bench --resume`) only continues the run the folder holds: a matrix is not resumed into a single run's
- * folder nor a single run into a matrix's, a single run of another model or task set is refused naming what
- * differs, and a variant cut short by the run's signal (its row rebuilt from part of its cells, `meta.interrupted`)
- * is never complete: resume measures it again and merge refuses it without `allowPartial`. Real runs of `tiny`.
+ * folder nor a single run into a matrix's, a single run measured otherwise (model, tasks, dtype, head dtype,
+ * threads, engine, sweep…) is refused naming each flag that differs, and a variant cut short by the run's signal
+ * (its row rebuilt from part of its cells, `meta.interrupted`) is never complete: resume measures it again and merge
+ * refuses it without `allowPartial`. Real runs of `tiny`.
  */
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,19 +84,49 @@ describe('runMatrix with resume', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
     await runMatrix(plan(cwd, 'flat'));
     expect(() => plan(cwd, 'flat', { tasks: ['latency'], resume: true })).toThrow(
-      messages.resumeRunMismatch('flat', [{ what: 'tasks', there: 'throughput', here: 'latency' }]),
+      messages.resumeRunMismatch('flat', [{ flag: '--tasks', there: 'throughput', here: 'latency' }]),
     );
     expect(() => plan(cwd, 'flat', { axes: { config: ['small'] }, resume: true })).toThrow(
-      messages.resumeRunMismatch('flat', [{ what: 'model', there: 'tiny', here: 'small' }]),
+      messages.resumeRunMismatch('flat', [{ flag: '--config/--model', there: 'tiny', here: 'small' }]),
     );
     expect(() =>
       plan(cwd, 'flat', { axes: { config: ['small'] }, tasks: ['throughput', 'latency'], resume: true }),
     ).toThrow(
       messages.resumeRunMismatch('flat', [
-        { what: 'model', there: 'tiny', here: 'small' },
-        { what: 'tasks', there: 'throughput', here: 'throughput,latency' },
+        { flag: '--config/--model', there: 'tiny', here: 'small' },
+        { flag: '--tasks', there: 'throughput', here: 'throughput,latency' },
       ]),
     );
+  }, 120_000);
+
+  it('refuses a single run measured otherwise (dtype, head dtype, threads, engine, sweep), naming each flag', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    await runMatrix(plan(cwd, 'flat'));
+    const engine = String(SuiteReport.load(join(cwd, 'flat', 'results.json')).modelMeta['engine']);
+    const refused = (input: Partial<RunPlanInput>) => () => plan(cwd, 'flat', { ...input, resume: true });
+    expect(refused({ axes: { config: ['tiny'], dtype: ['q8'] } })).toThrow(
+      messages.resumeRunMismatch('flat', [
+        { flag: '--dtype', there: 'fp32', here: 'q8' },
+        { flag: '--head-dtype', there: 'fp32', here: 'q8' },
+      ]),
+    );
+    expect(refused({ shared: { headDtype: 'q8' } })).toThrow(
+      messages.resumeRunMismatch('flat', [{ flag: '--head-dtype', there: 'fp32', here: 'q8' }]),
+    );
+    expect(refused({ axes: { config: ['tiny'], threads: ['1'] } })).toThrow(
+      messages.resumeRunMismatch('flat', [{ flag: '--threads', there: '(default)', here: '1' }]),
+    );
+    expect(refused({ axes: { config: ['tiny'], engine: ['llama.cpp'] } })).toThrow(
+      messages.resumeRunMismatch('flat', [{ flag: '--engine', there: engine, here: 'llama.cpp' }]),
+    );
+    expect(refused({ config: { ...SWEEP, seqLens: [16], batchSizes: [1, 2] } })).toThrow(
+      messages.resumeRunMismatch('flat', [
+        { flag: '--seq-lens', there: '8,16', here: '16' },
+        { flag: '--batch-sizes', there: '1', here: '1,2' },
+      ]),
+    );
+    // The same flags resume: nothing left to do.
+    expect((await runMatrix(plan(cwd, 'flat', { resume: true }))).status).toBe('nothing-to-do');
   }, 120_000);
 
   it('a single run stopped mid-task is not complete: resume measures it again', async () => {
