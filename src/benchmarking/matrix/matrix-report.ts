@@ -155,9 +155,9 @@ export class MatrixReport {
   }
 
   /**
-   * Reads the variants listed in `variants` from matrix folder `dir` (their own folders, see
-   * {@link readVariantRun}); absent ones are left out. A variant read from its stream because its `results.json`
-   * is empty or torn is passed to `note` as one line saying so.
+   * Reads the variants listed in `variants` from matrix folder `dir` (their own folders: `results.json`, else the
+   * stream of an unfinished variant); absent ones are left out. A variant read from its stream because its
+   * `results.json` is empty or torn (see `RunDirectory.read`) is passed to `note` as one line saying so.
    */
   static fromDirectory(
     dir: string,
