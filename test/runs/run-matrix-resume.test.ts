@@ -3,9 +3,10 @@
  * folder nor a single run into a matrix's, a single run measured otherwise (model, tasks, dtype, head dtype,
  * threads, engine, sweep…) is refused naming each flag that differs, and a variant cut short by the run's signal
  * (its row rebuilt from part of its cells, `meta.interrupted`) is never complete: resume measures it again and merge
- * refuses it without `allowPartial`. Real runs of `tiny`.
+ * refuses it without `allowPartial`; a variant whose results.json is torn is combined from its stream, with a note.
+ * Real runs of `tiny`.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -160,5 +161,25 @@ describe('runMatrix with resume', () => {
     expect(events).toEqual(['start tiny-fp32', 'start tiny-q8']);
     expect(resumed.failedTasks).toEqual([]);
     expect(planMerge([dir], { allowPartial: false }).missing).toEqual([]);
+  }, 120_000);
+
+  it('a matrix stopped with a variant whose results.json is torn combines it from its stream, with one note', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    const dir = join(cwd, 'm');
+    await runMatrix(plan(cwd, 'm', { axes: MATRIX }));
+    writeFileSync(join(dir, 'tiny-q8', 'results.json'), '');
+    // Resumed and stopped at once: tiny-fp32 is complete, tiny-q8 (unreadable, so unfinished) is not reached.
+    const notes: string[] = [];
+    const stopped = await runMatrix(plan(cwd, 'm', { axes: MATRIX, resume: true }), {
+      signal: AbortSignal.abort(),
+      hooks: { onNote: (text) => void notes.push(text) },
+    });
+    expect(stopped.status).toBe('stopped');
+    const stream = join(dir, 'tiny-q8', 'results.jsonl');
+    expect(notes).toContain(
+      `note: ${messages.resultsJsonUnreadable(join(dir, 'tiny-q8', 'results.json'), stream)}\n`,
+    );
+    const combined = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    expect(combined.variants.map((v: { id: string }) => v.id)).toEqual(['tiny-fp32', 'tiny-q8']);
   }, 120_000);
 });
