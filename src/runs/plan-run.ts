@@ -136,7 +136,7 @@ function checkResumedLayout(path: string, shownDir: string, repeat: number): voi
     throw new DantinoxError('INVALID_OPTION', messages.resumeRepeatMismatch(shownDir, false));
 }
 
-/** What a single (flat) run resumed into a folder must have measured there. */
+/** What a run (a single run, or a matrix variant) resumed into a folder must have measured there. */
 interface ResumedRun {
   /** The identity fields known before the model is built (model, paradigm, dtype, head dtype, block size). */
   readonly identity: VariantIdentity;
@@ -161,7 +161,7 @@ const IDENTITY_FLAGS: Partial<Record<IdentityField, string>> = {
 const shown = (value: unknown): string =>
   value === null ? '(default)' : Array.isArray(value) ? value.join(',') : String(value);
 
-/** The identity of the single run a command asks for, known from its checked selection before any model is built. */
+/** The run a command asks for (one variant), known from its checked selection before any model is built. */
 function resumedRun(
   selection: CheckedSelection,
   engine: EngineName,
@@ -181,7 +181,7 @@ function resumedRun(
 }
 
 /**
- * How the run `report` in a folder differs from the single run `asked`: its identity fields, engine, tasks and
+ * How the run `report` in a folder differs from the run `asked`: its identity fields, engine, tasks and
  * benchmark config (every option but the output folder), each with its flag. Fields the folder does not record
  * (a file of an older version) are not differences.
  */
@@ -231,22 +231,32 @@ function earlierReport(folder: string): SuiteReport | undefined {
 
 /**
  * Refuses to resume, into the run folder `folder`, a run of another layout (a matrix into a single run, a single
- * run into a matrix) or, for a single run (`single` given), a run measured otherwise (see
- * {@link resumedRunDifferences}) — which would otherwise take the folder's run for its own and measure nothing.
+ * run into a matrix) or a run measured otherwise (see {@link resumedRunDifferences}): for a single run (`single`)
+ * the folder's run, for a matrix each variant folder that holds one — which would otherwise be taken for the
+ * command's own and skipped.
  */
-function checkResumedRun(folder: string, shownDir: string, single: ResumedRun | undefined): void {
+function checkResumedRun(
+  folder: string,
+  shownDir: string,
+  single: boolean,
+  asked: readonly { readonly id: string; readonly run: ResumedRun }[],
+): void {
   const matrix = isMatrixDirectory(folder);
   const flat =
     !matrix && [RUN_FILES.json, RUN_FILES.jsonl, RUN_FILES.csv].some((f) => existsSync(join(folder, f)));
-  if (single !== undefined && matrix)
+  if (single && matrix)
     throw new DantinoxError('INVALID_OPTION', messages.resumeLayoutMismatch(shownDir, 'matrix'));
-  if (single === undefined && flat)
+  if (!single && flat)
     throw new DantinoxError('INVALID_OPTION', messages.resumeLayoutMismatch(shownDir, 'single'));
-  const report = single === undefined || !flat ? undefined : earlierReport(folder);
-  if (single === undefined || report === undefined) return;
-  const differences = resumedRunDifferences(report, single);
-  if (differences.length > 0)
-    throw new DantinoxError('INVALID_OPTION', messages.resumeRunMismatch(shownDir, differences));
+  const runs = single
+    ? asked.slice(0, 1).map((a) => ({ folder, shown: shownDir, run: a.run }))
+    : asked.map((a) => ({ folder: join(folder, a.id), shown: join(shownDir, a.id), run: a.run }));
+  for (const { folder: runFolder, shown, run } of runs) {
+    const report = earlierReport(runFolder);
+    const differences = report === undefined ? [] : resumedRunDifferences(report, run);
+    if (differences.length > 0)
+      throw new DantinoxError('INVALID_OPTION', messages.resumeRunMismatch(shown, differences));
+  }
 }
 
 /**
@@ -287,21 +297,24 @@ export function planRun(input: RunPlanInput): RunPlan {
     if (input.resume !== true) claimRunDir(shownDir, cwd, input.force === true);
     else {
       checkResumedLayout(dir, shownDir, repeat);
-      const first = matrix.variants[0];
-      const selection = first === undefined ? undefined : checked.get(first.id);
-      // A single run: one variant, no shard (a shard folder always holds a matrix).
-      const single =
-        matrix.isMatrix || input.shard !== undefined || first === undefined || selection === undefined
-          ? undefined
-          : resumedRun(
-              selection,
-              variantSelection(first, config, shared).engine ?? 'ort',
-              variantConfig(first, config),
-              [...tasks, ...(input.profile === true ? ['profile'] : [])],
-            );
+      const runTasks = [...tasks, ...(input.profile === true ? ['profile'] : [])];
+      // What each variant measures; a single run is one variant and no shard (a shard folder holds a matrix).
+      const asked = matrix.variants.flatMap((v) => {
+        const selection = checked.get(v.id);
+        const engine = variantSelection(v, config, shared).engine ?? 'ort';
+        return selection === undefined
+          ? []
+          : [{ id: v.id, run: resumedRun(selection, engine, variantConfig(v, config), runTasks) }];
+      });
+      const single = !matrix.isMatrix && input.shard === undefined;
       const folders = repeat === 1 ? [dir] : roundFolders(dir).map((f) => join(dir, f));
       for (const folder of folders)
-        checkResumedRun(folder, folder === dir ? shownDir : join(shownDir, relative(dir, folder)), single);
+        checkResumedRun(
+          folder,
+          folder === dir ? shownDir : join(shownDir, relative(dir, folder)),
+          single,
+          asked,
+        );
     }
   } catch (error) {
     lock.release();

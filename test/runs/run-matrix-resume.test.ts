@@ -1,10 +1,10 @@
 /**
  * `resume` (`bench --resume`) only continues the run the folder holds: a matrix is not resumed into a single run's
- * folder nor a single run into a matrix's, a single run measured otherwise (model, tasks, dtype, head dtype,
- * threads, engine, sweep…) is refused naming each flag that differs, and a variant cut short by the run's signal
- * (its row rebuilt from part of its cells, `meta.interrupted`) is never complete: resume measures it again and merge
- * refuses it without `allowPartial`; a variant whose results.json is torn is combined from its stream, with a note.
- * Real runs of `tiny`.
+ * folder nor a single run into a matrix's, a single run or a matrix variant measured otherwise (model, tasks,
+ * dtype, head dtype, threads, engine, sweep…) is refused naming each flag that differs, and a variant cut short by
+ * the run's signal (its row rebuilt from part of its cells, `meta.interrupted`) is never complete: resume measures
+ * it again and merge refuses it without `allowPartial`; a variant whose results.json is torn is combined from its
+ * stream, with a note. Real runs of `tiny`.
  */
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,6 +128,17 @@ describe('runMatrix with resume', () => {
     );
     // The same flags resume: nothing left to do.
     expect((await runMatrix(plan(cwd, 'flat', { resume: true }))).status).toBe('nothing-to-do');
+  }, 120_000);
+
+  it('refuses a matrix whose variant folders were measured otherwise (--head-dtype), naming the variant', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    await runMatrix(plan(cwd, 'm', { axes: MATRIX }));
+    expect(() => plan(cwd, 'm', { axes: MATRIX, shared: { headDtype: 'q8' }, resume: true })).toThrow(
+      messages.resumeRunMismatch(join('m', 'tiny-fp32'), [
+        { flag: '--head-dtype', there: 'fp32', here: 'q8' },
+      ]),
+    );
+    expect((await runMatrix(plan(cwd, 'm', { axes: MATRIX, resume: true }))).failedTasks).toEqual([]);
   }, 120_000);
 
   it('a single run stopped mid-task is not complete: resume measures it again', async () => {
