@@ -779,16 +779,15 @@ export const messages = {
     folderHolds === 'single'
       ? `--resume: "${dir}" holds a single run (results files at its top, no matrix.json), but this command is a matrix (several --config/--model/--dtype/--threads/--engine/--paradigm values, or --shard): resume it with that run's one value per flag, or write the matrix to another --out.`
       : `--resume: "${dir}" holds a matrix run (matrix.json and a folder per variant), but this command is a single run: resume it with the same matrix flags as that run (e.g. --dtype fp32,q8), or choose another --out.`,
-  /** --resume into a single run of another model or task set. */
+  /**
+   * --resume into a single run measured otherwise: each difference names its flag (`--dtype`, `--seq-lens`…), the
+   * folder's value and the command's.
+   */
   resumeRunMismatch: (
     dir: string,
-    differences: readonly {
-      readonly what: 'model' | 'tasks';
-      readonly there: string;
-      readonly here: string;
-    }[],
+    differences: readonly { readonly flag: string; readonly there: string; readonly here: string }[],
   ): string =>
-    `--resume: "${dir}" holds a run of another ${differences.map((d) => (d.what === 'tasks' ? 'task set' : 'model')).join(' and ')} (${differences.map((d) => `${d.what} ${d.there} there, ${d.here} in this command`).join('; ')}), so nothing of it can be reused. Resume it with the same --config/--model and --tasks as that run, write this run to another --out, or pass --force instead of --resume to replace it.`,
+    `--resume: "${dir}" holds a run measured otherwise (${differences.map((d) => `${d.flag} ${d.there} there, ${d.here} in this command`).join('; ')}), so nothing of it can be reused. Resume it with the same flags as that run, write this run to another --out, or pass --force instead of --resume to replace it.`,
   /** Matrix variants a stopped run did not reach. */
   variantsNotRun: (ids: readonly string[]): string =>
     `Not run (stopped): ${ids.join(', ')}. Rerun the same command with --resume to measure them.`,

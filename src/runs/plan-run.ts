@@ -14,10 +14,18 @@ import type { ShardSpec } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { RUN_FILES } from '../benchmarking/run-directory.js';
 import { createTaskRegistry, DEFAULT_TASKS } from '../benchmarking/task-registry.js';
+import {
+  type IdentityField,
+  identityDifferences,
+  type VariantIdentity,
+  variantIdentity,
+} from '../benchmarking/variant-identity.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import type { EngineName } from '../models/engines/engine-name.js';
+import { defaultEngines } from '../models/engines/engine-registry.js';
 import { checkThreads } from '../models/engines/threads.js';
-import { checkedModelName } from '../models/model-selection.js';
+import { type CheckedSelection, checkedModelName } from '../models/model-selection.js';
 import type { PluginRegistries } from '../plugin.js';
 import { createChartRegistry } from '../visualization/chart-registry.js';
 import {
@@ -27,6 +35,7 @@ import {
   type MatrixSection,
   type SharedSelection,
   variantConfig,
+  variantSelection,
 } from './bench-matrix.js';
 import { DEFAULT_CALIBRATION_MS } from './calibration-step.js';
 import { gitInfo } from './git-info.js';
@@ -128,12 +137,85 @@ function checkResumedLayout(path: string, shownDir: string, repeat: number): voi
     throw new DantinoxError('INVALID_OPTION', messages.resumeRepeatMismatch(shownDir, false));
 }
 
-/** What a single (flat) run resumed into a folder must have measured there: its model and its tasks. */
+/** What a run (a single run, or a matrix variant) resumed into a folder must have measured there. */
 interface ResumedRun {
-  /** The model's name (the report's `model` column). */
-  readonly model: string;
+  /** The identity fields known before the model is built (model, paradigm, dtype, head dtype, block size). */
+  readonly identity: VariantIdentity;
+  /** The engine that runs it. */
+  readonly engine: EngineName;
+  /** Its benchmark config (threads and sweep included). */
+  readonly config: BenchmarkConfig;
   /** The task rows it writes, in order. */
   readonly tasks: readonly string[];
+}
+
+/** The flag of each identity field a command sets. */
+const IDENTITY_FLAGS: Partial<Record<IdentityField, string>> = {
+  model: '--config/--model',
+  paradigm: '--paradigm',
+  dtype: '--dtype',
+  head_dtype: '--head-dtype',
+  block_size: '--block-size',
+};
+
+/** A recorded or asked value as a message shows it: lists comma-separated, `null` as `(default)`. */
+const shown = (value: unknown): string =>
+  value === null ? '(default)' : Array.isArray(value) ? value.join(',') : String(value);
+
+/** The run a command asks for (one variant), known from its checked selection before any model is built. */
+function resumedRun(
+  selection: CheckedSelection,
+  engine: EngineName,
+  config: BenchmarkConfig,
+  tasks: readonly string[],
+): ResumedRun {
+  const precision = selection.precision;
+  const identity: VariantIdentity = {
+    model: checkedModelName(selection),
+    ...(selection.config === undefined ? {} : { paradigm: selection.config.paradigm }),
+    ...(selection.dtype === undefined ? {} : { dtype: selection.dtype }),
+    ...(precision === undefined
+      ? {}
+      : { dtype: precision.dtype, head_dtype: precision.headDtype, block_size: precision.blockSize }),
+  };
+  return { identity, engine, config, tasks };
+}
+
+/**
+ * How the run `report` in a folder differs from the run `asked`: its identity fields, engine, tasks and
+ * benchmark config (every option but the output folder), each with its flag. Fields the folder does not record
+ * (a file of an older version) are not differences.
+ */
+function resumedRunDifferences(
+  report: SuiteReport,
+  asked: ResumedRun,
+): { readonly flag: string; readonly there: string; readonly here: string }[] {
+  const identity = identityDifferences(variantIdentity(report), asked.identity).flatMap((d) => {
+    const flag = IDENTITY_FLAGS[d.field];
+    return flag === undefined ? [] : [{ flag, there: shown(d.baseline), here: shown(d.candidate) }];
+  });
+  const engineLabel = report.modelMeta['engine'];
+  const runtime = defaultEngines.get(asked.engine).runtime;
+  const engine =
+    typeof engineLabel !== 'string' || runtime === undefined || engineLabel.startsWith(`${runtime} `)
+      ? []
+      : [{ flag: '--engine', there: engineLabel, here: asked.engine }];
+  const tasks = [...new Set(report.results.map((r) => r.task))];
+  const sameTasks = tasks.length === asked.tasks.length && asked.tasks.every((t) => tasks.includes(t));
+  const recorded = report.environment?.config;
+  const there = recorded === undefined ? {} : BenchmarkConfig.toSnakeCase(recorded);
+  const { output_dir: _out, ...here } = BenchmarkConfig.toSnakeCase(asked.config);
+  const config = Object.entries(here).flatMap(([key, value]) =>
+    there[key] === undefined || JSON.stringify(there[key]) === JSON.stringify(value)
+      ? []
+      : [{ flag: `--${key.replace(/_/g, '-')}`, there: shown(there[key]), here: shown(value) }],
+  );
+  return [
+    ...identity,
+    ...engine,
+    ...(sameTasks ? [] : [{ flag: '--tasks', there: tasks.join(','), here: asked.tasks.join(',') }]),
+    ...config,
+  ];
 }
 
 /** The report of the run in `folder` (its results.json, else its stream), or `undefined` when none is readable. */
@@ -150,28 +232,32 @@ function earlierReport(folder: string): SuiteReport | undefined {
 
 /**
  * Refuses to resume, into the run folder `folder`, a run of another layout (a matrix into a single run, a single
- * run into a matrix) or, for a single run (`single` given), of another model or task set — which would otherwise
- * take the folder's run for its own and measure nothing.
+ * run into a matrix) or a run measured otherwise (see {@link resumedRunDifferences}): for a single run (`single`)
+ * the folder's run, for a matrix each variant folder that holds one — which would otherwise be taken for the
+ * command's own and skipped.
  */
-function checkResumedRun(folder: string, shownDir: string, single: ResumedRun | undefined): void {
+function checkResumedRun(
+  folder: string,
+  shownDir: string,
+  single: boolean,
+  asked: readonly { readonly id: string; readonly run: ResumedRun }[],
+): void {
   const matrix = isMatrixDirectory(folder);
   const flat =
     !matrix && [RUN_FILES.json, RUN_FILES.jsonl, RUN_FILES.csv].some((f) => existsSync(join(folder, f)));
-  if (single !== undefined && matrix)
+  if (single && matrix)
     throw new DantinoxError('INVALID_OPTION', messages.resumeLayoutMismatch(shownDir, 'matrix'));
-  if (single === undefined && flat)
+  if (!single && flat)
     throw new DantinoxError('INVALID_OPTION', messages.resumeLayoutMismatch(shownDir, 'single'));
-  const report = single === undefined || !flat ? undefined : earlierReport(folder);
-  if (single === undefined || report === undefined) return;
-  const model = String(report.modelMeta['model'] ?? '');
-  const tasks = [...new Set(report.results.map((r) => r.task))];
-  const sameTasks = tasks.length === single.tasks.length && single.tasks.every((t) => tasks.includes(t));
-  const differences = [
-    ...(model === single.model ? [] : [{ what: 'model' as const, there: model, here: single.model }]),
-    ...(sameTasks ? [] : [{ what: 'tasks' as const, there: tasks.join(','), here: single.tasks.join(',') }]),
-  ];
-  if (differences.length > 0)
-    throw new DantinoxError('INVALID_OPTION', messages.resumeRunMismatch(shownDir, differences));
+  const runs = single
+    ? asked.slice(0, 1).map((a) => ({ folder, shown: shownDir, run: a.run }))
+    : asked.map((a) => ({ folder: join(folder, a.id), shown: join(shownDir, a.id), run: a.run }));
+  for (const { folder: runFolder, shown, run } of runs) {
+    const report = earlierReport(runFolder);
+    const differences = report === undefined ? [] : resumedRunDifferences(report, run);
+    if (differences.length > 0)
+      throw new DantinoxError('INVALID_OPTION', messages.resumeRunMismatch(shown, differences));
+  }
 }
 
 /**
@@ -212,19 +298,24 @@ export function planRun(input: RunPlanInput): RunPlan {
     if (input.resume !== true) claimRunDir(shownDir, cwd, input.force === true);
     else {
       checkResumedLayout(dir, shownDir, repeat);
-      const first = matrix.variants[0];
-      const selection = first === undefined ? undefined : checked.get(first.id);
-      // A single run: one variant, no shard (a shard folder always holds a matrix).
-      const single =
-        matrix.isMatrix || input.shard !== undefined || selection === undefined
-          ? undefined
-          : {
-              model: checkedModelName(selection),
-              tasks: [...tasks, ...(input.profile === true ? ['profile'] : [])],
-            };
+      const runTasks = [...tasks, ...(input.profile === true ? ['profile'] : [])];
+      // What each variant measures; a single run is one variant and no shard (a shard folder holds a matrix).
+      const asked = matrix.variants.flatMap((v) => {
+        const selection = checked.get(v.id);
+        const engine = variantSelection(v, config, shared).engine ?? 'ort';
+        return selection === undefined
+          ? []
+          : [{ id: v.id, run: resumedRun(selection, engine, variantConfig(v, config), runTasks) }];
+      });
+      const single = !matrix.isMatrix && input.shard === undefined;
       const folders = repeat === 1 ? [dir] : roundFolders(dir).map((f) => join(dir, f));
       for (const folder of folders)
-        checkResumedRun(folder, folder === dir ? shownDir : join(shownDir, relative(dir, folder)), single);
+        checkResumedRun(
+          folder,
+          folder === dir ? shownDir : join(shownDir, relative(dir, folder)),
+          single,
+          asked,
+        );
     }
   } catch (error) {
     lock.release();

@@ -464,7 +464,7 @@ async function runOnce(
       history: [],
     };
   }
-  const combined = MatrixReport.fromDirectory(dir, assigned);
+  const combined = MatrixReport.fromDirectory(dir, assigned, (note) => void hooks.onNote(`note: ${note}\n`));
   const files = [...combined.save(dir), 'matrix.json'];
   const written = plan.charts
     ? await writeMatrixCharts(

@@ -232,7 +232,11 @@ describe('--resume', () => {
       ],
       tmp,
     );
-    expect(other).toMatchObject({ code: 2, stderr: `error: ${messages.resumeMismatch('unsharded')}\n` });
+    // The variant folders there were measured with --seq-lens 8,16: the first one is named, with the flag.
+    expect(other).toMatchObject({
+      code: 2,
+      stderr: `error: ${messages.resumeRunMismatch(join('unsharded', VARIANTS[0]!), [{ flag: '--seq-lens', there: '8,16', here: '8' }])}\n`,
+    });
   }, 120_000);
 });
 

@@ -72,7 +72,7 @@ describe('dantinox bench --resume into another run', () => {
       'another task set',
       'flat',
       ['--tasks', 'latency'],
-      messages.resumeRunMismatch('flat', [{ what: 'tasks', there: 'throughput', here: 'latency' }]),
+      messages.resumeRunMismatch('flat', [{ flag: '--tasks', there: 'throughput', here: 'latency' }]),
     ],
   ])('%s: one line, exit 2, the folder untouched', async (_what, out, flags, line) => {
     const before = snapshot(out);
@@ -98,7 +98,7 @@ describe('dantinox bench --resume into another run', () => {
     ];
     expect(await runCli(args, io)).toBe(ExitCode.usage);
     expect(io.err.join('')).toBe(
-      `error: ${messages.resumeRunMismatch('flat', [{ what: 'model', there: 'tiny', here: 'small' }])}\n`,
+      `error: ${messages.resumeRunMismatch('flat', [{ flag: '--config/--model', there: 'tiny', here: 'small' }])}\n`,
     );
   });
 

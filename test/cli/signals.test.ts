@@ -1,8 +1,8 @@
 /**
  * Signals and process lifecycle of `dantinox bench`, on the real binary (launcher + worker): Ctrl-C and SIGTERM
- * keep every measured cell in every output and exit 130/143, a second signal quits at once, the worker dies
- * with its launcher, a killed worker is reported, a crashed run still loads everywhere, and a closed stdout is a
- * normal end.
+ * keep every measured cell in every output and exit 130/143 (a variant cut short is unfinished: `--resume`
+ * measures it again), a second signal quits at once, the worker dies with its launcher, a killed worker is
+ * reported, a crashed run still loads everywhere, and a closed stdout is a normal end.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SuiteReport } from '../../src/benchmarking/index.js';
+import { runState } from '../../src/benchmarking/matrix/matrix-report.js';
 import { BIN, ensureBuilt, runCli } from './built-cli.js';
 
 /** A sweep whose cells take a second or so each on tiny: long enough to be interrupted mid-task. */
@@ -166,6 +167,31 @@ describe('dantinox bench under signals', () => {
       ['sleepy', 'failed'],
       ['latency', 'skipped'],
     ]);
+  });
+
+  it('a matrix variant cut short by SIGTERM is unfinished: --resume with the same flags measures it again', async () => {
+    // Two throughput cells per variant: the first measured when the signal comes, the run short enough to resume.
+    const flags = [
+      ...['bench', '--config', 'tiny', '--threads', '1', '--dtype', 'fp32,q8', '--tasks', 'throughput'],
+      ...['--seq-lens', '16,32', '--batch-sizes', '1', '--n-warmup', '1', '--n-measure', '300'],
+      ...['--min-warmup-ms', '0', '--no-charts', '--no-calibrate', '--out', 'mterm'],
+    ];
+    const run = start(flags);
+    await until(firstCellDone(run), 'the first cell');
+    run.child.kill('SIGTERM');
+    const { code } = await run.exit;
+    expect(code, run.stderr()).toBe(143);
+    const variant = join(cwd, 'mterm', 'tiny-fp32-t1');
+    expect(SuiteReport.load(join(variant, 'results.json')).results[0]?.meta?.['interrupted']).toBeDefined();
+    expect(runState(variant)).toBe('unfinished');
+    const resumed = await runCli([...flags, '--resume'], { cwd });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('--resume: 0 of 2 variant(s) already complete');
+    expect(resumed.stderr).not.toContain('tiny-fp32-t1: complete in an earlier run');
+    const row = SuiteReport.load(join(variant, 'results.json')).results[0];
+    expect(row?.meta?.['interrupted']).toBeUndefined();
+    expect(row?.metrics['tps_seq32']).toBeGreaterThan(0);
+    expect(runState(variant)).toBe('completed');
   });
 
   it('a second Ctrl-C quits at once, with exit 130, and says where the measured cells are', async () => {

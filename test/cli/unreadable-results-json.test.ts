@@ -1,7 +1,7 @@
 /**
  * A run folder whose `results.json` is empty (0 bytes) or torn (cut short mid-JSON) next to its `results.jsonl`:
- * `report`, `compare` and `history add` read the run from the stream and say so in one line on stderr naming both
- * files; a folder where the stream cannot be read either keeps the error of `results.json`, exit 2. In process,
+ * `report`, `compare`, `history add` and (for a matrix variant) `merge --allow-partial` read the run from the
+ * stream and say so in one line on stderr naming both files; a folder where the stream cannot be read either keeps the error of `results.json`, exit 2. In process,
  * on a real run of `tiny`.
  */
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -116,6 +116,17 @@ describe('a run folder whose results.json is unreadable', () => {
       expect(notes(io.err), args[0]).toEqual(args[0] === 'compare' ? [line, line] : [line]);
     }
     expect(readFileSync(join(cwd, 'matrix-report', 'report.html'), 'utf8')).toContain('tiny-q8');
+  });
+
+  it('merge --allow-partial reads that variant from its stream, saying so, and merges every row', async () => {
+    const io = captureIo(cwd);
+    expect(
+      await runCli(['merge', 'matrix', '--allow-partial', '--no-charts', '--out', 'merged'], io),
+      io.err.join(''),
+    ).toBe(ExitCode.ok);
+    expect(notes(io.err)).toEqual([note(join('merged', 'tiny-q8'))]);
+    const merged = JSON.parse(readFileSync(join(cwd, 'merged', 'results.json'), 'utf8'));
+    expect(merged.variants.map((v: { id: string }) => v.id)).toEqual(['tiny-fp32', 'tiny-q8']);
   });
 
   it.each([

@@ -1,10 +1,12 @@
 /**
  * `resume` (`bench --resume`) only continues the run the folder holds: a matrix is not resumed into a single run's
- * folder nor a single run into a matrix's, a single run of another model or task set is refused naming what
- * differs, and a variant cut short by the run's signal (its row rebuilt from part of its cells, `meta.interrupted`)
- * is never complete: resume measures it again and merge refuses it without `allowPartial`. Real runs of `tiny`.
+ * folder nor a single run into a matrix's, a single run or a matrix variant measured otherwise (model, tasks,
+ * dtype, head dtype, threads, engine, sweep…) is refused naming each flag that differs, and a variant cut short by
+ * the run's signal (its row rebuilt from part of its cells, `meta.interrupted`) is never complete: resume measures
+ * it again and merge refuses it without `allowPartial`; a variant whose results.json is torn is combined from its
+ * stream, with a note. Real runs of `tiny`.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -83,19 +85,60 @@ describe('runMatrix with resume', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
     await runMatrix(plan(cwd, 'flat'));
     expect(() => plan(cwd, 'flat', { tasks: ['latency'], resume: true })).toThrow(
-      messages.resumeRunMismatch('flat', [{ what: 'tasks', there: 'throughput', here: 'latency' }]),
+      messages.resumeRunMismatch('flat', [{ flag: '--tasks', there: 'throughput', here: 'latency' }]),
     );
     expect(() => plan(cwd, 'flat', { axes: { config: ['small'] }, resume: true })).toThrow(
-      messages.resumeRunMismatch('flat', [{ what: 'model', there: 'tiny', here: 'small' }]),
+      messages.resumeRunMismatch('flat', [{ flag: '--config/--model', there: 'tiny', here: 'small' }]),
     );
     expect(() =>
       plan(cwd, 'flat', { axes: { config: ['small'] }, tasks: ['throughput', 'latency'], resume: true }),
     ).toThrow(
       messages.resumeRunMismatch('flat', [
-        { what: 'model', there: 'tiny', here: 'small' },
-        { what: 'tasks', there: 'throughput', here: 'throughput,latency' },
+        { flag: '--config/--model', there: 'tiny', here: 'small' },
+        { flag: '--tasks', there: 'throughput', here: 'throughput,latency' },
       ]),
     );
+  }, 120_000);
+
+  it('refuses a single run measured otherwise (dtype, head dtype, threads, engine, sweep), naming each flag', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    await runMatrix(plan(cwd, 'flat'));
+    const engine = String(SuiteReport.load(join(cwd, 'flat', 'results.json')).modelMeta['engine']);
+    const refused = (input: Partial<RunPlanInput>) => () => plan(cwd, 'flat', { ...input, resume: true });
+    expect(refused({ axes: { config: ['tiny'], dtype: ['q8'] } })).toThrow(
+      messages.resumeRunMismatch('flat', [
+        { flag: '--dtype', there: 'fp32', here: 'q8' },
+        { flag: '--head-dtype', there: 'fp32', here: 'q8' },
+      ]),
+    );
+    expect(refused({ shared: { headDtype: 'q8' } })).toThrow(
+      messages.resumeRunMismatch('flat', [{ flag: '--head-dtype', there: 'fp32', here: 'q8' }]),
+    );
+    expect(refused({ axes: { config: ['tiny'], threads: ['1'] } })).toThrow(
+      messages.resumeRunMismatch('flat', [{ flag: '--threads', there: '(default)', here: '1' }]),
+    );
+    expect(refused({ axes: { config: ['tiny'], engine: ['llama.cpp'] } })).toThrow(
+      messages.resumeRunMismatch('flat', [{ flag: '--engine', there: engine, here: 'llama.cpp' }]),
+    );
+    expect(refused({ config: { ...SWEEP, seqLens: [16], batchSizes: [1, 2] } })).toThrow(
+      messages.resumeRunMismatch('flat', [
+        { flag: '--seq-lens', there: '8,16', here: '16' },
+        { flag: '--batch-sizes', there: '1', here: '1,2' },
+      ]),
+    );
+    // The same flags resume: nothing left to do.
+    expect((await runMatrix(plan(cwd, 'flat', { resume: true }))).status).toBe('nothing-to-do');
+  }, 120_000);
+
+  it('refuses a matrix whose variant folders were measured otherwise (--head-dtype), naming the variant', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    await runMatrix(plan(cwd, 'm', { axes: MATRIX }));
+    expect(() => plan(cwd, 'm', { axes: MATRIX, shared: { headDtype: 'q8' }, resume: true })).toThrow(
+      messages.resumeRunMismatch(join('m', 'tiny-fp32'), [
+        { flag: '--head-dtype', there: 'fp32', here: 'q8' },
+      ]),
+    );
+    expect((await runMatrix(plan(cwd, 'm', { axes: MATRIX, resume: true }))).failedTasks).toEqual([]);
   }, 120_000);
 
   it('a single run stopped mid-task is not complete: resume measures it again', async () => {
@@ -129,5 +172,25 @@ describe('runMatrix with resume', () => {
     expect(events).toEqual(['start tiny-fp32', 'start tiny-q8']);
     expect(resumed.failedTasks).toEqual([]);
     expect(planMerge([dir], { allowPartial: false }).missing).toEqual([]);
+  }, 120_000);
+
+  it('a matrix stopped with a variant whose results.json is torn combines it from its stream, with one note', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    const dir = join(cwd, 'm');
+    await runMatrix(plan(cwd, 'm', { axes: MATRIX }));
+    writeFileSync(join(dir, 'tiny-q8', 'results.json'), '');
+    // Resumed and stopped at once: tiny-fp32 is complete, tiny-q8 (unreadable, so unfinished) is not reached.
+    const notes: string[] = [];
+    const stopped = await runMatrix(plan(cwd, 'm', { axes: MATRIX, resume: true }), {
+      signal: AbortSignal.abort(),
+      hooks: { onNote: (text) => void notes.push(text) },
+    });
+    expect(stopped.status).toBe('stopped');
+    const stream = join(dir, 'tiny-q8', 'results.jsonl');
+    expect(notes).toContain(
+      `note: ${messages.resultsJsonUnreadable(join(dir, 'tiny-q8', 'results.json'), stream)}\n`,
+    );
+    const combined = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    expect(combined.variants.map((v: { id: string }) => v.id)).toEqual(['tiny-fp32', 'tiny-q8']);
   }, 120_000);
 });

@@ -30,7 +30,7 @@ export interface MatrixReportVariant {
  */
 export type VariantState = 'completed' | 'failed' | 'unfinished' | 'missing';
 
-/** The results file of a variant folder that {@link loadVariantReport} reads: the full JSON, else the stream. */
+/** The results files of a variant folder that {@link readVariantRun} reads: the full JSON, else the stream. */
 const VARIANT_FILES = [RUN_FILES.json, RUN_FILES.jsonl] as const;
 
 /** The folder of variant `id` in matrix folder `dir`. */
@@ -58,18 +58,10 @@ export function runState(folder: string): VariantState {
   return existsSync(join(folder, RUN_FILES.jsonl)) ? 'unfinished' : 'missing';
 }
 
-/** Variant `id`'s report from its folder (the JSON, else the JSONL stream of an unfinished run), if any. */
-export function loadVariantReport(dir: string, id: string): SuiteReport | undefined {
-  for (const file of VARIANT_FILES) {
-    const path = join(variantDir(dir, id), file);
-    if (existsSync(path)) return SuiteReport.load(path);
-  }
-  return undefined;
-}
-
 /**
- * Variant `id`'s run from its folder, as {@link loadVariantReport} reads it, except that a `results.json` that cannot
- * be read (empty, torn) next to the stream gives the stream's run with a note saying so (see `RunDirectory.read`).
+ * Variant `id`'s run from its folder, if any: its `results.json`, else the stream of an unfinished run; a
+ * `results.json` that cannot be read (empty, torn) next to the stream gives the stream's run with a note saying so
+ * (see `RunDirectory.read`).
  */
 export function readVariantRun(dir: string, id: string): ReadRun | undefined {
   const folder = variantDir(dir, id);
@@ -162,15 +154,21 @@ export class MatrixReport {
     return files.map(([name]) => name);
   }
 
-  /** Reads the variants listed in `ids` from matrix folder `dir` (their own folders); absent ones are left out. */
+  /**
+   * Reads the variants listed in `variants` from matrix folder `dir` (their own folders: `results.json`, else the
+   * stream of an unfinished variant); absent ones are left out. A variant read from its stream because its
+   * `results.json` is empty or torn (see `RunDirectory.read`) is passed to `note` as one line saying so.
+   */
   static fromDirectory(
     dir: string,
     variants: readonly { readonly id: string; readonly axes: MatrixReportVariant['axes'] }[],
+    note: (line: string) => void = () => {},
   ): MatrixReport {
     return new MatrixReport(
       variants.flatMap((v) => {
-        const report = loadVariantReport(dir, v.id);
-        return report === undefined ? [] : [{ id: v.id, axes: v.axes, report }];
+        const run = readVariantRun(dir, v.id);
+        if (run?.note !== undefined) note(run.note);
+        return run === undefined ? [] : [{ id: v.id, axes: v.axes, report: run.report }];
       }),
     );
   }

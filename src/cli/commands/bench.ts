@@ -269,7 +269,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '--resume',
-      'rerun into an existing --out: skip variants (and rounds) that completed, rerun the others',
+      'continue the run in --out with the same flags as that run: variants (and rounds) that completed are skipped, the others measured again; a run of another model, task set, dtype, thread count, engine or sweep is refused',
     )
     .option(
       '--shard <i/n>',

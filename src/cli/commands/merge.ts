@@ -106,7 +106,7 @@ async function writeMerge(
       plan.sources.map((s) => relative(dir, s.dir)),
     ),
   );
-  const combined = MatrixReport.fromDirectory(dir, merged);
+  const combined = MatrixReport.fromDirectory(dir, merged, (note) => io.stderr.write(`note: ${note}\n`));
   const files = [...combined.save(dir), 'matrix.json'];
   let failedCharts: string[] = [];
   if (options.charts) {

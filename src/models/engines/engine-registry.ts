@@ -79,6 +79,11 @@ export interface EngineAdapter {
   readonly name: string;
   /** One line: what runs the model. */
   readonly description: string;
+  /**
+   * The package that runs it: the first word of the `engine` column of its models' reports (`onnxruntime-node
+   * 1.30.0 (cpu)`), by which `bench --resume` tells a run of another engine. Absent: not told apart.
+   */
+  readonly runtime?: string;
   /** Weight dtypes it runs. */
   readonly dtypes: readonly BuiltinDtype[];
   /** Whether it loads Hugging Face ONNX folders (else built-in configs only). */
@@ -113,6 +118,7 @@ export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
   ort: {
     name: 'ort',
     description: "dantinox's own ONNX graphs (or a Hugging Face ONNX folder) on onnxruntime-node",
+    runtime: 'onnxruntime-node',
     dtypes: BUILTIN_DTYPES,
     loadsFolders: true,
     executionProviders: true,
@@ -127,6 +133,7 @@ export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
   'llama.cpp': {
     name: 'llama.cpp',
     description: 'a GGUF export of the same weights (F32/F16/Q8_0/Q4_0) run by node-llama-cpp',
+    runtime: 'node-llama-cpp',
     dtypes: BUILTIN_DTYPES,
     loadsFolders: false,
     executionProviders: false,
@@ -148,6 +155,7 @@ export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
     name: 'transformers.js',
     description:
       'a Hugging Face ONNX export of the same weights (or a folder) run by @huggingface/transformers',
+    runtime: '@huggingface/transformers',
     dtypes: BUILTIN_DTYPES,
     loadsFolders: true,
     executionProviders: false,
