@@ -36,6 +36,11 @@ export interface FakeModelOptions {
   readonly maxTokensPerCall?: number;
   /** {@link ModelInfo} fields over the defaults (name `fake`, dtype `fp32`…). */
   readonly info?: Partial<ModelInfo>;
+  /**
+   * Each forward pass first fills the logits every earlier one returned with NaN, as an engine that reuses one
+   * output buffer overwrites them: a caller still holding a batch's logits after the next forward scores NaN.
+   */
+  readonly reuseLogits?: boolean;
 }
 
 /** One call of a {@link FakeModel}. */
@@ -68,6 +73,9 @@ export class FakeModel implements Model {
   readonly #logTable: Float32Array;
   readonly #cost: FakeCost;
   readonly #maxTokens: number;
+  readonly #reuseLogits: boolean;
+  /** The logits of the forward passes so far, when `reuseLogits` is set (each is NaN once the next one ran). */
+  readonly #returned: Float32Array[] = [];
 
   constructor(options: FakeModelOptions = {}) {
     this.config = ModelConfig.parse({
@@ -83,6 +91,7 @@ export class FakeModel implements Model {
     this.clock = options.clock ?? createManualClock();
     this.#cost = options.cost ?? { fixedNs: 1_000_000, perTokenNs: 10_000 };
     this.#maxTokens = options.maxTokensPerCall ?? Number.POSITIVE_INFINITY;
+    this.#reuseLogits = options.reuseLogits ?? false;
     const v = this.config.vocabSize;
     this.#logTable = new Float32Array(v * v);
     for (let a = 0; a < v; a++) {
@@ -110,7 +119,12 @@ export class FakeModel implements Model {
   async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
     if (shape.seq > this.config.maxContext) throw new Error(`seq ${shape.seq} > maxContext`);
     this.#spend('forward', tokens, shape.batch, shape.seq);
-    return this.#logits(tokens, shape.batch, shape.seq);
+    const logits = this.#logits(tokens, shape.batch, shape.seq);
+    if (this.#reuseLogits) {
+      for (const earlier of this.#returned) earlier.fill(Number.NaN);
+      this.#returned.push(logits.data);
+    }
+    return logits;
   }
 
   async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {

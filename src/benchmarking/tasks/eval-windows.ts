@@ -8,6 +8,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { checkFitsInMemory, forwardActivationBytes } from '../../models/memory-check.js';
 import type { Model } from '../../models/model.js';
+import { collectGarbage } from '../../models/onnx/model-files.js';
 import type { Paradigm } from '../../models/paradigm.js';
 import type { Tokenizer } from '../../models/tokenizer.js';
 import { builtinTokenizer } from '../../models/tokenizers/builtin-tokenizer.js';
@@ -177,7 +178,9 @@ function* randomBatches(
 
 /**
  * The cell budget `maxCellMs` of a whole evaluation: {@link EvalBudget.batches} stops before a batch that would
- * overrun it (predicted from the time of the previous one), and {@link EvalBudget.truncation} says so.
+ * overrun it (predicted from the time of the previous one), and {@link EvalBudget.truncation} says so. Between
+ * two batches it also runs a full garbage collection, so the logits of the batch just scored (hundreds of MB of
+ * `ArrayBuffer`s V8 sees as small objects) are freed before the next forward pass allocates its own.
  */
 export class EvalBudget {
   readonly #clock: Clock;
@@ -190,7 +193,10 @@ export class EvalBudget {
     this.#maxCellMs = maxCellMs;
   }
 
-  /** `[index, batch]` pairs of `batches` while the budget allows; the first batch always runs. */
+  /**
+   * `[index, batch]` pairs of `batches` while the budget allows; the first batch always runs. Hold no batch's
+   * logits past the loop body that receives it: they are collected before the next pair.
+   */
   *batches(batches: Iterable<EvalBatch>): Generator<readonly [number, EvalBatch]> {
     const t0 = this.#clock.now();
     const elapsedMs = (since: bigint): number => Number(this.#clock.now() - since) / 1e6;
@@ -204,6 +210,8 @@ export class EvalBudget {
       yield [this.#scored, batch] as const;
       lastMs = elapsedMs(start);
       this.#scored += 1;
+      // The loop body has ended: nothing references this batch's logits any more.
+      collectGarbage();
     }
   }
 

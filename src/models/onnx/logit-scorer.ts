@@ -9,6 +9,10 @@
  *   `KL(P ‖ Q) = Σ exp(lp) · (lp − lq)` (nats; exactly 0 when P and Q are equal), both rows' NLL of the target
  *   and both arg-maxes (the first index on ties, as `ArgMax` with `select_last_index = 0`).
  *
+ * A block is scored {@link SCORER_BLOCK_ELEMENTS} logits at a time (whole rows; each row's result does not depend
+ * on the rows beside it), so the graphs' float64 `[rows, vocab]` intermediates — several times the logits' own
+ * size — take tens of MB whatever the batch, instead of gigabytes for a batch of 4 × 256 rows of 50,257 logits.
+ *
  * The exponentials run in float32 (vectorized; the slow part in double precision) and every sum, logarithm and
  * difference in float64, so the results are within about 1e-7 nats of the all-float64 JavaScript reference
  * (`logSumExp`) — tested — at a fraction of its cost (`npm run bench:quant`, "scoring").
@@ -16,12 +20,18 @@
  * @packageDocumentation
  */
 
-import type { InferenceSession } from 'onnxruntime-node';
+import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { TENSOR_TYPES } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { createOrtSession, type OrtModule, ortEngineLabel } from '../engines/ort/index.js';
 import { GraphBuilder } from './graph-builder.js';
+
+/**
+ * Logits per ONNX Runtime call of the scorer, in values (2^21: 41 rows of GPT-2's 50,257-word vocabulary): each
+ * float64 `[rows, vocab]` intermediate of the graphs is then at most 16 MiB.
+ */
+export const SCORER_BLOCK_ELEMENTS = 2 ** 21;
 
 /** Per-row negative log-likelihood and arg-max of one logits block. */
 export interface NllRows {
@@ -143,13 +153,18 @@ export class LogitScorer {
    * @throws {@link dantinox!DantinoxError} `RUNTIME_ERROR` if ONNX Runtime fails.
    */
   async nll(logits: Float32Array, vocab: number, targets: BigInt64Array): Promise<NllRows> {
-    const { Tensor } = this.#ort;
     const rows = targets.length;
-    const out = await run(this.#engine, this.#nll, {
-      logits: new Tensor('float32', logits.subarray(0, rows * vocab), [rows, vocab]),
-      targets: new Tensor('int64', targets, [rows]),
-    });
-    return { nll: out['nll'] as Float64Array, argmax: out['argmax'] as BigInt64Array };
+    const nll = new Float64Array(rows);
+    const argmax = new BigInt64Array(rows);
+    for (const [from, to] of rowBlocks(rows, vocab)) {
+      const out = await run(this.#engine, this.#nll, {
+        logits: this.#block(logits, vocab, from, to),
+        targets: this.#targets(targets, from, to),
+      });
+      nll.set(out['nll'] as Float64Array, from);
+      argmax.set(out['argmax'] as BigInt64Array, from);
+    }
+    return { nll, argmax };
   }
 
   /**
@@ -164,23 +179,47 @@ export class LogitScorer {
     vocab: number,
     targets: BigInt64Array,
   ): Promise<KlRows> {
-    const { Tensor } = this.#ort;
     const rows = targets.length;
-    const block = (data: Float32Array) =>
-      new Tensor('float32', data.subarray(0, rows * vocab), [rows, vocab]);
-    const out = await run(this.#engine, this.#kl, {
-      reference: block(reference),
-      model: block(model),
-      targets: new Tensor('int64', targets, [rows]),
-    });
-    return {
-      kl: out['kl'] as Float64Array,
-      referenceNll: out['reference_nll'] as Float64Array,
-      modelNll: out['model_nll'] as Float64Array,
-      referenceArgmax: out['reference_argmax'] as BigInt64Array,
-      modelArgmax: out['model_argmax'] as BigInt64Array,
+    const result: KlRows = {
+      kl: new Float64Array(rows),
+      referenceNll: new Float64Array(rows),
+      modelNll: new Float64Array(rows),
+      referenceArgmax: new BigInt64Array(rows),
+      modelArgmax: new BigInt64Array(rows),
     };
+    for (const [from, to] of rowBlocks(rows, vocab)) {
+      const out = await run(this.#engine, this.#kl, {
+        reference: this.#block(reference, vocab, from, to),
+        model: this.#block(model, vocab, from, to),
+        targets: this.#targets(targets, from, to),
+      });
+      result.kl.set(out['kl'] as Float64Array, from);
+      result.referenceNll.set(out['reference_nll'] as Float64Array, from);
+      result.modelNll.set(out['model_nll'] as Float64Array, from);
+      result.referenceArgmax.set(out['reference_argmax'] as BigInt64Array, from);
+      result.modelArgmax.set(out['model_argmax'] as BigInt64Array, from);
+    }
+    return result;
   }
+
+  /** Rows `[from, to)` of row-major `[rows, vocab]` logits as a tensor viewing `data` (no copy). */
+  #block(data: Float32Array, vocab: number, from: number, to: number): Tensor {
+    return new this.#ort.Tensor('float32', data.subarray(from * vocab, to * vocab), [to - from, vocab]);
+  }
+
+  /** Targets `[from, to)` as a tensor viewing `targets` (no copy). */
+  #targets(targets: BigInt64Array, from: number, to: number): Tensor {
+    return new this.#ort.Tensor('int64', targets.subarray(from, to), [to - from]);
+  }
+}
+
+/**
+ * `[from, to)` row ranges covering `rows` rows of `vocab` logits, each at most {@link SCORER_BLOCK_ELEMENTS} values
+ * (at least one row).
+ */
+export function* rowBlocks(rows: number, vocab: number): Generator<readonly [number, number]> {
+  const step = Math.max(1, Math.floor(SCORER_BLOCK_ELEMENTS / vocab));
+  for (let from = 0; from < rows; from += step) yield [from, Math.min(rows, from + step)];
 }
 
 async function run(

@@ -61,6 +61,25 @@ describe('KldTask known answers', () => {
     expect(cells.map((c) => c.metrics['tokens'])).toEqual([32, 32, 32, 32, 32]);
   });
 
+  it('streams: each batch is scored before the next forward pass of either model (metrics unchanged)', async () => {
+    // reuseLogits: a forward pass turns every earlier logits array of that model into NaN, so holding a batch's
+    // logits (or every window's reference logits) past the next forward would make the metrics NaN.
+    const run = (reuseLogits: boolean) => {
+      const reference = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P, reuseLogits });
+      const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: Q, reuseLogits });
+      return new KldTask({ reference, dataSource: cycle }).run(
+        new ARParadigm(model.config),
+        model,
+        small,
+        new Rng(0),
+        contextFor(model),
+      );
+    };
+    const [fresh, reused] = [await run(false), await run(true)];
+    expect(reused.metrics).toEqual(fresh.metrics);
+    expect(Number.isFinite(reused.metrics['kld_mean'])).toBe(true);
+  });
+
   it('sliding windows score every position once', async () => {
     const reference = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
     const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: Q });

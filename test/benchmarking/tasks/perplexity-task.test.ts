@@ -59,6 +59,15 @@ describe('PerplexityTask known answers', () => {
     expect(r.metrics['perplexity']).toBeCloseTo(Math.exp(cycleLoss), 6);
   });
 
+  it('streams: each batch is scored before the next forward pass (the logits are not held)', async () => {
+    // reuseLogits: a forward pass turns every earlier logits array into NaN, as a reused output buffer would.
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram, reuseLogits: true });
+    const task = new PerplexityTask({ dataSource: { text: 'abcd'.repeat(500), name: 'cycle' } });
+    const r = await task.run(new ARParadigm(model.config), model, small, new Rng(0), contextFor(model));
+    expect(model.calls.filter((c) => c.kind === 'forward')).toHaveLength(5);
+    expect(r.metrics['eval_loss']).toBeCloseTo(cycleLoss, 7);
+  });
+
   it('stride mode scores every token exactly once (analytic loss over the whole text)', async () => {
     const text = 'abcd'.repeat(50) + 'abc'; // 203 tokens → 202 transitions
     const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram });
