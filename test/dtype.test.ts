@@ -58,6 +58,8 @@ describe('the dtype table', () => {
 
   it('parses names and long spellings, and lists the known dtypes otherwise', () => {
     expect(parseDtype('Q4')).toBe('q4');
+    expect(parseDtype(' BFloat16 ')).toBe('bf16');
+    expect(parseDtype('fp32 ')).toBe('fp32');
     expect(parseDtype('float16')).toBe('fp16');
     expect(isDtype('q8')).toBe(true);
     expect(isDtype('constructor')).toBe(false);

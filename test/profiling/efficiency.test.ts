@@ -34,6 +34,28 @@ describe('MFU and MBU', () => {
     });
   });
 
+  it('a ceiling or a call time of zero, negative or NaN is no ceiling, never a division by it', () => {
+    for (const bad of [0, -5, Number.NaN]) {
+      const c = { source: 'calibrated' as const, gemmGflops: { fp32: bad }, bandwidthGbs: bad };
+      expect(modelFlopsUtilisation(1e9, 1, 'fp32', c)).toEqual({
+        unavailable: messages.noGemmCeiling('calibrated', 'fp32', ['fp32']),
+      });
+      expect(modelBandwidthUtilisation(1e9, 1, c)).toEqual({
+        unavailable: messages.noBandwidthCeiling('calibrated'),
+      });
+      expect(modelFlopsUtilisation(1e9, bad, 'fp32', ceilings)).toEqual({
+        unavailable: messages.noCallTime(),
+      });
+      expect(modelBandwidthUtilisation(1e9, bad, ceilings)).toEqual({ unavailable: messages.noCallTime() });
+    }
+    // The smallest positive values are still numbers.
+    expect(
+      modelBandwidthUtilisation(4e9, 0.5, { source: 'calibrated', gemmGflops: {}, bandwidthGbs: 2 }),
+    ).toEqual({
+      value: 4,
+    });
+  });
+
   it('MFU is linear in FLOPs and inverse in time (property)', () => {
     fc.assert(
       fc.property(
@@ -86,6 +108,13 @@ describe('theoretical peak from ISA flags', () => {
     expect(fp32FlopsPerCycle(['avx2', 'fma', 'avx512f'])).toBe(64);
     expect(fp32FlopsPerCycle(['avx2', 'fma'])).toBe(32);
     expect(fp32FlopsPerCycle(['asimd'])).toBe(16);
+    expect(fp32FlopsPerCycle(['neon'])).toBe(16);
+    // AVX without FMA: one 8-lane multiply and one add pipe; FMA without AVX2, or AVX2 without FMA, is that too.
+    expect(fp32FlopsPerCycle(['avx'])).toBe(16);
+    expect(fp32FlopsPerCycle(['avx', 'fma'])).toBe(16);
+    expect(fp32FlopsPerCycle(['avx', 'avx2'])).toBe(16);
+    expect(fp32FlopsPerCycle(['sse4_2'])).toBe(8);
+    expect(fp32FlopsPerCycle(['sse4_1', 'fma'])).toBeUndefined();
     expect(fp32FlopsPerCycle([])).toBeUndefined();
   });
 
@@ -100,7 +129,24 @@ describe('theoretical peak from ISA flags', () => {
     expect(theoreticalCeilings({ flags: ['avx512f', 'amx_int8'], cores: 1, ghz: 2 })?.gemmGflops['q8']).toBe(
       4096,
     );
+    for (const flag of ['avx_vnni', 'asimddp'])
+      expect(theoreticalCeilings({ flags: ['avx2', 'fma', flag], cores: 1, ghz: 1 })?.gemmGflops).toEqual({
+        fp32: 32,
+        q8: 128,
+      });
+    expect(
+      theoreticalCeilings({ flags: ['avx2', 'fma', 'avx512_bf16'], cores: 1, ghz: 1 })?.gemmGflops,
+    ).toEqual({
+      fp32: 32,
+    });
     expect(theoreticalCeilings({ flags: ['avx2', 'fma'], cores: 2, ghz: undefined })).toBeUndefined();
+    for (const ghz of [0, -1, Number.NaN])
+      expect(theoreticalCeilings({ flags: ['avx2', 'fma'], cores: 2, ghz })).toBeUndefined();
+    for (const cores of [0, 0.5, Number.NaN])
+      expect(theoreticalCeilings({ flags: ['avx2', 'fma'], cores, ghz: 3 })).toBeUndefined();
+    expect(theoreticalCeilings({ flags: ['avx2', 'fma'], cores: 1, ghz: 0.001 })?.gemmGflops['fp32']).toBe(
+      0.032,
+    );
     expect(theoreticalCeilings({ flags: [], cores: 2, ghz: 3 })).toBeUndefined();
   });
 });

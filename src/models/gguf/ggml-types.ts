@@ -50,21 +50,21 @@ function roundHalfAway(x: number): number {
   return x < 0 ? -Math.floor(-x + 0.5) : Math.floor(x + 0.5);
 }
 
-/** Q8_0 blocks of `x` (length a multiple of 32), written into `out` at `offset`. */
-function quantizeQ8(x: Float32Array, out: DataView, offset: number): void {
+/** Q8_0 blocks of `x` (length a multiple of 32), written into `out`. */
+function quantizeQ8(x: Float32Array, out: DataView): void {
   for (let b = 0; b < x.length / QK; b++) {
     let amax = 0;
     for (let j = 0; j < QK; j++) amax = Math.max(amax, Math.abs(x[b * QK + j] as number));
     const d = f(amax / 127);
     const id = d === 0 ? 0 : f(1 / d);
-    const base = offset + b * 34;
+    const base = b * 34;
     out.setUint16(base, floatToHalf(d), true);
     for (let j = 0; j < QK; j++) out.setInt8(base + 2 + j, roundHalfAway(f((x[b * QK + j] as number) * id)));
   }
 }
 
-/** Q4_0 blocks of `x` (length a multiple of 32), written into `out` at `offset`. */
-function quantizeQ4(x: Float32Array, out: DataView, offset: number): void {
+/** Q4_0 blocks of `x` (length a multiple of 32), written into `out`. */
+function quantizeQ4(x: Float32Array, out: DataView): void {
   const half = QK / 2;
   for (let b = 0; b < x.length / QK; b++) {
     let amax = 0;
@@ -78,7 +78,7 @@ function quantizeQ4(x: Float32Array, out: DataView, offset: number): void {
     }
     const d = f(max / -8);
     const id = d === 0 ? 0 : f(1 / d);
-    const base = offset + b * 18;
+    const base = b * 18;
     out.setUint16(base, floatToHalf(d), true);
     const nibble = (v: number): number => Math.min(15, Math.trunc(f(f(v * id) + 8.5)));
     for (let j = 0; j < half; j++) {
@@ -101,9 +101,9 @@ export function encodeGgml(type: GgmlTypeName, x: Float32Array): Uint8Array {
   } else if (type === 'F16') {
     for (let i = 0; i < x.length; i++) view.setUint16(i * 2, floatToHalf(x[i] as number), true);
   } else if (type === 'Q8_0') {
-    quantizeQ8(x, view, 0);
+    quantizeQ8(x, view);
   } else {
-    quantizeQ4(x, view, 0);
+    quantizeQ4(x, view);
   }
   return bytes;
 }

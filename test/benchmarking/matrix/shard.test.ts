@@ -15,7 +15,20 @@ describe('shards', () => {
   it('parses i/n (0-based) and rejects anything else', () => {
     expect(parseShard('1/4')).toEqual({ index: 1, count: 4, source: '--shard' });
     expect(parseShard(' 0 / 1 ')).toEqual({ index: 0, count: 1, source: '--shard' });
-    for (const bad of ['3/2', '2/2', '0/0', '1', '-1/2', 'a/b', '1/2/3', ''])
+    expect(parseShard('12/16')).toEqual({ index: 12, count: 16, source: '--shard' });
+    expect(parseShard('3/12')).toEqual({ index: 3, count: 12, source: '--shard' });
+    for (const bad of [
+      '3/2',
+      '2/2',
+      '0/0',
+      '1',
+      '-1/2',
+      'a/b',
+      '1/2/3',
+      '',
+      '12/3',
+      '0/99999999999999999999',
+    ])
       expect(() => parseShard(bad), bad).toThrowError(invalid(messages.badShard(bad)));
   });
 
@@ -116,9 +129,21 @@ describe('shards', () => {
   });
 
   it('rejects malformed or inconsistent scheduler variables with one clear line', () => {
-    expect(() => resolveShard({ env: { JOB_COMPLETION_INDEX: 'x1' }, shards: 2 })).toThrowError(
-      invalid(messages.badShardVariable('JOB_COMPLETION_INDEX', 'x1')),
-    );
+    // Not a plain decimal integer, or one beyond 2^53: a number Number() would still read is refused too.
+    for (const raw of ['x1', '1e2', '0x1', '1.0', '-1', '99999999999999999999'])
+      expect(() => resolveShard({ env: { JOB_COMPLETION_INDEX: raw }, shards: 200 }), raw).toThrowError(
+        invalid(messages.badShardVariable('JOB_COMPLETION_INDEX', raw)),
+      );
+    // A one-task array is shard 0 of 1; an id at the array's start on a list that is not evenly spaced is refused.
+    expect(resolveShard({ env: { SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_COUNT: '1' } })).toEqual({
+      index: 0,
+      count: 1,
+      source: 'SLURM_ARRAY_TASK_ID',
+    });
+    const uneven = { SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '7', SLURM_ARRAY_TASK_STEP: '2' };
+    expect(() =>
+      resolveShard({ env: { ...uneven, SLURM_ARRAY_TASK_ID: '1', SLURM_ARRAY_TASK_COUNT: '3' } }),
+    ).toThrowError(invalid(messages.slurmArrayUneven(1, { min: 1, max: 7, step: 2, count: 3 })));
     expect(() =>
       resolveShard({ env: { SLURM_ARRAY_TASK_ID: '1', SLURM_ARRAY_TASK_COUNT: 'two' } }),
     ).toThrowError(invalid(messages.badShardVariable('SLURM_ARRAY_TASK_COUNT', 'two')));

@@ -100,6 +100,27 @@ const finiteBlock = fc.float32Array({
   max: 1e4,
 });
 
+test('several blocks: each is encoded on its own scale, at its own place (block k = the encoding of its 32 values)', () => {
+  const x = new Float32Array(96);
+  for (let i = 0; i < 96; i++) x[i] = ((i % 7) - 3) * 10 ** Math.floor(i / 32); // scales 1, 10, 100
+  for (const type of ['Q8_0', 'Q4_0'] as const) {
+    const { blockBytes } = GGML_TYPES[type];
+    const bytes = encodeGgml(type, x);
+    expect(bytes.length).toBe(3 * blockBytes);
+    for (let b = 0; b < 3; b++)
+      expect(bytes.subarray(b * blockBytes, (b + 1) * blockBytes), `${type} block ${b}`).toEqual(
+        encodeGgml(type, x.subarray(b * 32, (b + 1) * 32)),
+      );
+    const y = decode(type, bytes);
+    for (let i = 0; i < 96; i++) {
+      const scale = 10 ** Math.floor(i / 32);
+      expect(Math.abs((y[i] as number) - (x[i] as number)), `${type} ${i}`).toBeLessThanOrEqual(
+        (type === 'Q8_0' ? 3 / 127 : 3 / 8) * scale,
+      );
+    }
+  }
+});
+
 test('property: Q8_0 decodes within 0.57·d of every input (rounding plus the binary16 scale, d = max|x|/127)', () => {
   fc.assert(
     fc.property(finiteBlock, (x) => {
