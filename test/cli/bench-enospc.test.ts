@@ -18,16 +18,8 @@ import { ExitCode, runCli } from '../../src/cli/index.js';
 import { runBenchPlan } from '../../src/cli/run-bench-plan.js';
 import { messages } from '../../src/messages.js';
 import { planRun } from '../../src/runs/plan-run.js';
+import { TINY_CONFIG } from '../runs/tiny-plan.js';
 import { captureIo } from './capture-io.js';
-
-const TINY = {
-  seqLens: [8],
-  batchSizes: [1],
-  nWarmup: 0,
-  nMeasure: 2,
-  minWarmupMs: 0,
-  minMeasureMs: 0,
-};
 
 const RESULTS = ['results.csv', 'results.json', 'results.jsonl'];
 
@@ -60,7 +52,7 @@ describe('bench on a full disk', () => {
         dir: 'out',
         cwd,
         axes: { config: ['tiny'] },
-        config: TINY,
+        config: TINY_CONFIG,
         tasks: ['throughput'],
         calibration: false,
         charts: false,

@@ -10,26 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { ExitCode, runCli } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { captureIo } from './capture-io.js';
+import { TINY_SWEEP } from './tiny-sweep.js';
 
-const TINY = [
-  '--config',
-  'tiny',
-  '--tasks',
-  'throughput',
-  '--seq-lens',
-  '8',
-  '--batch-sizes',
-  '1',
-  '--n-warmup',
-  '0',
-  '--n-measure',
-  '2',
-  '--min-warmup-ms',
-  '0',
-  '--min-measure-ms',
-  '0',
-  '--no-calibrate',
-];
+const TINY = ['--config', 'tiny', '--tasks', 'throughput', ...TINY_SWEEP, '--no-calibrate'];
 
 describe('dantinox bench --repeat', () => {
   it('refuses a value that is not an integer ≥ 1 in one line naming --repeat (and the --help hint), exit 2', async () => {

@@ -10,24 +10,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode, runCli } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { captureIo } from './capture-io.js';
+import { TINY_SWEEP } from './tiny-sweep.js';
 
-const SWEEP = [
-  '--seq-lens',
-  '8',
-  '--batch-sizes',
-  '1',
-  '--n-warmup',
-  '0',
-  '--n-measure',
-  '2',
-  '--min-warmup-ms',
-  '0',
-  '--min-measure-ms',
-  '0',
-  '--no-calibrate',
-  '--no-charts',
-  '-q',
-];
+const SWEEP = [...TINY_SWEEP, '--no-calibrate', '--no-charts', '-q'];
 const TINY = ['bench', '--config', 'tiny', ...SWEEP];
 
 let cwd: string;

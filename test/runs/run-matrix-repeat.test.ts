@@ -12,47 +12,15 @@ import { DantinoxError } from '../../src/errors.js';
 import { messages } from '../../src/messages.js';
 import { compareRuns } from '../../src/runs/compare-runs.js';
 import { loadRunGroup } from '../../src/runs/load-report.js';
-import { planRun, type RunPlanInput } from '../../src/runs/plan-run.js';
-import { type RunHooks, runMatrix } from '../../src/runs/run-matrix.js';
-
-const SWEEP = {
-  seqLens: [8],
-  batchSizes: [1],
-  nWarmup: 0,
-  nMeasure: 2,
-  minWarmupMs: 0,
-  minMeasureMs: 0,
-};
-
-/** A plan of `tiny` with the tiny sweep, no calibration, no charts, writing `dir` under `cwd`. */
-function plan(cwd: string, dir: string, input: Partial<RunPlanInput> = {}) {
-  return planRun({
-    dir,
-    cwd,
-    config: SWEEP,
-    tasks: ['throughput'],
-    calibration: false,
-    charts: false,
-    logger: { log: () => {} },
-    ...input,
-  });
-}
-
-/** Hooks that log rounds and variants as `round 1/3`, `start tiny-fp32`, `skip tiny`. */
-function recorder(events: string[]): RunHooks {
-  return {
-    onRoundStart: ({ round, count }) => void events.push(`round ${round}/${count}`),
-    onVariantStart: ({ variant }) => void events.push(`start ${variant.id}`),
-    onVariantSkipped: ({ variant }) => void events.push(`skip ${variant.id}`),
-  };
-}
+import { runMatrix } from '../../src/runs/run-matrix.js';
+import { recorder, tinyPlan } from './tiny-plan.js';
 
 describe('runMatrix with repeat', () => {
   it('interleaves 3 rounds of 2 variants; compare reads each folder as 3 runs per side, run-level', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-repeat-'));
     const axes = { config: ['tiny'], dtype: ['fp32', 'q8'] };
     const events: string[] = [];
-    const result = await runMatrix(plan(cwd, 'base', { axes, repeat: 3 }), { hooks: recorder(events) });
+    const result = await runMatrix(tinyPlan(cwd, 'base', { axes, repeat: 3 }), { hooks: recorder(events) });
     expect(events).toEqual([
       'round 1/3',
       'start tiny-fp32',
@@ -77,7 +45,7 @@ describe('runMatrix with repeat', () => {
       'tiny-fp32 tiny-fp32-run-3',
       'tiny-q8 tiny-q8-run-3',
     ]);
-    await runMatrix(plan(cwd, 'head', { axes, repeat: 3 }));
+    await runMatrix(tinyPlan(cwd, 'head', { axes, repeat: 3 }));
     const { comparisons } = compareRuns([['base'], ['head']], { cwd });
     expect(comparisons.map((c) => [c.baseline.label, c.baseline.runs, c.candidate.runs])).toEqual([
       ['base (3 runs) · tiny-fp32', 3, 3],
@@ -89,7 +57,7 @@ describe('runMatrix with repeat', () => {
   it('records every round in the history; compare-last compares the new runs with as many earlier ones', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-repeat-'));
     const history = { history: 'h.duckdb', compareLast: true };
-    const first = await runMatrix(plan(cwd, 'a', { axes: { config: ['tiny'] }, repeat: 2, history }));
+    const first = await runMatrix(tinyPlan(cwd, 'a', { axes: { config: ['tiny'] }, repeat: 2, history }));
     expect(first.layout).toBe('repeat');
     expect(first.history).toHaveLength(1);
     expect(first.history[0]).toMatchObject({ status: 'no-previous-run' });
@@ -98,7 +66,7 @@ describe('runMatrix with repeat', () => {
       'tiny-run-1',
       'tiny-run-2',
     ]);
-    const second = await runMatrix(plan(cwd, 'b', { axes: { config: ['tiny'] }, repeat: 2, history }));
+    const second = await runMatrix(tinyPlan(cwd, 'b', { axes: { config: ['tiny'] }, repeat: 2, history }));
     const record = second.history[0];
     expect(record?.status).toBe('compared');
     if (record?.status !== 'compared') return;
@@ -111,7 +79,7 @@ describe('runMatrix with repeat', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-repeat-'));
     const controller = new AbortController();
     const history = { history: 'h.duckdb' };
-    const stopped = await runMatrix(plan(cwd, 'r', { axes: { config: ['tiny'] }, repeat: 3, history }), {
+    const stopped = await runMatrix(tinyPlan(cwd, 'r', { axes: { config: ['tiny'] }, repeat: 3, history }), {
       signal: controller.signal,
       hooks: { onVariantEnd: () => controller.abort() },
     });
@@ -119,18 +87,21 @@ describe('runMatrix with repeat', () => {
     expect(loadRunGroup('r', cwd).map((r) => r.report.results[0]?.status)).toEqual(['completed']);
     expect(existsSync(join(cwd, 'r/run-2'))).toBe(false);
     // A stopped repeated run is no single run, and a single run is not resumed as repeated runs.
-    expect(() => plan(cwd, 'r', { axes: { config: ['tiny'] }, resume: true })).toThrow(
+    expect(() => tinyPlan(cwd, 'r', { axes: { config: ['tiny'] }, resume: true })).toThrow(
       messages.resumeRepeatMismatch('r', true),
     );
     const events: string[] = [];
-    const resumed = await runMatrix(plan(cwd, 'r', { axes: { config: ['tiny'] }, repeat: 3, resume: true }), {
-      hooks: recorder(events),
-    });
+    const resumed = await runMatrix(
+      tinyPlan(cwd, 'r', { axes: { config: ['tiny'] }, repeat: 3, resume: true }),
+      {
+        hooks: recorder(events),
+      },
+    );
     expect(events).toEqual(['round 1/3', 'skip tiny', 'round 2/3', 'start tiny', 'round 3/3', 'start tiny']);
     expect(resumed.status).toBe('completed');
     expect(loadRunGroup('r', cwd)).toHaveLength(3);
     // A new run into the folder is refused (the rounds are a run), unless forced.
-    expect(() => plan(cwd, 'r', { axes: { config: ['tiny'] }, repeat: 3 })).toThrow(
+    expect(() => tinyPlan(cwd, 'r', { axes: { config: ['tiny'] }, repeat: 3 })).toThrow(
       messages.outDirHoldsRun('r', ['run-1/', 'run-2/', 'run-3/']),
     );
   }, 120_000);
@@ -138,10 +109,10 @@ describe('runMatrix with repeat', () => {
   it('refuses a repeat that is not an integer ≥ 1, and repeat with a shard', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-repeat-'));
     for (const repeat of [0, 1.5, -2, Number.NaN])
-      expect(() => plan(cwd, 'x', { repeat })).toThrow(
+      expect(() => tinyPlan(cwd, 'x', { repeat })).toThrow(
         new DantinoxError('INVALID_OPTION', messages.badRepeat(repeat)),
       );
     const shard = { index: 0, count: 2, source: '--shard' as const };
-    expect(() => plan(cwd, 'x', { repeat: 2, shard })).toThrow(messages.repeatWithShard());
+    expect(() => tinyPlan(cwd, 'x', { repeat: 2, shard })).toThrow(messages.repeatWithShard());
   });
 });

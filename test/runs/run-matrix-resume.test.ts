@@ -14,43 +14,18 @@ import { runState } from '../../src/benchmarking/matrix/matrix-report.js';
 import { planMerge } from '../../src/benchmarking/matrix/plan-merge.js';
 import { SuiteReport } from '../../src/benchmarking/report.js';
 import { messages } from '../../src/messages.js';
-import { planRun, type RunPlanInput } from '../../src/runs/plan-run.js';
-import { type RunHooks, runMatrix } from '../../src/runs/run-matrix.js';
+import type { RunPlanInput } from '../../src/runs/plan-run.js';
+import { runMatrix } from '../../src/runs/run-matrix.js';
+import { recorder, TINY_CONFIG, tinyPlan } from './tiny-plan.js';
 
 /** Two throughput cells (seq 8 and 16), so that a run can be stopped after the first one. */
-const SWEEP = {
-  seqLens: [8, 16],
-  batchSizes: [1],
-  nWarmup: 0,
-  nMeasure: 2,
-  minWarmupMs: 0,
-  minMeasureMs: 0,
-};
+const SWEEP = { ...TINY_CONFIG, seqLens: [8, 16] };
 
 const MATRIX = { config: ['tiny'], dtype: ['fp32', 'q8'] };
 
-/** A plan of `tiny` with the two-cell sweep, no calibration, no charts, writing `dir` under `cwd`. */
-function plan(cwd: string, dir: string, input: Partial<RunPlanInput> = {}) {
-  return planRun({
-    dir,
-    cwd,
-    axes: { config: ['tiny'] },
-    config: SWEEP,
-    tasks: ['throughput'],
-    calibration: false,
-    charts: false,
-    logger: { log: () => {} },
-    ...input,
-  });
-}
-
-/** Hooks that log variants as `start tiny-fp32`, `skip tiny-q8`. */
-function recorder(events: string[]): RunHooks {
-  return {
-    onVariantStart: ({ variant }) => void events.push(`start ${variant.id}`),
-    onVariantSkipped: ({ variant }) => void events.push(`skip ${variant.id}`),
-  };
-}
+/** A plan of `tiny` with the two-cell sweep. */
+const plan = (cwd: string, dir: string, input: Partial<RunPlanInput> = {}) =>
+  tinyPlan(cwd, dir, { config: SWEEP, ...input });
 
 /** Runs `input` into `dir` and stops it (as Ctrl-C does) once the first cell of the first variant is measured. */
 async function runStoppedAfterFirstCell(cwd: string, dir: string, input: Partial<RunPlanInput> = {}) {

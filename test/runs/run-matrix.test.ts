@@ -8,16 +8,10 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT, runCli, runProcess } from '../cli/built-cli.js';
+import { TINY_SWEEP } from '../cli/tiny-sweep.js';
+import { TINY_CONFIG } from './tiny-plan.js';
 
-const SWEEP = {
-  seqLens: [8],
-  batchSizes: [1],
-  nWarmup: 0,
-  nMeasure: 2,
-  minWarmupMs: 0,
-  minMeasureMs: 0,
-  genTokens: 2,
-};
+const SWEEP = { ...TINY_CONFIG, genTokens: 2 };
 
 /** Every file under `dir`, relative to it, sorted. */
 function tree(dir: string): string[] {
@@ -80,18 +74,7 @@ describe('runMatrix from a plain Node script', () => {
         '1,2',
         '--tasks',
         'throughput,latency',
-        '--seq-lens',
-        '8',
-        '--batch-sizes',
-        '1',
-        '--n-warmup',
-        '0',
-        '--n-measure',
-        '2',
-        '--min-warmup-ms',
-        '0',
-        '--min-measure-ms',
-        '0',
+        ...TINY_SWEEP,
         '--gen-tokens',
         '2',
         '--no-calibrate',

@@ -9,25 +9,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SuiteReport } from '../../src/benchmarking/report.js';
 import { ensureBuilt, runCli } from '../cli/built-cli.js';
+import { TINY_SWEEP } from '../cli/tiny-sweep.js';
 
-const SWEEP = [
-  '--tasks',
-  'throughput',
-  '--seq-lens',
-  '8',
-  '--batch-sizes',
-  '1',
-  '--n-warmup',
-  '0',
-  '--n-measure',
-  '2',
-  '--min-warmup-ms',
-  '0',
-  '--min-measure-ms',
-  '0',
-  '--no-calibrate',
-  '--no-charts',
-];
+const SWEEP = ['--tasks', 'throughput', ...TINY_SWEEP, '--no-calibrate', '--no-charts'];
 
 /** `peak_rss_mb` of the throughput row of the run in `dir`. */
 function peakRss(dir: string): number {
