@@ -23,6 +23,11 @@ const CASES: readonly (readonly [string, string, boolean])[] = [
   ['src/visualization/charts/j.ts', '../../profiling/index.js', false],
   ['src/runs/k.ts', '../cli/exit-code.js', true],
   ['src/runs/l.ts', '../benchmarking/report.js', false],
+  ['src/serving/client/o.ts', '../../benchmarking/report.js', false],
+  ['src/serving/server/p.ts', '../../models/model.js', false],
+  ['src/serving/q.ts', '../visualization/index.js', true],
+  ['src/serving/client/r.ts', '../../runs/index.js', true],
+  ['src/runs/s.ts', '../serving/index.js', false],
   ['src/m.ts', './cli/exit-code.js', true],
   ['src/cli/commands/n.ts', '../../runs/index.js', false],
 ];
