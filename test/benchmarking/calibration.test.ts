@@ -37,6 +37,13 @@ function fakeMeasure() {
 /** An idle machine's load averages. */
 const idle = (): number[] => [0, 0, 0];
 
+/** `loadOrCalibrate` on 2 threads of engine `e 1`, on an idle machine, with `more` options on top. */
+const calibrate = (
+  cacheDir: string,
+  measure: ReturnType<typeof fakeMeasure>['measure'],
+  more: Partial<Parameters<typeof loadOrCalibrate>[0]> = {},
+) => loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', loadAverage: idle, ...more });
+
 function collectingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   return { lines, log: (level, message) => void lines.push(`${level}: ${message}`) };
@@ -46,7 +53,7 @@ describe('calibration cache', () => {
   it('measures once, then reads the cache; --recalibrate measures again', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
     const { calls, measure } = fakeMeasure();
-    const first = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', loadAverage: idle });
+    const first = await calibrate(cacheDir, measure);
     expect(first.cached).toBe(false);
     expect(first.path).toBe(calibrationPath(machineFingerprint('e 1', 2), cacheDir));
     expect(first.calibration.ceilings).toEqual({
@@ -54,19 +61,12 @@ describe('calibration cache', () => {
       gemmGflops: { fp32: 101, q8: 400 }, // the best kernel per dtype; fp16 could not run
       bandwidthGbs: 20,
     });
-    const again = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', loadAverage: idle });
+    const again = await calibrate(cacheDir, measure);
     expect(again).toEqual({ ...first, cached: true });
     // Another thread count or engine is another machine state: its own file.
-    const other = await loadOrCalibrate({ threads: 1, cacheDir, measure, engine: 'e 1', loadAverage: idle });
+    const other = await calibrate(cacheDir, measure, { threads: 1 });
     expect(other.path).not.toBe(first.path);
-    const fresh = await loadOrCalibrate({
-      threads: 2,
-      cacheDir,
-      measure,
-      engine: 'e 1',
-      recalibrate: true,
-      loadAverage: idle,
-    });
+    const fresh = await calibrate(cacheDir, measure, { recalibrate: true });
     expect(fresh.cached).toBe(false);
     expect(fresh.calibration.ceilings.gemmGflops['fp32']).toBe(103);
     expect(calls).toEqual([2, 1, 2]);
@@ -98,26 +98,19 @@ describe('calibration cache', () => {
     writeFileSync(cacheDir, 'not a folder'); // the cache folder's place is taken by a file
     const logger = collectingLogger();
     const { calls, measure } = fakeMeasure();
-    const out = await loadOrCalibrate({
-      threads: 2,
-      cacheDir,
-      measure,
-      engine: 'e 1',
-      logger,
-      loadAverage: idle,
-    });
+    const out = await calibrate(cacheDir, measure, { logger });
     expect(out.cached).toBe(false);
     expect(out.calibration.ceilings.gemmGflops['fp32']).toBe(101);
     expect(out.notStored).toMatch(/^the calibration could not be cached in .*a-file.*DANTINOX_CACHE_DIR/);
     expect(logger.lines).toEqual([`warn: ${out.notStored}`]);
-    await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', logger, loadAverage: idle });
+    await calibrate(cacheDir, measure, { logger });
     expect(calls).toEqual([2, 2]); // nothing was cached: measured again
   });
 
   it('a cached file whose ceilings are not rates (−1, 0) is refused with a warning and measured again', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
     const { calls, measure } = fakeMeasure();
-    const first = await loadOrCalibrate({ threads: 2, cacheDir, measure, engine: 'e 1', loadAverage: idle });
+    const first = await calibrate(cacheDir, measure);
     for (const bad of [-1, 0]) {
       const damaged = {
         ...first.calibration,
@@ -125,14 +118,7 @@ describe('calibration cache', () => {
       };
       writeFileSync(first.path, JSON.stringify(damaged));
       const logger = collectingLogger();
-      const again = await loadOrCalibrate({
-        threads: 2,
-        cacheDir,
-        measure,
-        engine: 'e 1',
-        logger,
-        loadAverage: idle,
-      });
+      const again = await calibrate(cacheDir, measure, { logger });
       expect(again.cached).toBe(false);
       expect(logger.lines[0]).toMatch(/ceilings\.gemmGflops\.fp32/);
     }
@@ -147,14 +133,7 @@ describe('calibration cache', () => {
       writeFileSync(path, junk);
       const logger = collectingLogger();
       const { calls, measure } = fakeMeasure();
-      const out = await loadOrCalibrate({
-        threads: 2,
-        cacheDir,
-        measure,
-        engine: 'e 1',
-        logger,
-        loadAverage: idle,
-      });
+      const out = await calibrate(cacheDir, measure, { logger });
       expect(out.cached).toBe(false);
       expect(calls).toEqual([2]);
       expect(logger.lines).toHaveLength(1);
@@ -211,13 +190,7 @@ describe('calibration cache', () => {
 
   it('the cache file is JSON a person can read', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'dantinox-cal-'));
-    const out = await loadOrCalibrate({
-      threads: 2,
-      cacheDir,
-      measure: fakeMeasure().measure,
-      engine: 'e',
-      loadAverage: idle,
-    });
+    const out = await calibrate(cacheDir, fakeMeasure().measure);
     expect(existsSync(out.path)).toBe(true);
     const json = JSON.parse(readFileSync(out.path, 'utf8'));
     expect(json.format).toBe('dantinox-calibration/1');

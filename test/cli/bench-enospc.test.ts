@@ -17,8 +17,7 @@ import { createWriterLogger } from '../../src/benchmarking/logger.js';
 import { ExitCode, runCli } from '../../src/cli/index.js';
 import { runBenchPlan } from '../../src/cli/run-bench-plan.js';
 import { messages } from '../../src/messages.js';
-import { planRun } from '../../src/runs/plan-run.js';
-import { TINY_CONFIG } from '../runs/tiny-plan.js';
+import { tinyPlan } from '../runs/tiny-plan.js';
 import { captureIo } from './capture-io.js';
 
 const RESULTS = ['results.csv', 'results.json', 'results.jsonl'];
@@ -48,14 +47,7 @@ describe('bench on a full disk', () => {
     async () => {
       const cwd = mkdtempSync(join(tmpdir(), 'dantinox-enospc-'));
       const io = captureIo(cwd);
-      const plan = planRun({
-        dir: 'out',
-        cwd,
-        axes: { config: ['tiny'] },
-        config: TINY_CONFIG,
-        tasks: ['throughput'],
-        calibration: false,
-        charts: false,
+      const plan = tinyPlan(cwd, 'out', {
         history: { history: 'h.duckdb' },
         logger: createWriterLogger(io.stderr, 'warn'),
       });

@@ -71,30 +71,12 @@ describe('paths of the wrong kind', () => {
   });
 
   it('a --reference folder that is missing or holds no model names --reference, before any model is built', async () => {
-    const missing = await refusal([
-      'bench',
-      '--config',
-      'tiny',
-      '--tasks',
-      'kld',
-      '--reference',
-      'nope',
-      '--out',
-      'r1',
-    ]);
+    const kldAgainst = (reference: string, out: string) =>
+      refusal(['bench', '--config', 'tiny', '--tasks', 'kld', '--reference', reference, '--out', out]);
+    const missing = await kldAgainst('nope', 'r1');
     expect(missing).toBe(`error: ${messages.modelFolderMissing('nope', '--reference')}\n`);
     expect(missing).not.toContain('--model');
-    const empty = await refusal([
-      'bench',
-      '--config',
-      'tiny',
-      '--tasks',
-      'kld',
-      '--reference',
-      'adir',
-      '--out',
-      'r2',
-    ]);
+    const empty = await kldAgainst('adir', 'r2');
     expect(empty).toBe(
       `error: ${messages.referenceFolderIncomplete('adir', ['config.json', join('onnx', 'model.onnx')])}\n`,
     );
