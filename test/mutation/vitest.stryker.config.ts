@@ -6,15 +6,23 @@ import { standardDecorators } from '../standard-decorators-plugin.js';
  * `npm run mutation` (Stryker): the tests that can kill mutants of the code `stryker.config.json` mutates — the
  * unit and known-answer tests of those folders, without the end-to-end CLI, engine and browser tests, which add
  * minutes per mutant and check that things run rather than that they are right at the edges.
+ * `DANTINOX_MUTATION_TESTS` (comma-separated globs) narrows them to one folder's own tests, for a score of that
+ * folder by its own tests in minutes instead of hours: e.g.
+ * `DANTINOX_MUTATION_TESTS='test/benchmarking/compare/*.test.ts' npx stryker run --mutate 'src/benchmarking/compare/*.ts'`.
  */
+const only = process.env['DANTINOX_MUTATION_TESTS']?.split(',').filter((glob) => glob !== '');
+
 export default defineConfig({
   plugins: [standardDecorators()],
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     setupFiles: ['test/setup.ts'],
+    // One module cache for all the runs of a worker: Stryker switches mutants at run time (static mutants are
+    // ignored), so re-importing every module for each mutant would only cost time.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    include: [
+    include: only ?? [
       'test/dtype.test.ts',
       'test/benchmarking/compare/*.test.ts',
       'test/benchmarking/history/*.test.ts',
