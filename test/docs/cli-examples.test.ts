@@ -138,7 +138,9 @@ describe('flops, plot, report, compare and history examples, run for real', () =
 });
 
 describe('merge, export, calibrate and serve examples: parsed by their command', () => {
-  const parsed = examples.filter((e) => ['merge', 'export', 'calibrate', 'serve'].includes(e.argv[0] as string));
+  const parsed = examples.filter((e) =>
+    ['merge', 'export', 'calibrate', 'serve'].includes(e.argv[0] as string),
+  );
 
   /** `command` and its sub-commands with actions that do nothing, so parsing is all that happens. */
   const disarm = (command: Command): void => {
