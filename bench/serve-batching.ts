@@ -34,6 +34,8 @@ interface Measured {
   readonly tokens: number;
   readonly seconds: number;
   readonly tokensPerSecond: number;
+  /** Mean rows per engine batch, from the server's `dantinox_batch_size` histogram. */
+  readonly meanBatch: number;
 }
 
 const load = (): string =>
@@ -70,7 +72,11 @@ async function measure(label: string, maxBatch: number, clients: number): Promis
       }),
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    return { label, tokens, seconds, tokensPerSecond: tokens / seconds };
+    const metrics = server.metrics.registry.render();
+    const sample = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    // The warm-up request ran as one batch of 1 row.
+    const meanBatch = (sample('dantinox_batch_size_sum') - 1) / (sample('dantinox_batch_size_count') - 1);
+    return { label, tokens, seconds, tokensPerSecond: tokens / seconds, meanBatch };
   } finally {
     await server.shutdown(10_000);
     await model.dispose();
@@ -91,7 +97,7 @@ console.log(
 );
 for (const r of runs)
   console.log(
-    `  ${r.label.padEnd(34)} ${r.tokensPerSecond.toFixed(1).padStart(8)} tok/s (${r.tokens} tokens in ${r.seconds.toFixed(2)} s)`,
+    `  ${r.label.padEnd(34)} ${r.tokensPerSecond.toFixed(1).padStart(8)} tok/s (${r.tokens} tokens in ${r.seconds.toFixed(2)} s, ${r.meanBatch.toFixed(2)} rows per batch)`,
   );
 const [one, queued, batched] = runs as [Measured, Measured, Measured];
 console.log(

@@ -124,7 +124,7 @@ describe('dantinox serve', () => {
   it.each([
     [['--port', '70000'], /--port.*70000.*TCP port from 0/],
     [['--max-batch', '0'], /--max-batch.*positive integer/],
-    [['--max-queue', '-1'], /--max-queue/],
+    [['--max-queue', '0'], /--max-queue.*positive integer/],
     [['--engine', 'vllm'], /--engine.*vllm.*ort, llama\.cpp, transformers\.js/],
     [['--config', 'tiny', '--model', 'x'], /--config.*--model|--model.*--config/],
   ])('refuses %j with one line and exit 2', async (args, pattern) => {

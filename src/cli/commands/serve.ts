@@ -85,7 +85,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): Com
     .option(
       '--max-queue <n>',
       'most requests waiting for the engine; more get HTTP 429',
-      parseNonNegativeInt,
+      parsePositiveInt,
       64,
     )
     .option(

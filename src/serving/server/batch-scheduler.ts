@@ -80,7 +80,10 @@ export type SubmitResult = SubmitAccepted | SubmitRejected;
 export interface BatchSchedulerOptions {
   /** Most rows of one batch (1 = one request at a time). @default 8 */
   readonly maxBatch?: number;
-  /** Most jobs waiting (not running); more are refused as `queue-full`. @default 64 */
+  /**
+   * Most jobs waiting (not running; ≥ 1: a job waits at least until the next turn of the event loop, when the
+   * worker takes it); more are refused as `queue-full`. @default 64
+   */
   readonly maxQueue?: number;
   /** The clock, in ms. @default performance.now */
   readonly now?: () => number;
