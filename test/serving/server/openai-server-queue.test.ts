@@ -5,10 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Model } from '../../../src/models/index.js';
-import { CompletionResponseSchema, ErrorBodySchema } from '../../../src/serving/openai-protocol.js';
+import {
+  CompletionResponseSchema,
+  ErrorBodySchema,
+  STREAM_DONE,
+} from '../../../src/serving/openai-protocol.js';
 import { OpenAiServer } from '../../../src/serving/server/openai-server.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../../../src/serving/server/prometheus-metrics.js';
-import { gated, greedyDecode, parseMetrics, tinyModel, until } from './tiny-server.js';
+import { gated, greedyDecode, parseMetrics, sseData, tinyModel, until } from './tiny-server.js';
 
 let model: Model;
 beforeAll(async () => {
@@ -136,6 +140,35 @@ describe('OpenAiServer under concurrent requests', () => {
     expect((await queued).status).toBe(200);
     expect(await stopped).toBe(true);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+
+  it('answers an engine failure with 500, or an error chunk and [DONE] once streaming', async () => {
+    const failing: Model = {
+      config: model.config,
+      info: model.info,
+      ...(model.tokenizer === undefined ? {} : { tokenizer: model.tokenizer }),
+      forward: (t, s) => model.forward(t, s),
+      prefill: (t, s) => model.prefill(t, s),
+      decodeStep: (_, state) => {
+        state.dispose();
+        return Promise.reject(new Error('engine down'));
+      },
+      barrier: () => model.barrier(),
+      numParameters: () => model.numParameters(),
+      dispose: () => model.dispose(),
+    };
+    await withServer({ model: failing }, async (_, url) => {
+      const whole = await complete(url, { prompt: 'ab', max_tokens: 4 });
+      expect(whole.status).toBe(500);
+      const body = ErrorBodySchema.parse(await whole.json());
+      expect(body.error.code).toBe('engine_error');
+      expect(body.error.message).toContain('engine down');
+      const streamed = await complete(url, { prompt: 'ab', max_tokens: 4, stream: true });
+      expect(streamed.status).toBe(200);
+      const data = sseData(await streamed.text());
+      expect(data.at(-1)).toBe(STREAM_DONE);
+      expect(ErrorBodySchema.parse(JSON.parse(data.at(-2) as string)).error.code).toBe('engine_error');
+    });
   });
 
   it('writes /metrics in the Prometheus text format, counting exactly what was served', async () => {
