@@ -861,6 +861,77 @@ export const messages = {
   /** An HTML report without any run. */
   reportNoRuns: (): string => 'An HTML report needs at least one run with rows; received none.',
 
+  // ── serving: dantinox serve ───────────────────────────────────────────────
+  /** A request body that is not a JSON object. */
+  serveBodyNotJson: (detail: string): string =>
+    `The request body is not a JSON object (${clip(detail)}). Send a JSON object with Content-Type: application/json, e.g. {"prompt": "Hello", "max_tokens": 16}.`,
+  /** A request body over the size limit. */
+  serveBodyTooLarge: (limitBytes: number): string =>
+    `The request body is larger than ${limitBytes} bytes, the most this server reads. Send a shorter prompt.`,
+  /** A request field that failed validation. */
+  serveInvalidField: (field: string, problem: string): string =>
+    `Invalid request field "${field === '' ? '(body)' : field}": ${clip(problem)}. Fix that field and send the request again.`,
+  /** A field of the API this server does not implement with the given value. */
+  serveUnsupportedField: (field: string, value: unknown, allowed: string): string =>
+    `Request field "${field}" = ${excerpt(String(value))} is not supported by dantinox serve; allowed: ${allowed}.`,
+  /** A request naming a model this server does not serve. */
+  serveUnknownModel: (model: string, served: string): string =>
+    `The model ${excerpt(model)} is not served here; this server serves "${served}" (see GET /v1/models). Pass "model": "${served}" or leave it out.`,
+  /** A path this server does not have. */
+  serveUnknownPath: (method: string, path: string): string =>
+    `No route ${method} ${excerpt(path)}. Routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics.`,
+  /** A known path asked with the wrong method. */
+  serveWrongMethod: (method: string, path: string, allowed: string): string =>
+    `${method} is not allowed on ${path}; use ${allowed}.`,
+  /** The queue is full. */
+  serveQueueFull: (maxQueue: number): string =>
+    `The server's queue is full (${maxQueue} requests waiting, --max-queue): retry later, or start the server with a larger --max-queue.`,
+  /** The server is shutting down. */
+  serveShuttingDown: (): string =>
+    'The server is shutting down and accepts no new requests; in-flight requests are being finished.',
+  /** A prompt with no token. */
+  serveEmptyPrompt: (): string => 'The prompt has no token: send a non-empty "prompt" (or "messages").',
+  /** A prompt as long as the context or longer. */
+  servePromptTooLong: (tokens: number, maxContext: number): string =>
+    `The prompt has ${tokens} tokens but the model's context holds ${maxContext} (maxContext), with room for at least one generated token: send a prompt of at most ${maxContext - 1} tokens.`,
+  /** A prompt plus `max_tokens` that exceed the context. */
+  serveMaxTokensTooLarge: (
+    field: string,
+    maxTokens: number,
+    promptTokens: number,
+    maxContext: number,
+  ): string =>
+    `"${field}" = ${maxTokens} with a prompt of ${promptTokens} tokens exceeds the model's context of ${maxContext} tokens: pass "${field}" ≤ ${maxContext - promptTokens}, or a shorter prompt.`,
+  /** `min_tokens` above `max_tokens`. */
+  serveMinAboveMax: (minTokens: number, maxTokens: number): string =>
+    `"min_tokens" = ${minTokens} is more than the ${maxTokens} tokens this request may generate ("max_tokens"): pass "min_tokens" ≤ "max_tokens".`,
+  /** A token id of a prompt outside the vocabulary. */
+  serveTokenOutOfRange: (id: number, vocabSize: number): string =>
+    `"prompt" token id ${id} is outside the model's vocabulary [0, ${vocabSize}): send ids below ${vocabSize}.`,
+  /** The engine failed while generating. */
+  serveEngineFailed: (cause: unknown): string =>
+    `The engine failed while generating: ${clip(errorText(cause))}.`,
+  /** A served model without a tokenizer. */
+  serveNoTokenizer: (model: string): string =>
+    `The model "${model}" has no tokenizer (a built-in config with a vocabulary under 256 tokens), so it cannot be served as text: use a config with vocabSize ≥ 256 or a folder with tokenizer.json.`,
+  /** A served model that does not generate autoregressively. */
+  serveNotAutoregressive: (model: string, paradigm: string): string =>
+    `The model "${model}" is a ${paradigm} model; dantinox serve generates token by token (paradigm ar) only. Pass --paradigm ar or an autoregressive config.`,
+  /** The line `dantinox serve` prints once listening. */
+  serveListening: (url: string, model: string, maxBatch: number, maxQueue: number): string =>
+    `dantinox serve: listening on ${url} (model "${model}", --max-batch ${maxBatch}, --max-queue ${maxQueue}); SIGTERM or Ctrl-C stops it after the requests in flight.`,
+  /** A signal asked the server to stop. */
+  serveStopping: (signal: string, inFlight: number, graceMs: number): string =>
+    `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: no new requests; finishing ${inFlight} in flight (at most ${graceMs / 1000} s; a second signal quits at once).`,
+  /** The server stopped. */
+  serveStopped: (drained: boolean): string =>
+    drained
+      ? 'dantinox serve: stopped after finishing every request in flight.'
+      : 'dantinox serve: stopped; requests still running after the grace period were cancelled.',
+  /** The address could not be listened on. */
+  serveListenFailed: (host: string, port: number, cause: unknown): string =>
+    `Cannot listen on ${host}:${port}: ${clip(errorText(cause))}. Pass another --port (0 picks a free one) or --host.`,
+
   // ── cli ───────────────────────────────────────────────────────────────────
   /** `--config` names neither a preset nor an existing file. */
   unknownConfig: (value: string, presets: readonly string[]): string =>

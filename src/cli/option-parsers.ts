@@ -31,6 +31,17 @@ export function parseCalibrationMs(value: string): number {
   return n;
 }
 
+/** Parses a TCP port: an integer from 0 (any free port) to 65535. */
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n > 65535) {
+    throw new InvalidArgumentError(
+      messages.badCliValue(value, 'a TCP port from 0 (any free port) to 65535', '8080'),
+    );
+  }
+  return n;
+}
+
 /** Parses a non-negative integer such as `0` (seeds). */
 export function parseNonNegativeInt(value: string): number {
   const n = Number(value);

@@ -30,6 +30,7 @@ Examples:
   $ dantinox report results/run-a results/run-b --out comparison
   $ dantinox bench --config tiny,small --threads 1,2 --out results/study     # a matrix: 4 variants
   $ dantinox merge results/study --out results/study-merged                   # combine its shard folders
+  $ dantinox serve --config small --port 8080                                 # an OpenAI-compatible server
 
 Exit codes: 0 ok, 1 a task failed (its row records the error), 2 usage or configuration error,
 130 stopped by Ctrl-C, 143 stopped by SIGTERM.
@@ -67,6 +68,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   merge: async () => (await import('./commands/merge.js')).registerMergeCommand,
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
+  serve: async () => (await import('./commands/serve.js')).registerServeCommand,
 };
 
 /**

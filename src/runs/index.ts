@@ -90,3 +90,4 @@ export {
   writeRunOutputs,
 } from './run-outputs.js';
 export { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';
+export { eosTokenId, type ServeModelOptions, type ServingModel, serveModel } from './serve-model.js';

@@ -1,0 +1,126 @@
+/**
+ * Writes a generation as the OpenAI API does: one whole JSON response, or Server-Sent Events — `data: {json}`
+ * chunks (chat: a first chunk with the assistant role), a last chunk with the `finish_reason`, with
+ * `stream_options.include_usage` a chunk with empty `choices` and the `usage` (every other chunk then says
+ * `"usage": null`), and `data: [DONE]`.
+ *
+ * @packageDocumentation
+ */
+import type { ServerResponse } from 'node:http';
+import {
+  type ChatCompletionResponse,
+  type CompletionResponse,
+  STREAM_DONE,
+  type StreamChoice,
+  type StreamChunk,
+  type Usage,
+} from '../openai-protocol.js';
+import type { ApiFailure } from './api-failure.js';
+import type { Endpoint } from './generation-request.js';
+
+/** The fields every response and chunk of one request shares. */
+export interface ResponseMeta {
+  /** Response id (`cmpl-…`, `chatcmpl-…`). */
+  readonly id: string;
+  /** Creation time, in seconds since the Unix epoch. */
+  readonly created: number;
+  /** The served model's name. */
+  readonly model: string;
+}
+
+/** The whole (non-streamed) response of `endpoint`. */
+export function wholeResponse(
+  endpoint: Endpoint,
+  meta: ResponseMeta,
+  text: string,
+  finishReason: string,
+  usage: Usage,
+): CompletionResponse | ChatCompletionResponse {
+  if (endpoint === 'chat') {
+    return {
+      ...meta,
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason }],
+      usage,
+    };
+  }
+  return {
+    ...meta,
+    object: 'text_completion',
+    choices: [{ index: 0, text, finish_reason: finishReason }],
+    usage,
+  };
+}
+
+/** A streamed response being written (see {@link streamGeneration}). */
+export interface GenerationStream {
+  /** Sends the headers (and, for chat, the role chunk); called once, before the first token. */
+  start(): void;
+  /** Sends `piece` of generated text as a chunk (nothing when it is empty). */
+  text(piece: string): void;
+  /** Sends the text held back, the finish chunk, the usage chunk when asked, `[DONE]`, and ends the response. */
+  end(rest: string, finishReason: string, usage: Usage): void;
+  /** Sends `failure`'s error body as a chunk, then `[DONE]`, and ends the response. */
+  fail(failure: ApiFailure): void;
+}
+
+/** A Server-Sent Events writer of one generation on `res`. */
+export function streamGeneration(
+  res: ServerResponse,
+  endpoint: Endpoint,
+  meta: ResponseMeta,
+  includeUsage: boolean,
+): GenerationStream {
+  const object = endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+  const send = (data: string): void => {
+    if (!res.writableEnded && !res.destroyed) res.write(`data: ${data}\n\n`);
+  };
+  const chunk = (choices: StreamChoice[], usage?: Usage): void => {
+    const value: StreamChunk = {
+      ...meta,
+      object,
+      choices,
+      ...(includeUsage ? { usage: usage ?? null } : {}),
+    };
+    send(JSON.stringify(value));
+  };
+  const choice = (text: string, finishReason: string | null, role?: string): StreamChoice =>
+    endpoint === 'chat'
+      ? {
+          index: 0,
+          delta: role === undefined ? (text === '' ? {} : { content: text }) : { role, content: '' },
+          finish_reason: finishReason,
+        }
+      : { index: 0, text, finish_reason: finishReason };
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    if (endpoint === 'chat') chunk([choice('', null, 'assistant')]);
+    else res.flushHeaders();
+  };
+  const finish = (): void => {
+    send(STREAM_DONE);
+    res.end();
+  };
+  return {
+    start,
+    text(piece) {
+      start();
+      if (piece !== '') chunk([choice(piece, null)]);
+    },
+    end(rest, finishReason, usage) {
+      start();
+      if (rest !== '') chunk([choice(rest, null)]);
+      chunk([choice('', finishReason)]);
+      if (includeUsage) chunk([], usage);
+      finish();
+    },
+    fail(failure) {
+      start();
+      send(JSON.stringify(failure.body));
+      finish();
+    },
+  };
+}
