@@ -250,7 +250,8 @@ export function judgeMetric(input: JudgeInput, settings: JudgeSettings): Judgeme
       spreadOfNoiseFloor(floor, alpha),
     );
   }
-  const observed = Number.isFinite(change) ? Math.abs(Math.log1p(change)) / Math.SQRT2 : Number.NaN;
+  // A side without runs has no change (NaN), hence no spread and no estimate.
+  const observed = Math.abs(Math.log1p(change)) / Math.SQRT2;
   return {
     ...base,
     method: 'none',
@@ -258,6 +259,6 @@ export function judgeMetric(input: JudgeInput, settings: JudgeSettings): Judgeme
     pValue: Number.NaN,
     noiseFloor: null,
     verdict: 'inconclusive',
-    runsNeeded: nb === 0 || nc === 0 ? null : plan(observed),
+    runsNeeded: plan(observed),
   };
 }

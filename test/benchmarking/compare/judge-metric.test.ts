@@ -262,3 +262,103 @@ describe('judgeMetric: properties', () => {
     );
   });
 });
+
+describe('judgeMetric at its boundaries', () => {
+  const floor = { ...settings, noiseFloor: 0.02 };
+
+  it('an interval that touches 0 does not exclude it (noise floor: band edge exactly 0)', () => {
+    // Per-call interval [0.02, 0.3] widened by the 0.02 floor starts exactly at 0: not significant.
+    const up = judgeMetric(
+      { baseline: [100], candidate: [110], ...lower, calls: { pValue: 1e-6, ci: [0.02, 0.3] } },
+      floor,
+    );
+    expect(up.changeCi[0]).toBe(0);
+    expect(up.verdict).toBe('inconclusive');
+    const down = judgeMetric(
+      { baseline: [100], candidate: [80], ...lower, calls: { pValue: 1e-6, ci: [-0.3, -0.02] } },
+      floor,
+    );
+    expect(down.changeCi[1]).toBe(0);
+    expect(down.verdict).toBe('inconclusive');
+    // Just inside: decided.
+    const inside = judgeMetric(
+      { baseline: [100], candidate: [80], ...lower, calls: { pValue: 1e-6, ci: [-0.3, -0.021] } },
+      floor,
+    );
+    expect(inside.verdict).toBe('improved');
+  });
+
+  it('noise floor: a band that holds 0 is not significant even when the change beats the floor and the calls agree', () => {
+    const j = judgeMetric(
+      { baseline: [100], candidate: [110], ...lower, calls: { pValue: 0.001, ci: [-0.01, 0.3] } },
+      floor,
+    );
+    expect(j.verdict).toBe('inconclusive');
+    // A change exactly equal to the floor is not beyond it, even with a band clear of 0.
+    const change = 110 / 100 - 1;
+    const at = judgeMetric(
+      { baseline: [100], candidate: [110], ...lower, calls: { pValue: 0.001, ci: [0.08, 0.15] } },
+      { ...settings, noiseFloor: change },
+    );
+    expect(at.change).toBe(change);
+    expect(at.verdict).toBe('inconclusive');
+  });
+
+  it('an interval reaching below −threshold with its top inside +threshold is inconclusive, not "no change"', () => {
+    const j = judgeMetric(
+      { baseline: [100], candidate: [97], ...lower, calls: { pValue: 0.5, ci: [-0.07, 0] } },
+      { ...settings, noiseFloor: 0.01 },
+    );
+    expect(j.changeCi).toEqual([-0.08, 0.01]);
+    expect(j.verdict).toBe('inconclusive');
+  });
+
+  it('a run-level test needs both p < α and an interval clear of 0 (they part when confidence ≠ 1 − α)', () => {
+    const input = { baseline: [100, 103, 98], candidate: [104, 101, 107], ...lower };
+    const narrow = { ...settings, confidence: 0.5 };
+    const j = judgeMetric(input, narrow);
+    expect(j.method).toBe('welch');
+    expect(j.pValue).toBeGreaterThan(0.05); // not significant…
+    expect(j.changeCi[0]).toBeGreaterThan(0); // …although the 50% interval excludes 0
+    expect(j.verdict).toBe('inconclusive');
+    // p exactly α is not below α.
+    expect(judgeMetric(input, { ...narrow, alpha: j.pValue }).verdict).toBe('inconclusive');
+    expect(judgeMetric(input, { ...narrow, alpha: j.pValue * 1.0001 }).verdict).toBe('within noise');
+  });
+
+  it('uneven sides: never fewer runs than one more than the larger side', () => {
+    const j = judgeMetric(
+      { baseline: [100, 100], candidate: [102, 108, 102, 108], ...lower },
+      { ...settings, power: 0.2 },
+    );
+    expect(j.verdict).toBe('inconclusive');
+    expect(j.runsNeeded).toBe(5);
+  });
+
+  it('a side without runs: inconclusive and no estimate, with or without a noise floor; earlier runs are for single runs only', () => {
+    for (const noiseFloor of [null, 0.02]) {
+      const j = judgeMetric({ baseline: [100], candidate: [], ...lower }, { ...settings, noiseFloor });
+      expect(j).toMatchObject({
+        verdict: 'inconclusive',
+        method: 'none',
+        runsNeeded: null,
+        noiseFloor: null,
+      });
+    }
+    // One run against four with earlier runs recorded: the pooled t-test of the runs, not the earlier spread.
+    const earlierSpread = { sd: 0.001, df: 9 };
+    const j = judgeMetric(
+      { baseline: [10], candidate: [11, 11.4, 10.9, 11.2], ...lower, earlierSpread },
+      settings,
+    );
+    expect(j.method).toBe('pooled');
+    expect(j.noiseFloor).toBeNull();
+  });
+
+  it('with threshold 0, runs needed come from the observed change', () => {
+    // σ = ln(1.1)/√2 and δ = 0.1: n = 2·(1.96 + 0.8416)²·σ²/ln(1.1)² = 7.85 → 8.
+    expect(
+      judgeMetric({ baseline: [100], candidate: [110], ...lower }, { ...settings, threshold: 0 }).runsNeeded,
+    ).toBe(8);
+  });
+});
