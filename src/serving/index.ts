@@ -7,6 +7,70 @@
  * @packageDocumentation
  * @module dantinox/serving
  */
+
+export { type ArrivalOptions, arrivalTimesMs, gammaDraw } from './client/arrival-schedule.js';
+export {
+  type LoadClock,
+  type LoadPoint,
+  type LoadPointOptions,
+  type LoadPointResult,
+  type LoadWindow,
+  REAL_CLOCK,
+  requestBody,
+  runLoadPoint,
+} from './client/load-generator.js';
+export {
+  apiBaseUrl,
+  ENDPOINTS,
+  type Endpoint,
+  OpenAiClient,
+  type OpenAiClientOptions,
+  type RawExchange,
+  type TransportFailure,
+} from './client/openai-client.js';
+export {
+  type ExchangeFailed,
+  type ExchangeRead,
+  type ExchangeReading,
+  type RequestErrorKind,
+  readExchange,
+  type TextPiece,
+} from './client/read-exchange.js';
+export { SERVING_METRICS } from './client/serving-descriptors.js';
+export {
+  type Distribution,
+  distribution,
+  meetsSlo,
+  parseDurationMs,
+  parseSlo,
+  type ServingMetrics,
+  type ServingSamples,
+  type Slo,
+  servingMetrics,
+  wilsonInterval,
+} from './client/serving-metrics.js';
+export { type SseEvent, SseReader } from './client/sse-reader.js';
+export {
+  type FailedRequest,
+  pieceTokenCounts,
+  type RequestPlacement,
+  type RequestRecord,
+  requestRecord,
+  type SucceededRequest,
+  type TokenTimings,
+  tokenTimings,
+} from './client/token-accounting.js';
+export {
+  exactTokenText,
+  jsonlWorkload,
+  parseTrace,
+  type TokenWorkloadOptions,
+  type TraceRow,
+  tokenWorkload,
+  traceWorkload,
+  type WorkItem,
+  type Workload,
+} from './client/workload.js';
 export type {
   ChatChoice,
   ChatCompletionRequest,
@@ -25,4 +89,13 @@ export type {
   StreamOptions,
   Usage,
 } from './openai-protocol.js';
-export { STREAM_DONE } from './openai-protocol.js';
+export {
+  ChatCompletionRequestSchema,
+  ChatCompletionResponseSchema,
+  CompletionRequestSchema,
+  CompletionResponseSchema,
+  ErrorBodySchema,
+  STREAM_DONE,
+  StreamChunkSchema,
+  UsageSchema,
+} from './openai-protocol.js';
