@@ -880,6 +880,9 @@ export const messages = {
   /** A bad row of a `--trace` CSV. */
   loadBadTrace: (path: string, row: number, what: string): string =>
     `--trace ${path}, row ${row}: ${what}. The trace is a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens (the Azure LLM inference trace format).`,
+  /** A sweep point where no request succeeded. */
+  loadNoSuccess: (requests: number, stopped: string | undefined): string =>
+    `no request of ${requests} measured succeeded${stopped === undefined ? '' : ` (sending stopped early: ${stopped})`}; see the errors_* counts, check the base URL, --endpoint and --model, and --timeout.`,
   /** A bad value of a `dantinox load` flag. */
   loadBadFlag: (flag: string, value: string, allowed: string): string =>
     `${flag} "${value}" is not valid: expected ${allowed}.`,

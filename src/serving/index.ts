@@ -16,8 +16,10 @@ export {
   type LoadPointResult,
   type LoadWindow,
   REAL_CLOCK,
+  type RequestWindow,
   requestBody,
   runLoadPoint,
+  type TimeWindow,
 } from './client/load-generator.js';
 export {
   apiBaseUrl,

@@ -28,8 +28,20 @@ export interface LoadPoint {
   readonly rate: number;
 }
 
+/** A window counted in requests. */
+export interface RequestWindow {
+  /** Number of requests. */
+  readonly requests: number;
+}
+
+/** A window counted in time. */
+export interface TimeWindow {
+  /** Length in ms. */
+  readonly ms: number;
+}
+
 /** A warm-up or cool-down window: a number of requests, or a time in ms. */
-export type LoadWindow = { readonly requests: number } | { readonly ms: number };
+export type LoadWindow = RequestWindow | TimeWindow;
 
 /** The clock a load runs on: a time in ms and a sleep (a manual clock in tests). */
 export interface LoadClock {

@@ -1,0 +1,74 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RunDirectory } from '../../src/benchmarking/run-directory.js';
+import { compareRuns } from '../../src/runs/compare-runs.js';
+import { runLoad, SERVING_TASK, sweepPoints } from '../../src/runs/run-load.js';
+import { startMockServer } from '../serving/mock-openai-server.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'dantinox-load-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+/** One load of 24 requests at concurrency 2 and 4 against a mock server with the given per-token delay. */
+async function loadRun(dir: string, perTokenMs: number) {
+  const server = await startMockServer({ ttftMs: 15, perTokenMs, tokensPerChunk: 2 });
+  try {
+    return await runLoad({
+      baseUrl: server.url,
+      dir,
+      cwd,
+      model: 'mock',
+      concurrency: [2, 4],
+      requests: 24,
+      warmup: { requests: 2 },
+      workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 12 },
+      slo: { ttftMs: 500, tpotMs: 50 },
+      charts: false,
+    });
+  } finally {
+    await server.close();
+  }
+}
+
+describe('runLoad', () => {
+  it('sweeps the cross product of concurrency and rate', () => {
+    expect(sweepPoints([1, 4], [2, Number.POSITIVE_INFINITY])).toEqual([
+      { concurrency: 1, rate: 2 },
+      { concurrency: 1, rate: Number.POSITIVE_INFINITY },
+      { concurrency: 4, rate: 2 },
+      { concurrency: 4, rate: Number.POSITIVE_INFINITY },
+    ]);
+    expect(sweepPoints(undefined, [3])).toEqual([{ concurrency: Number.POSITIVE_INFINITY, rate: 3 }]);
+    expect(sweepPoints()).toEqual([{ concurrency: 1, rate: Number.POSITIVE_INFINITY }]);
+  });
+
+  it('writes a run folder that reads back, and compare finds a slower server regressed', async () => {
+    const fast = await loadRun('fast', 2);
+    const slow = await loadRun('slow', 12);
+    expect([fast.status, slow.status]).toEqual(['completed', 'completed']);
+    for (const f of ['results.csv', 'results.json', 'results.jsonl'])
+      expect(existsSync(join(cwd, 'fast', f))).toBe(true);
+    const again = RunDirectory.load(join(cwd, 'fast'));
+    const row = again.results.find((r) => r.task === SERVING_TASK);
+    expect(row?.cells?.map((c) => c.cell)).toEqual(['concurrency=2,rate=inf', 'concurrency=4,rate=inf']);
+    const cell = row?.cells?.[0];
+    expect(cell?.metrics['requests']).toBe(22);
+    expect(cell?.metrics['output_tokens']).toBe(22 * 12);
+    expect(cell?.metrics['token_count_diff']).toBe(0);
+    expect(cell?.metrics['tokens_per_chunk']).toBe(2);
+    expect(cell?.metricSamples?.['itl_ms']).toHaveLength(22 * 10);
+    const { comparisons } = compareRuns([[join(cwd, 'fast')], [join(cwd, 'slow')]], { cwd, noiseFloor: 0.2 });
+    const rows = comparisons[0]?.rows ?? [];
+    const tpot = rows.find((r) => r.cell === 'concurrency=2,rate=inf' && r.metric === 'tpot_ms');
+    expect(tpot?.verdict).toBe('regressed');
+    const itl = rows.find((r) => r.cell === 'concurrency=4,rate=inf' && r.metric === 'itl_p50_ms');
+    expect(itl?.verdict).toBe('regressed');
+    const tps = rows.find((r) => r.cell === 'concurrency=4,rate=inf' && r.metric === 'output_tps');
+    expect(tps?.verdict).toBe('regressed');
+  }, 60_000);
+
+  it('refuses a folder holding a run without force', async () => {
+    await expect(loadRun('fast', 2)).rejects.toThrow(/--force/);
+  });
+});
