@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { resolve } from 'node:path';
 import { BenchmarkConfig } from '../benchmarking/config.js';
 import { collectEnvironment } from '../benchmarking/environment.js';
 import { type Logger, silentLogger } from '../benchmarking/logger.js';
@@ -170,7 +171,12 @@ export function servingTokenizer(path: string | undefined): Tokenizer {
 }
 
 /** The workload of a spec. */
-export function buildWorkload(spec: WorkloadSpec, tokenizer: Tokenizer, rng: Rng): Workload {
+export function buildWorkload(
+  spec: WorkloadSpec,
+  tokenizer: Tokenizer,
+  rng: Rng,
+  cwd = process.cwd(),
+): Workload {
   switch (spec.kind) {
     case 'synthetic':
     case 'brown':
@@ -182,9 +188,9 @@ export function buildWorkload(spec: WorkloadSpec, tokenizer: Tokenizer, rng: Rng
         rng,
       });
     case 'prompts':
-      return jsonlWorkload(spec.path, spec.outputTokens, tokenizer);
+      return jsonlWorkload(resolve(cwd, spec.path), spec.outputTokens, tokenizer);
     case 'trace':
-      return traceWorkload(spec.path, tokenizer, rng);
+      return traceWorkload(resolve(cwd, spec.path), tokenizer, rng);
   }
 }
 
@@ -278,13 +284,16 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
-  const tokenizer = servingTokenizer(input.tokenizer);
+  const tokenizer = servingTokenizer(
+    input.tokenizer === undefined ? undefined : resolve(cwd, input.tokenizer),
+  );
   const seed = input.seed ?? 0;
   const [workloadRng, arrivalRng] = new Rng(seed).split(2) as [Rng, Rng];
   const workload = buildWorkload(
     input.workload ?? { kind: 'synthetic', inputTokens: 256, outputTokens: 128 },
     tokenizer,
     workloadRng,
+    cwd,
   );
   const maxSockets = Math.max(
     1,

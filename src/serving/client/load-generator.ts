@@ -157,7 +157,11 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const stream = options.stream ?? true;
   const exactLengths = options.exactLengths ?? true;
   const rampMs = options.rampMs ?? 0;
-  const total = options.requests ?? Number.POSITIVE_INFINITY;
+  // A trace ends with its last row unless told to stop before.
+  const total = Math.min(
+    options.requests ?? Number.POSITIVE_INFINITY,
+    workload.timed ? workload.size : Number.POSITIVE_INFINITY,
+  );
   const durationMs = options.durationMs ?? Number.POSITIVE_INFINITY;
   if (!Number.isFinite(total) && !Number.isFinite(durationMs))
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());

@@ -162,7 +162,7 @@ const PromptLineSchema = z.looseObject({
  * @throws {@link dantinox!DantinoxError} `IO` when unreadable; `INVALID_INPUT` naming the first bad line.
  */
 export function jsonlWorkload(path: string, outputTokens: number, tokenizer: Tokenizer): Workload {
-  const text = readTextFile(path, 'the --prompts file');
+  const text = readTextFile(path, 'the --prompts');
   const items: WorkItem[] = [];
   for (const [i, line] of text.split(/\r?\n/).entries()) {
     if (line.trim() === '') continue;
@@ -246,7 +246,7 @@ export function parseTrace(text: string, path: string): TraceRow[] {
 
 /** A trace replayed: each row a request of its lengths (Brown-corpus text), sent at its time. */
 export function traceWorkload(path: string, tokenizer: Tokenizer, rng: Rng): Workload {
-  const rows = parseTrace(readTextFile(path, 'the --trace file'), path);
+  const rows = parseTrace(readTextFile(path, 'the --trace'), path);
   const corpus = brownCorpusText();
   const items = rows.map((row): WorkItem => {
     const from = rng.int(Math.max(1, corpus.length - row.inputTokens * 12 - 64));
