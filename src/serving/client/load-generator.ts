@@ -7,6 +7,7 @@
  *
  * @packageDocumentation
  */
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DantinoxError } from '../../errors.js';
@@ -192,6 +193,8 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   let wake: (() => void) | undefined;
   let stoppedEarly: LoadPointResult['stoppedEarly'];
   const aborted = (): boolean => signal?.aborted === true;
+  // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
+  if (signal !== undefined) setMaxListeners(0, signal);
   const origin = clock.now();
   const last = schedule === undefined ? total : Math.min(total, schedule.length);
   for (let i = 0; i < last; i++) {
