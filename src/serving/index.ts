@@ -10,6 +10,12 @@
 
 export { type ArrivalOptions, arrivalTimesMs, gammaDraw } from './client/arrival-schedule.js';
 export {
+  findMaxGoodput,
+  type GoodputProbe,
+  type GoodputSearchOptions,
+  type GoodputSearchResult,
+} from './client/find-max-goodput.js';
+export {
   type LoadClock,
   type LoadPoint,
   type LoadPointOptions,

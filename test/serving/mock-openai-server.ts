@@ -27,6 +27,11 @@ export interface MockOptions {
   readonly fault?: (n: number) => MockFault | undefined;
   /** Requests served at once; the rest queue. @default unlimited */
   readonly capacity?: number;
+  /**
+   * A batching server's capacity: with more than this many streams generating, each token takes
+   * `perTokenMs × streams / batchCapacity` (decode steps share the machine). @default unlimited
+   */
+  readonly batchCapacity?: number;
   /** Send a usage chunk when asked. @default true */
   readonly usage?: boolean;
 }
@@ -55,6 +60,9 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   const perChunk = options.tokensPerChunk ?? 1;
   let received = 0;
   let busy = 0;
+  let generating = 0;
+  const tokenDelay = (tokens: number): number =>
+    perTokenMs * tokens * Math.max(1, generating / (options.batchCapacity ?? Number.POSITIVE_INFINITY));
   const queue: (() => void)[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const acquire = async (): Promise<void> => {
@@ -126,20 +134,25 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
         await new Promise<void>((r) => res.on('close', r));
         return;
       }
-      for (let i = 0; i < tokens; i += perChunk) {
-        if (i > 0) await wait(perTokenMs * Math.min(perChunk, tokens - i));
-        if (fault !== undefined && 'afterTokens' in fault && i >= fault.afterTokens) {
-          if (fault.kind === 'break') res.socket?.destroy();
-          else if (fault.kind === 'event-error')
-            send(JSON.stringify({ error: { message: 'injected event' } }), 'error');
-          else send(JSON.stringify({ error: { message: 'injected chunk', type: 'server_error' } }));
-          res.end();
-          return;
+      generating++;
+      try {
+        for (let i = 0; i < tokens; i += perChunk) {
+          if (i > 0) await wait(tokenDelay(Math.min(perChunk, tokens - i)));
+          if (fault !== undefined && 'afterTokens' in fault && i >= fault.afterTokens) {
+            if (fault.kind === 'break') res.socket?.destroy();
+            else if (fault.kind === 'event-error')
+              send(JSON.stringify({ error: { message: 'injected event' } }), 'error');
+            else send(JSON.stringify({ error: { message: 'injected chunk', type: 'server_error' } }));
+            res.end();
+            return;
+          }
+          const text = Array.from({ length: Math.min(perChunk, tokens - i) }, (_, k) =>
+            mockToken(i + k),
+          ).join('');
+          send(JSON.stringify({ id: 'x', object, choices: [piece(text)] }));
         }
-        const text = Array.from({ length: Math.min(perChunk, tokens - i) }, (_, k) => mockToken(i + k)).join(
-          '',
-        );
-        send(JSON.stringify({ id: 'x', object, choices: [piece(text)] }));
+      } finally {
+        generating--;
       }
       if (options.usage !== false && body.stream_options?.include_usage === true)
         send(JSON.stringify({ id: 'x', object, choices: [], usage }));
