@@ -883,6 +883,9 @@ export const messages = {
   /** A sweep point where no request succeeded. */
   loadNoSuccess: (requests: number, stopped: string | undefined): string =>
     `no request of ${requests} measured succeeded${stopped === undefined ? '' : ` (sending stopped early: ${stopped})`}; see the errors_* counts, check the base URL, --endpoint and --model, and --timeout.`,
+  /** `--find-max-goodput` without objectives. */
+  loadSearchNeedsSlo: (): string =>
+    '--find-max-goodput searches where requests still meet their objectives: pass them with --slo, e.g. --slo ttft=500ms,tpot=50ms.',
   /** A bad value of a `dantinox load` flag. */
   loadBadFlag: (flag: string, value: string, allowed: string): string =>
     `${flag} "${value}" is not valid: expected ${allowed}.`,

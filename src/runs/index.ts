@@ -69,6 +69,7 @@ export {
 } from './record-history.js';
 export {
   buildWorkload,
+  type GoodputSearchInput,
   type LoadRunInput,
   type LoadRunResult,
   type PromptsWorkloadSpec,

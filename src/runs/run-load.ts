@@ -22,6 +22,8 @@ import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../rng.js';
 import {
   type Endpoint,
+  findMaxGoodput,
+  type GoodputSearchResult,
   jsonlWorkload,
   type LoadClock,
   type LoadPoint,
@@ -134,6 +136,24 @@ export interface LoadRunInput {
   readonly clock?: LoadClock;
   /** Command line recorded in the environment. */
   readonly commandLine?: string;
+  /**
+   * Search the concurrency (or rate) where goodput peaks instead of sweeping the given points (`--slo` needed):
+   * each probe is a cell; the row gets `max_goodput_rps` and `max_goodput_at`. The other axis stays at its
+   * first given value (unbounded when none).
+   */
+  readonly findMaxGoodput?: GoodputSearchInput;
+}
+
+/** What {@link LoadRunInput.findMaxGoodput} searches. */
+export interface GoodputSearchInput {
+  /** The axis searched. @default 'concurrency' */
+  readonly axis?: 'concurrency' | 'rate';
+  /** Share of requests that must meet the SLOs. @default 0.9 */
+  readonly target?: number;
+  /** Largest value probed. @default 1024 */
+  readonly max?: number;
+  /** Lag (ms) past which an open-loop probe stops as over-saturated. @default max(1000, the TTFT objective) */
+  readonly maxLagMs?: number;
 }
 
 /** What {@link runLoad} did. */
@@ -268,6 +288,19 @@ const TASK_METRICS = [
     description: 'Highest goodput over the sweep points.',
     higherIsBetter: true,
   },
+  {
+    key: 'max_goodput_rps',
+    unit: 'req/s',
+    description: 'Goodput at the value --find-max-goodput found.',
+    higherIsBetter: true,
+  },
+  {
+    key: 'max_goodput_at',
+    unit: '1',
+    description: 'The concurrency or rate --find-max-goodput found.',
+    higherIsBetter: true,
+  },
+  { key: 'search_requests', unit: 'requests', description: 'Requests the --find-max-goodput search sent.' },
 ] as const;
 
 /**
@@ -282,6 +315,8 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   const logger = input.logger ?? silentLogger;
   if (input.requests === undefined && input.durationMs === undefined && input.workload?.kind !== 'trace')
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
+  if (input.findMaxGoodput !== undefined && (input.slo === undefined || Object.keys(input.slo).length === 0))
+    throw new DantinoxError('INVALID_OPTION', messages.loadSearchNeedsSlo());
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
   const tokenizer = servingTokenizer(
@@ -295,10 +330,12 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     workloadRng,
     cwd,
   );
-  const maxSockets = Math.max(
-    1,
-    ...points.map((p) => (Number.isFinite(p.concurrency) ? p.concurrency : 256)),
-  );
+  // One kept-alive socket per request in flight (sockets open on demand): the largest concurrency of the sweep,
+  // the search's ceiling, or 256 for an unbounded open loop.
+  const maxSockets =
+    input.findMaxGoodput !== undefined
+      ? (input.findMaxGoodput.max ?? 1024)
+      : Math.max(1, ...points.map((p) => (Number.isFinite(p.concurrency) ? p.concurrency : 256)));
   const client = new OpenAiClient({
     baseUrl: input.baseUrl,
     endpoint,
@@ -331,8 +368,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     const cells: CellRecord[] = [];
     const t0 = performance.now();
     let firstItem = 0;
-    for (const point of points) {
-      if (input.signal?.aborted === true) break;
+    const measure = async (point: LoadPoint, maxLagMs?: number): Promise<LoadPointResult> => {
       const result = await runLoadPoint({
         client,
         point,
@@ -350,6 +386,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         burstiness: input.burstiness,
         signal: input.signal,
         firstItem,
+        maxLagMs,
         ...(input.clock === undefined ? {} : { clock: input.clock }),
       });
       firstItem += result.records.length;
@@ -357,6 +394,30 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       cells.push(cell);
       input.onPoint?.(cell);
       await sinks.onCell(cell, (performance.now() - t0) / 1000);
+      return result;
+    };
+    let search: GoodputSearchResult | undefined;
+    if (input.findMaxGoodput !== undefined) {
+      const { axis = 'concurrency', target = 0.9, max = 1024 } = input.findMaxGoodput;
+      // Open-loop probes stop when requests go out later than planned by more than the TTFT objective (or 1 s).
+      const maxLagMs = input.findMaxGoodput.maxLagMs ?? Math.max(1000, slo.ttftMs ?? 0);
+      const fixedRate = input.rate?.[0] ?? Number.POSITIVE_INFINITY;
+      const fixedConcurrency = input.concurrency?.[0] ?? Number.POSITIVE_INFINITY;
+      search = await findMaxGoodput({
+        axis,
+        slo,
+        target,
+        max,
+        probe: (v) =>
+          axis === 'concurrency'
+            ? measure({ concurrency: v, rate: fixedRate })
+            : measure({ concurrency: fixedConcurrency, rate: v }, maxLagMs),
+      });
+    } else {
+      for (const point of points) {
+        if (input.signal?.aborted === true) break;
+        await measure(point);
+      }
     }
     const aborted = input.signal?.aborted === true;
     const meta: Record<string, MetaValue> = {
@@ -366,7 +427,24 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       stream: input.stream ?? true,
       slo: sloText(slo),
     };
-    const result = servingResult(cells, meta);
+    if (search !== undefined) {
+      meta['search'] = input.findMaxGoodput?.axis ?? 'concurrency';
+      meta['search_target'] = input.findMaxGoodput?.target ?? 0.9;
+      meta['search_best'] = search.best === undefined ? null : search.best.value;
+    }
+    const found = servingResult(cells, meta);
+    const result: BenchmarkResult =
+      search?.best === undefined || found.status !== 'completed'
+        ? found
+        : {
+            ...found,
+            metrics: {
+              ...found.metrics,
+              max_goodput_rps: search.best.goodputRps,
+              max_goodput_at: search.best.value,
+              search_requests: search.requests,
+            },
+          };
     await sinks.onTask(result);
     const report = new SuiteReport({
       results: [{ ...result, durationMs: performance.now() - t0 }],

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunDirectory } from '../../src/benchmarking/run-directory.js';
 import { parseLoadList, parseWindow } from '../../src/cli/commands/load.js';
 import { ExitCode, runCli } from '../../src/cli/index.js';
 import { type MockServer, startMockServer } from '../serving/mock-openai-server.js';
@@ -99,6 +100,43 @@ describe('dantinox load', () => {
     expect(prompts.err).toContain('ok 4/4');
     expect(prompts.code).toBe(ExitCode.ok);
   });
+
+  it('--find-max-goodput finds the capacity of a batching server and records it in the row', async () => {
+    const batching = await startMockServer({ ttftMs: 5, perTokenMs: 40, batchCapacity: 2 });
+    try {
+      const run = await load([
+        batching.url,
+        '--find-max-goodput',
+        '--slo',
+        'tpot=50ms',
+        '--requests',
+        '10',
+        '--warmup',
+        '2',
+        '--input-tokens',
+        '8',
+        '--output-tokens',
+        '6',
+        '--out',
+        'r6',
+        '--no-charts',
+      ]);
+      expect(run.code).toBe(ExitCode.ok);
+      const row = RunDirectory.load(join(cwd, 'r6')).results[0];
+      expect(row?.metrics['max_goodput_at']).toBe(2);
+      expect(row?.cells?.map((c) => c.cell)).toEqual([
+        'concurrency=1,rate=inf',
+        'concurrency=2,rate=inf',
+        'concurrency=4,rate=inf',
+        'concurrency=3,rate=inf',
+      ]);
+    } finally {
+      await batching.close();
+    }
+    const noSlo = await load([server.url, '--find-max-goodput', '--requests', '3']);
+    expect(noSlo.code).toBe(ExitCode.usage);
+    expect(noSlo.err).toContain('pass them with --slo');
+  }, 60_000);
 
   it('exits 1 when no request succeeds and 2 on bad input, naming the flag', async () => {
     const failing = await startMockServer({ fault: () => ({ kind: 'http', status: 500 }) });

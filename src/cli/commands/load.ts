@@ -52,6 +52,8 @@ interface LoadCliOptions {
   readonly force?: boolean;
   readonly charts: boolean;
   readonly quiet?: boolean;
+  readonly findMaxGoodput?: boolean | string;
+  readonly sloTarget: number;
 }
 
 const EXAMPLES = `
@@ -60,6 +62,7 @@ Examples:
   $ dantinox load http://127.0.0.1:8000 --model my-model --rate 1,2,4,inf --duration 60s --warmup 10s --slo ttft=500ms,tpot=50ms
   $ dantinox load https://gateway.example/v1 --endpoint chat --api-key-env GATEWAY_KEY --concurrency 8 --rate 4 --burstiness 0.5 --requests 400
   $ dantinox load http://127.0.0.1:8080/v1 --trace azure-conv.csv --concurrency 32 --out results/trace
+  $ dantinox load http://127.0.0.1:8080/v1 --find-max-goodput --slo ttft=500ms,tpot=50ms --requests 100
   $ dantinox compare results/server-a results/server-b --noise-floor 5%
 
 Each --concurrency value is a closed-loop sweep point (that many requests in flight), each --rate value an
@@ -68,7 +71,9 @@ rate capped by the concurrency. Each point ends at --requests N or after --durat
 Prompts have exactly --input-tokens tokens by the served model's tokenizer (--tokenizer tokenizer.json, else
 GPT-2's), and ask for exactly --output-tokens (max_tokens, min_tokens, ignore_eos). Timestamps are taken as
 bytes arrive; tokens are counted per chunk after each point. The run folder reads like any dantinox run:
-compare, history add, report and merge work on it. Exit codes: 0 done, 1 no request succeeded, 2 bad input,
+compare, history add, report and merge work on it. --find-max-goodput probes 1, 2, 4, … until a probe misses
+--slo for more than 1 − --slo-target of its requests, then bisects; each probe is a point of the run.
+Exit codes: 0 done, 1 no request succeeded, 2 bad input,
 130 interrupted (what was measured is written).
 `;
 
@@ -115,6 +120,24 @@ function parseSloOption(value: string): Slo {
   } catch (error) {
     throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
   }
+}
+
+function parseFraction(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n > 0 && n <= 1)) bad(value, 'a fraction in (0, 1]', '0.9');
+  return n;
+}
+
+/** The axis `--find-max-goodput` searches: as given, else rate when --rate is given, else concurrency. */
+function searchAxis(options: LoadCliOptions): 'concurrency' | 'rate' {
+  const given = options.findMaxGoodput;
+  if (given === 'concurrency' || given === 'rate') return given;
+  if (typeof given === 'string')
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.loadBadFlag('--find-max-goodput', given, 'concurrency or rate'),
+    );
+  return options.rate === undefined ? 'concurrency' : 'rate';
 }
 
 function parseBurstiness(value: string): number {
@@ -190,6 +213,16 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
     )
     .option('--tokenizer <path>', "the served model's tokenizer.json (file or folder); default: GPT-2 BPE")
     .option('--slo <list>', 'objectives of goodput, e.g. ttft=500ms,tpot=50ms,e2e=10s', parseSloOption)
+    .option(
+      '--find-max-goodput [axis]',
+      'search the concurrency (or rate: --find-max-goodput rate) where goodput peaks under --slo, instead of sweeping',
+    )
+    .option(
+      '--slo-target <fraction>',
+      'share of requests that must meet --slo in the search',
+      parseFraction,
+      0.9,
+    )
     .option('--no-ignore-eos', 'do not send ignore_eos and min_tokens (let the model stop early)')
     .option('--seed <n>', 'seed of prompts and arrivals', parseNonNegativeInt, 0)
     .option('-o, --out <dir>', 'run folder to write (default: results/<timestamp>)')
@@ -272,6 +305,9 @@ async function runLoadCommand(
       ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
       ...(options.slo === undefined ? {} : { slo: options.slo }),
       exactLengths: options.ignoreEos,
+      ...(options.findMaxGoodput === undefined
+        ? {}
+        : { findMaxGoodput: { axis: searchAxis(options), target: options.sloTarget } }),
       seed: options.seed,
       charts: options.charts,
       signal: interrupts.signal,

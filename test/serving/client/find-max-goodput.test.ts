@@ -17,13 +17,13 @@ const workload = tokenWorkload({
   rng: new Rng(1),
   distinct: 4,
 });
-// Capacity 2: up to 2 streams decode at 20 ms per token, 3 at 30 ms. The SLO sits halfway, 25 ms, so timer
-// jitter under a loaded machine (a few ms) cannot move a probe across it.
-const SLO = { tpotMs: 25 };
+// Capacity 2: up to 2 streams decode at 40 ms per token, 3 at 60 ms. The SLO sits halfway, 50 ms, so timer
+// jitter under a loaded machine (a few ms per token) cannot move a probe across it.
+const SLO = { tpotMs: 50 };
 let server: MockServer;
 let client: OpenAiClient;
 beforeAll(async () => {
-  server = await startMockServer({ ttftMs: 5, perTokenMs: 20, batchCapacity: 2 });
+  server = await startMockServer({ ttftMs: 5, perTokenMs: 40, batchCapacity: 2 });
   client = new OpenAiClient({ baseUrl: server.url, maxSockets: 16 });
 });
 afterAll(async () => {
