@@ -235,6 +235,7 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
     inFlight.add(task);
   }
   await Promise.all(inFlight);
+  if (aborted()) stoppedEarly ??= 'aborted';
   const end = clock.now();
   const lastSent = Math.max(0, ...sent.map((s) => (s.raw?.sentAtMs ?? origin) - origin));
   const records = sent.map((s) => {
