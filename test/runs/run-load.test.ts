@@ -68,6 +68,49 @@ describe('runLoad', () => {
     expect(tps?.verdict).toBe('regressed');
   }, 60_000);
 
+  it('sends the API key as a bearer token and writes it nowhere', async () => {
+    const seen: string[] = [];
+    const server = await startMockServer({ ttftMs: 1, perTokenMs: 1 });
+    const { createServer, request } = await import('node:http');
+    // A proxy in front of the mock that records the Authorization header.
+    const proxy = createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      const target = new URL(server.url);
+      const up = request(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 500, r.headers);
+          r.pipe(res);
+        },
+      );
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const address = proxy.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      await runLoad({
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        dir: 'keyed',
+        cwd,
+        apiKey: 'sk-do-not-write-me',
+        requests: 2,
+        workload: { kind: 'synthetic', inputTokens: 4, outputTokens: 2 },
+      });
+    } finally {
+      proxy.close();
+      await server.close();
+    }
+    expect(seen).toEqual(['Bearer sk-do-not-write-me', 'Bearer sk-do-not-write-me']);
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const files = readdirSync(join(cwd, 'keyed'), { recursive: true, withFileTypes: true }).filter((f) =>
+      f.isFile(),
+    );
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const f of files)
+      expect(readFileSync(join(f.parentPath, f.name), 'utf8')).not.toContain('sk-do-not-write-me');
+  });
+
   it('refuses a folder holding a run without force', async () => {
     await expect(loadRun('fast', 2)).rejects.toThrow(/--force/);
   });
