@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
+import { byteTokenizerFiles } from '../../src/models/hf/hf-tokenizer-json.js';
 import { compareRuns } from '../../src/runs/compare-runs.js';
 import { runLoad, SERVING_TASK, sweepPoints } from '../../src/runs/run-load.js';
 import { startMockServer } from '../serving/mock-openai-server.js';
@@ -109,6 +110,35 @@ describe('runLoad', () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
     for (const f of files)
       expect(readFileSync(join(f.parentPath, f.name), 'utf8')).not.toContain('sk-do-not-write-me');
+  });
+
+  it('counts with the tokenizer.json given, and reports its difference from the server’s count', async () => {
+    // A byte-level tokenizer: each mock token (" the", " of", …) is 3 or 4 tokens to it, 1 to the server.
+    const folder = join(cwd, 'bytes-tokenizer');
+    mkdirSync(folder, { recursive: true });
+    const files = byteTokenizerFiles();
+    writeFileSync(join(folder, 'tokenizer.json'), JSON.stringify(files.tokenizerJson));
+    writeFileSync(join(folder, 'tokenizer_config.json'), JSON.stringify(files.tokenizerConfig));
+    const server = await startMockServer({ ttftMs: 1, perTokenMs: 1, tokensPerChunk: 2 });
+    try {
+      const result = await runLoad({
+        baseUrl: server.url,
+        dir: 'bytes',
+        cwd,
+        tokenizer: 'bytes-tokenizer',
+        requests: 3,
+        workload: { kind: 'synthetic', inputTokens: 20, outputTokens: 4 },
+        charts: false,
+      });
+      const cell = result.report.results[0]?.cells?.[0];
+      // " the of and to" is 4 + 3 + 4 + 3 = 14 bytes; the server says 4 tokens.
+      expect(cell?.metrics['output_tokens']).toBe(3 * 14);
+      expect(cell?.metrics['server_tokens']).toBe(3 * 4);
+      expect(cell?.metrics['token_count_diff']).toBe(3 * 10);
+      expect(cell?.metrics['tokens_per_chunk']).toBe(7);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses a folder holding a run without force', async () => {
