@@ -932,6 +932,40 @@ export const messages = {
   serveListenFailed: (host: string, port: number, cause: unknown): string =>
     `Cannot listen on ${host}:${port}: ${clip(errorText(cause))}. Pass another --port (0 picks a free one) or --host.`,
 
+  // ── serving: the load generator ──────────────────────────────────────────
+  /** A `dantinox load` base URL that is not an http(s) URL. */
+  loadBadBaseUrl: (url: string): string =>
+    `The base URL "${url}" is not an http:// or https:// URL. Pass the server's address, e.g. dantinox load http://127.0.0.1:8080/v1 (a URL without a path gets /v1).`,
+  /** A load with neither a request count nor a duration. */
+  loadNeedsBound: (): string =>
+    'A load needs an end: pass --requests N or --duration 60s (or both; the first reached ends each sweep point).',
+  /** A `--slo` value that does not parse. */
+  loadBadSlo: (text: string): string =>
+    `--slo "${text}" is not a list of objectives: use name=duration pairs with names ttft, tpot, e2e and durations in ms, s or m, e.g. --slo ttft=500ms,tpot=50ms.`,
+  /** A text too short to cut a prompt of the asked token count from. */
+  loadPromptTooShort: (wanted: number, found: number): string =>
+    `Could not cut a prompt of exactly ${wanted} tokens (the source text gave ${found}): lower --input-tokens, or pass your own prompts with --prompts file.jsonl.`,
+  /** A bad line of a `--prompts` JSONL file. */
+  loadBadPromptLine: (path: string, line: number, what: string): string =>
+    `--prompts ${path}${line > 0 ? `, line ${line}` : ''}: ${what}. Each line must be a JSON object {"prompt": "…", "output_tokens": 128} (output_tokens optional).`,
+  /** A bad row of a `--trace` CSV. */
+  loadBadTrace: (path: string, row: number, what: string): string =>
+    `--trace ${path}, row ${row}: ${what}. The trace is a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens (the Azure LLM inference trace format).`,
+  /** A sweep point where no request succeeded. */
+  loadNoSuccess: (requests: number, stopped: string | undefined): string =>
+    `no request of ${requests} measured succeeded${stopped === undefined ? '' : ` (sending stopped early: ${stopped})`}; see the errors_* counts, check the base URL, --endpoint and --model, and --timeout.`,
+  /** `--find-max-goodput` without objectives. */
+  loadSearchNeedsSlo: (): string =>
+    '--find-max-goodput searches where requests still meet their objectives: pass them with --slo, e.g. --slo ttft=500ms,tpot=50ms.',
+  /** A bad value of a `dantinox load` flag. */
+  loadBadFlag: (flag: string, value: string, allowed: string): string =>
+    `${flag} "${value}" is not valid: expected ${allowed}.`,
+  /** Flags of `dantinox load` that exclude each other. */
+  loadFlagsConflict: (a: string, b: string): string =>
+    `${a} and ${b} cannot be used together: pass one of them.`,
+  /** An API key environment variable that is not set. */
+  loadApiKeyMissing: (name: string): string =>
+    `--api-key-env ${name}: the environment variable ${name} is not set. Export it, or pass --api-key-env with the variable that holds the key (a server without authentication needs none).`,
   // ── cli ───────────────────────────────────────────────────────────────────
   /** `--config` names neither a preset nor an existing file. */
   unknownConfig: (value: string, presets: readonly string[]): string =>

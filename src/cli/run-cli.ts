@@ -65,6 +65,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   export: async () => (await import('./commands/export.js')).registerExportCommand,
   flops: async () => (await import('./commands/flops.js')).registerFlopsCommand,
   history: async () => (await import('./commands/history.js')).registerHistoryCommand,
+  load: async () => (await import('./commands/load.js')).registerLoadCommand,
   merge: async () => (await import('./commands/merge.js')).registerMergeCommand,
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,

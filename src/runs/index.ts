@@ -67,6 +67,23 @@ export {
   recordHistory,
   variantHistoryRun,
 } from './record-history.js';
+export {
+  buildWorkload,
+  type GoodputSearchInput,
+  type LoadRunInput,
+  type LoadRunResult,
+  type PromptsWorkloadSpec,
+  pointCell,
+  pointId,
+  runLoad,
+  SERVING_TASK,
+  servingResult,
+  servingTokenizer,
+  sweepPoints,
+  type TokenWorkloadSpec,
+  type TraceWorkloadSpec,
+  type WorkloadSpec,
+} from './run-load.js';
 export { acquireRunLock, RUN_LOCK_FILE, type RunLock } from './run-lock.js';
 export {
   type CalibrationPlan,

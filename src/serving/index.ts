@@ -7,6 +7,76 @@
  * @packageDocumentation
  * @module dantinox/serving
  */
+
+export { type ArrivalOptions, arrivalTimesMs, gammaDraw } from './client/arrival-schedule.js';
+export {
+  findMaxGoodput,
+  type GoodputProbe,
+  type GoodputSearchOptions,
+  type GoodputSearchResult,
+} from './client/find-max-goodput.js';
+export {
+  type LoadClock,
+  type LoadPoint,
+  type LoadPointOptions,
+  type LoadPointResult,
+  type LoadWindow,
+  REAL_CLOCK,
+  type RequestWindow,
+  requestBody,
+  runLoadPoint,
+  type TimeWindow,
+} from './client/load-generator.js';
+export {
+  apiBaseUrl,
+  OpenAiClient,
+  type OpenAiClientOptions,
+  type RawExchange,
+  type TransportFailure,
+} from './client/openai-client.js';
+export {
+  type ExchangeFailed,
+  type ExchangeRead,
+  type ExchangeReading,
+  type RequestErrorKind,
+  readExchange,
+  type TextPiece,
+} from './client/read-exchange.js';
+export { SERVING_METRICS } from './client/serving-descriptors.js';
+export {
+  type Distribution,
+  distribution,
+  meetsSlo,
+  parseDurationMs,
+  parseSlo,
+  type ServingMetrics,
+  type ServingSamples,
+  type Slo,
+  servingMetrics,
+  wilsonInterval,
+} from './client/serving-metrics.js';
+export { type SseEvent, SseReader } from './client/sse-reader.js';
+export {
+  type FailedRequest,
+  pieceTokenCounts,
+  type RequestPlacement,
+  type RequestRecord,
+  requestRecord,
+  type SucceededRequest,
+  type TokenTimings,
+  tokenTimings,
+} from './client/token-accounting.js';
+export {
+  exactTokenText,
+  jsonlWorkload,
+  parseTrace,
+  type TokenWorkloadOptions,
+  type TraceRow,
+  tokenWorkload,
+  traceWorkload,
+  type WorkItem,
+  type Workload,
+} from './client/workload.js';
 export type {
   ChatChoice,
   ChatCompletionRequest,
@@ -16,6 +86,7 @@ export type {
   CompletionChoice,
   CompletionRequest,
   CompletionResponse,
+  Endpoint,
   ErrorBody,
   ErrorDetail,
   SamplingFields,
@@ -25,7 +96,18 @@ export type {
   StreamOptions,
   Usage,
 } from './openai-protocol.js';
-export { STREAM_DONE } from './openai-protocol.js';
+export {
+  ChatCompletionRequestSchema,
+  ChatCompletionResponseSchema,
+  CompletionRequestSchema,
+  CompletionResponseSchema,
+  ENDPOINT_PATHS,
+  ENDPOINTS,
+  ErrorBodySchema,
+  STREAM_DONE,
+  StreamChunkSchema,
+  UsageSchema,
+} from './openai-protocol.js';
 export {
   type ApiErrorBody,
   type ApiErrorDetail,
@@ -54,7 +136,6 @@ export {
 } from './server/completion-writer.js';
 export {
   DEFAULT_TEMPERATURE,
-  type Endpoint,
   type GenerationRequest,
   readGenerationRequest,
   type ServedModel,

@@ -10,6 +10,18 @@
  */
 import { z } from 'zod';
 
+/** The two generation endpoints: `/v1/completions` and `/v1/chat/completions`. */
+export type Endpoint = 'completions' | 'chat';
+
+/** Every {@link Endpoint}, for flag validation. */
+export const ENDPOINTS: readonly Endpoint[] = ['completions', 'chat'];
+
+/** Path of each endpoint below the API's `/v1`. */
+export const ENDPOINT_PATHS: Readonly<Record<Endpoint, string>> = {
+  completions: '/completions',
+  chat: '/chat/completions',
+};
+
 /** Token counts a server reports for one request (`usage`), in tokens. */
 export interface Usage {
   /** Tokens of the prompt. */

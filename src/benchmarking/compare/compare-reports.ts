@@ -385,8 +385,10 @@ class Comparer {
   #descriptor(metric: string, cell: boolean): MetricDescriptor | undefined {
     const key = `${cell ? 'cell' : 'task'}\0${metric}`;
     if (this.#descriptors.has(key)) return this.#descriptors.get(key);
+    // A cell metric the built-in cells do not have (a serving point's `itl_p99_ms`) is described by its run.
     const d = cell
-      ? describeMetric(metric, CELL_METRICS)
+      ? (describeMetric(metric, CELL_METRICS) ??
+        describeMetric(metric, [...this.#base.descriptors, ...this.#cand.descriptors]))
       : describeMetric(metric, [
           ...this.#base.descriptors,
           ...this.#cand.descriptors,

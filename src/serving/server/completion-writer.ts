@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import type { ServerResponse } from 'node:http';
+import type { Endpoint } from '../openai-protocol.js';
 import {
   type ChatCompletionResponse,
   type CompletionResponse,
@@ -16,7 +17,6 @@ import {
   type Usage,
 } from '../openai-protocol.js';
 import type { ApiFailure } from './api-failure.js';
-import type { Endpoint } from './generation-request.js';
 
 /** The fields every response and chunk of one request shares. */
 export interface ResponseMeta {

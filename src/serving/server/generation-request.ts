@@ -13,12 +13,10 @@ import {
   ChatCompletionRequestSchema,
   type CompletionRequest,
   CompletionRequestSchema,
+  type Endpoint,
 } from '../openai-protocol.js';
 import { type ApiFailure, badRequest, notFound } from './api-failure.js';
 import { renderChatPrompt } from './chat-prompt.js';
-
-/** Which endpoint a request came to. */
-export type Endpoint = 'completions' | 'chat';
 
 /** A checked generation request. */
 export interface GenerationRequest {

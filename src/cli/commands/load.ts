@@ -1,0 +1,326 @@
+/**
+ * `dantinox load <base-url>`: the load generator — a sweep of concurrency and/or rate points against any
+ * OpenAI-compatible server, written as a normal run folder. Parses flags, prints one line per sweep point and
+ * maps the outcome to an exit code; {@link runLoad} does the rest.
+ *
+ * @packageDocumentation
+ */
+import { join, relative } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { CellRecord } from '../../benchmarking/task.js';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import { formatSignificant } from '../../number-format.js';
+import { runLoad, timestampName, type WorkloadSpec } from '../../runs/index.js';
+import {
+  ENDPOINTS,
+  type Endpoint,
+  type LoadWindow,
+  parseDurationMs,
+  parseSlo,
+  type Slo,
+} from '../../serving/index.js';
+import type { CommandContext } from '../command-context.js';
+import { ExitCode } from '../exit-code.js';
+import { watchInterrupts } from '../interrupts.js';
+import { parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
+
+/** Parsed options of `dantinox load`. */
+interface LoadCliOptions {
+  readonly endpoint: Endpoint;
+  readonly model?: string;
+  readonly apiKeyEnv: string;
+  readonly stream: boolean;
+  readonly timeout: number;
+  readonly concurrency?: number[];
+  readonly rate?: number[];
+  readonly burstiness: number;
+  readonly ramp?: number;
+  readonly duration?: number;
+  readonly requests?: number;
+  readonly warmup?: LoadWindow;
+  readonly cooldown?: LoadWindow;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly prompts: string;
+  readonly trace?: string;
+  readonly tokenizer?: string;
+  readonly slo?: Slo;
+  readonly ignoreEos: boolean;
+  readonly seed: number;
+  readonly out?: string;
+  readonly force?: boolean;
+  readonly charts: boolean;
+  readonly quiet?: boolean;
+  readonly findMaxGoodput?: boolean | string;
+  readonly sloTarget: number;
+}
+
+const EXAMPLES = `
+Examples:
+  $ dantinox load http://127.0.0.1:8080/v1 --concurrency 1,4,16 --requests 200
+  $ dantinox load http://127.0.0.1:8000 --model my-model --rate 1,2,4,inf --duration 60s --warmup 10s --slo ttft=500ms,tpot=50ms
+  $ dantinox load https://gateway.example/v1 --endpoint chat --api-key-env GATEWAY_KEY --concurrency 8 --rate 4 --burstiness 0.5 --requests 400
+  $ dantinox load http://127.0.0.1:8080/v1 --trace azure-conv.csv --concurrency 32 --out results/trace
+  $ dantinox load http://127.0.0.1:8080/v1 --find-max-goodput --slo ttft=500ms,tpot=50ms --requests 100
+  $ dantinox compare results/server-a results/server-b --noise-floor 5%
+
+Each --concurrency value is a closed-loop sweep point (that many requests in flight), each --rate value an
+open-loop point (Poisson arrivals, --burstiness k for gamma gaps); both together give their cross product, the
+rate capped by the concurrency. Each point ends at --requests N or after --duration, whichever comes first.
+Prompts have exactly --input-tokens tokens by the served model's tokenizer (--tokenizer tokenizer.json, else
+GPT-2's), and ask for exactly --output-tokens (max_tokens, min_tokens, ignore_eos). Timestamps are taken as
+bytes arrive; tokens are counted per chunk after each point. The run folder reads like any dantinox run:
+compare, history add, report and merge work on it. --find-max-goodput probes 1, 2, 4, … until a probe misses
+--slo for more than 1 − --slo-target of its requests, then bisects; each probe is a point of the run.
+Exit codes: 0 done, 1 no request succeeded, 2 bad input,
+130 interrupted (what was measured is written).
+`;
+
+const bad = (value: string, expected: string, example: string): never => {
+  throw new InvalidArgumentError(messages.badCliValue(value, expected, example));
+};
+
+/** Parses a list of positive numbers or `inf` (`1,2,4,inf`); `inf` is `Infinity`. */
+export function parseLoadList(value: string, integers: boolean): number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  const out = parts.map((p) => (p === 'inf' ? Number.POSITIVE_INFINITY : Number(p)));
+  const ok = (n: number, p: string): boolean =>
+    p !== '' &&
+    n > 0 &&
+    (n === Number.POSITIVE_INFINITY || (integers ? Number.isSafeInteger(n) : Number.isFinite(n)));
+  if (parts.length === 0 || out.some((n, i) => !ok(n, parts[i] ?? '')))
+    bad(
+      value,
+      `a comma-separated list of positive ${integers ? 'integers' : 'numbers'} or inf`,
+      integers ? '1,4,16' : '1,2,4,inf',
+    );
+  return out;
+}
+
+/** Parses a duration (`60s`, `500ms`, `2m`, or a number of ms) in ms. */
+export function parseDurationOption(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms === undefined || ms <= 0) return bad(value, 'a duration such as 60s, 500ms or 2m', '60s');
+  return ms;
+}
+
+/** Parses a warm-up or cool-down window: a duration (`10s`) or a number of requests (`20`). */
+export function parseWindow(value: string): LoadWindow {
+  if (/^\s*\d+\s*$/.test(value)) return { requests: Number(value) };
+  const ms = parseDurationMs(value);
+  if (ms === undefined || !/[a-z]\s*$/.test(value))
+    return bad(value, 'a number of requests (20) or a duration (10s, 500ms)', '10s');
+  return { ms };
+}
+
+function parseSloOption(value: string): Slo {
+  try {
+    return parseSlo(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function parseFraction(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n > 0 && n <= 1)) bad(value, 'a fraction in (0, 1]', '0.9');
+  return n;
+}
+
+/** The axis `--find-max-goodput` searches: as given, else rate when --rate is given, else concurrency. */
+function searchAxis(options: LoadCliOptions): 'concurrency' | 'rate' {
+  const given = options.findMaxGoodput;
+  if (given === 'concurrency' || given === 'rate') return given;
+  if (typeof given === 'string')
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.loadBadFlag('--find-max-goodput', given, 'concurrency or rate'),
+    );
+  return options.rate === undefined ? 'concurrency' : 'rate';
+}
+
+function parseBurstiness(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n > 0) || !Number.isFinite(n))
+    bad(value, 'a positive number (1 is Poisson)', '0.5');
+  return n;
+}
+
+/** Registers `dantinox load` on `program`. */
+export function registerLoadCommand(program: Command, ctx: CommandContext): Command {
+  return program
+    .command('load')
+    .summary('load an OpenAI-compatible server and measure TTFT, ITL, throughput and goodput')
+    .description(
+      'Sends a sweep of closed-loop (--concurrency) and/or open-loop (--rate) load points to an OpenAI-compatible server (/v1/completions or /v1/chat/completions) and writes a run folder: per point TTFT, time to second token, inter-token latency per token, TPOT, end-to-end latency (mean, p50, p90, p99), output tokens/s, requests/s, goodput under --slo, errors by kind, schedule lag, tokens per chunk and client vs server token counts.',
+    )
+    .argument('<base-url>', 'the API base URL, e.g. http://127.0.0.1:8080/v1 (a URL without a path gets /v1)')
+    .addOption(new Option('--endpoint <name>', 'API endpoint').choices([...ENDPOINTS]).default('completions'))
+    .option('--model <name>', "served model name sent in each request (and the run's model column)")
+    .option(
+      '--api-key-env <name>',
+      'environment variable holding the API key (sent as a bearer token, never written)',
+      'OPENAI_API_KEY',
+    )
+    .option('--no-stream', 'ask for whole responses instead of a stream (no TTFT or ITL then)')
+    .addOption(
+      new Option('--timeout <duration>', 'time limit of one request')
+        .argParser(parseDurationOption)
+        .default(600_000, '600s'),
+    )
+    .option(
+      '--concurrency <list>',
+      'closed-loop sweep: requests in flight per point, e.g. 1,4,16 (inf: unbounded)',
+      (v) => parseLoadList(v, true),
+    )
+    .option('--rate <list>', 'open-loop sweep: arrivals per second per point, e.g. 1,2,4,inf', (v) =>
+      parseLoadList(v, false),
+    )
+    .option(
+      '--burstiness <k>',
+      'gamma shape of the arrival gaps (1: Poisson; < 1 burstier)',
+      parseBurstiness,
+      1,
+    )
+    .option(
+      '--ramp <duration>',
+      'ramp the rate (or concurrency) linearly from 0 at the start of each point',
+      parseDurationOption,
+    )
+    .option('--duration <duration>', 'length of each sweep point, e.g. 60s', parseDurationOption)
+    .option('--requests <n>', 'requests per sweep point', parsePositiveInt)
+    .option(
+      '--warmup <window>',
+      'leading requests left out of the statistics: a count (20) or a duration (10s)',
+      parseWindow,
+    )
+    .option(
+      '--cooldown <window>',
+      'trailing requests left out of the statistics: a count or a duration',
+      parseWindow,
+    )
+    .option('--input-tokens <n>', 'prompt tokens of synthetic and brown prompts', parsePositiveInt, 256)
+    .option('--output-tokens <n>', 'tokens to generate per request', parsePositiveInt, 128)
+    .option(
+      '--prompts <source>',
+      'synthetic (random common words), brown (Brown-corpus passages), or a JSONL file of {"prompt", "output_tokens"?}',
+      'synthetic',
+    )
+    .option(
+      '--trace <file.csv>',
+      'replay a trace: CSV with TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM inference trace)',
+    )
+    .option('--tokenizer <path>', "the served model's tokenizer.json (file or folder); default: GPT-2 BPE")
+    .option('--slo <list>', 'objectives of goodput, e.g. ttft=500ms,tpot=50ms,e2e=10s', parseSloOption)
+    .option(
+      '--find-max-goodput [axis]',
+      'search the concurrency (or rate: --find-max-goodput rate) where goodput peaks under --slo, instead of sweeping',
+    )
+    .option(
+      '--slo-target <fraction>',
+      'share of requests that must meet --slo in the search',
+      parseFraction,
+      0.9,
+    )
+    .option('--no-ignore-eos', 'do not send ignore_eos and min_tokens (let the model stop early)')
+    .option('--seed <n>', 'seed of prompts and arrivals', parseNonNegativeInt, 0)
+    .option('-o, --out <dir>', 'run folder to write (default: results/<timestamp>)')
+    .option('--force', 'replace a run already in --out')
+    .option('--no-charts', 'skip charts/ and report.html')
+    .option('-q, --quiet', 'no line per sweep point on stderr')
+    .addHelpText('after', EXAMPLES)
+    .action(async (baseUrl: string, options: LoadCliOptions) => {
+      ctx.exitCode = await runLoadCommand(baseUrl, options, ctx);
+    });
+}
+
+/** The workload the flags ask for. */
+function workloadOf(options: LoadCliOptions): WorkloadSpec {
+  if (options.trace !== undefined) {
+    if (options.prompts !== 'synthetic')
+      throw new DantinoxError('INVALID_OPTION', messages.loadFlagsConflict('--trace', '--prompts'));
+    return { kind: 'trace', path: options.trace };
+  }
+  if (options.prompts === 'synthetic' || options.prompts === 'brown')
+    return { kind: options.prompts, inputTokens: options.inputTokens, outputTokens: options.outputTokens };
+  return { kind: 'prompts', path: options.prompts, outputTokens: options.outputTokens };
+}
+
+const ms = (v: number | undefined): string =>
+  v === undefined || !Number.isFinite(v) ? '–' : `${v.toFixed(1)} ms`;
+
+/** One line per measured sweep point. */
+export function pointLine(cell: CellRecord): string {
+  const m = cell.metrics;
+  const errors = Object.entries(m)
+    .filter(([k, v]) => k.startsWith('errors_') && v > 0)
+    .map(([k, v]) => `${k.slice(7)} ${v}`);
+  return [
+    cell.cell.padEnd(26),
+    `ok ${m['succeeded'] ?? 0}/${m['requests'] ?? 0}`,
+    `ttft p50 ${ms(m['ttft_p50_ms'])}`,
+    `itl p50 ${ms(m['itl_p50_ms'])}`,
+    `e2e p99 ${ms(m['e2e_p99_ms'])}`,
+    `${formatSignificant(m['output_tps'] ?? Number.NaN)} tok/s`,
+    `goodput ${(m['goodput_rps'] ?? Number.NaN).toFixed(2)} req/s`,
+    ...(errors.length > 0 ? [`errors: ${errors.join(', ')}`] : []),
+  ].join('  ');
+}
+
+async function runLoadCommand(
+  baseUrl: string,
+  options: LoadCliOptions,
+  ctx: CommandContext,
+): Promise<ExitCode> {
+  const { io } = ctx;
+  const workload = workloadOf(options);
+  if (options.requests === undefined && options.duration === undefined && workload.kind !== 'trace')
+    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
+  const apiKey = process.env[options.apiKeyEnv];
+  if (apiKey === undefined && options.apiKeyEnv !== 'OPENAI_API_KEY')
+    throw new DantinoxError('INVALID_OPTION', messages.loadApiKeyMissing(options.apiKeyEnv));
+  const out = options.out ?? join('results', timestampName(io.now()));
+  const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: false });
+  try {
+    const result = await runLoad({
+      baseUrl,
+      dir: out,
+      cwd: io.cwd,
+      force: options.force === true,
+      endpoint: options.endpoint,
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+      stream: options.stream,
+      timeoutMs: options.timeout,
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      ...(options.rate === undefined ? {} : { rate: options.rate }),
+      burstiness: options.burstiness,
+      ...(options.ramp === undefined ? {} : { rampMs: options.ramp }),
+      ...(options.duration === undefined ? {} : { durationMs: options.duration }),
+      ...(options.requests === undefined ? {} : { requests: options.requests }),
+      ...(options.warmup === undefined ? {} : { warmup: options.warmup }),
+      ...(options.cooldown === undefined ? {} : { cooldown: options.cooldown }),
+      workload,
+      ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
+      ...(options.slo === undefined ? {} : { slo: options.slo }),
+      exactLengths: options.ignoreEos,
+      ...(options.findMaxGoodput === undefined
+        ? {}
+        : { findMaxGoodput: { axis: searchAxis(options), target: options.sloTarget } }),
+      seed: options.seed,
+      charts: options.charts,
+      signal: interrupts.signal,
+      onPoint: (cell) => {
+        if (options.quiet !== true) io.stderr.write(`${pointLine(cell)}\n`);
+      },
+      commandLine: ['dantinox', ...ctx.argv].join(' '),
+    });
+    const shown = relative(io.cwd, result.dir) || '.';
+    for (const f of result.files) io.stdout.write(`${join(shown, f)}\n`);
+    if (result.status === 'aborted') return ExitCode.interrupted;
+    return result.status === 'failed' ? ExitCode.taskFailed : ExitCode.ok;
+  } finally {
+    interrupts.dispose();
+  }
+}

@@ -1,0 +1,473 @@
+/**
+ * `runLoad`: everything `dantinox load` does — a sweep of load points (concurrency × rate) against an
+ * OpenAI-compatible server, measured and written as a normal dantinox run folder: task `serving`, one cell per
+ * sweep point (its metrics and their per-request samples), results.csv/json/jsonl, charts and report.html, so
+ * that `compare`, `history`, `merge`, `report` and the CI gate read it like any other run.
+ *
+ * @packageDocumentation
+ */
+import { resolve } from 'node:path';
+import { BenchmarkConfig } from '../benchmarking/config.js';
+import { collectEnvironment } from '../benchmarking/environment.js';
+import { type Logger, silentLogger } from '../benchmarking/logger.js';
+import { SuiteReport } from '../benchmarking/report.js';
+import { fanOutSinks } from '../benchmarking/result-sink.js';
+import { RunDirectory } from '../benchmarking/run-directory.js';
+import type { BenchmarkResult, CellRecord, MetaValue } from '../benchmarking/task.js';
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
+import { loadHfTokenizer } from '../models/hf/hf-tokenizer.js';
+import type { Tokenizer } from '../models/tokenizer.js';
+import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
+import { Rng } from '../rng.js';
+import {
+  type Endpoint,
+  findMaxGoodput,
+  type GoodputSearchResult,
+  jsonlWorkload,
+  type LoadClock,
+  type LoadPoint,
+  type LoadPointResult,
+  type LoadWindow,
+  OpenAiClient,
+  runLoadPoint,
+  SERVING_METRICS,
+  type Slo,
+  servingMetrics,
+  tokenWorkload,
+  traceWorkload,
+  type Workload,
+} from '../serving/index.js';
+import { createChartRegistry } from '../visualization/index.js';
+import { gitInfo } from './git-info.js';
+import { claimRunDir, prepareOutputDir } from './output-dir.js';
+import { acquireRunLock } from './run-lock.js';
+import { writeRunOutputs } from './run-outputs.js';
+
+/** The task name of a load's row. */
+export const SERVING_TASK = 'serving';
+
+/** Prompts of an exact token count: random common words (`synthetic`) or Brown-corpus text (`brown`). */
+export interface TokenWorkloadSpec {
+  /** Where the prompt text comes from. */
+  readonly kind: 'synthetic' | 'brown';
+  /** Prompt tokens (by the served tokenizer). */
+  readonly inputTokens: number;
+  /** Tokens to generate. */
+  readonly outputTokens: number;
+}
+
+/** Prompts from a JSONL file. */
+export interface PromptsWorkloadSpec {
+  /** Always `prompts`. */
+  readonly kind: 'prompts';
+  /** The JSONL file. */
+  readonly path: string;
+  /** Tokens to generate for lines that do not say. */
+  readonly outputTokens: number;
+}
+
+/** A trace CSV replayed at its own times. */
+export interface TraceWorkloadSpec {
+  /** Always `trace`. */
+  readonly kind: 'trace';
+  /** The CSV file. */
+  readonly path: string;
+}
+
+/** What the requests of a load ask: a union on `kind`. */
+export type WorkloadSpec = TokenWorkloadSpec | PromptsWorkloadSpec | TraceWorkloadSpec;
+
+/** Inputs of {@link runLoad}. */
+export interface LoadRunInput {
+  /** Base URL of the server's API, e.g. `http://127.0.0.1:8080/v1`. */
+  readonly baseUrl: string;
+  /** The run folder to write. */
+  readonly dir: string;
+  /** Base of a relative `dir` and of workload paths. @default process.cwd() */
+  readonly cwd?: string;
+  /** Replace the results of a run already in `dir`. @default false */
+  readonly force?: boolean;
+  /** Endpoint to call. @default 'completions' */
+  readonly endpoint?: Endpoint;
+  /** The served model's name (`model` field, and the run's model column). */
+  readonly model?: string;
+  /** API key sent as a bearer token; never written anywhere. */
+  readonly apiKey?: string;
+  /** Stream responses. @default true */
+  readonly stream?: boolean;
+  /** Per-request time limit in ms. @default 600000 */
+  readonly timeoutMs?: number;
+  /** Concurrency values of the sweep (each a point); `Infinity` for unbounded. */
+  readonly concurrency?: readonly number[];
+  /** Rates of the sweep in requests/s (each a point); `Infinity` for as fast as possible. */
+  readonly rate?: readonly number[];
+  /** Requests per sweep point. */
+  readonly requests?: number;
+  /** Duration of each sweep point, in ms. */
+  readonly durationMs?: number;
+  /** Warm-up window of each point, left out of the statistics. */
+  readonly warmup?: LoadWindow;
+  /** Cool-down window of each point, left out of the statistics. */
+  readonly cooldown?: LoadWindow;
+  /** Linear ramp of the rate or concurrency at the start of each point, in ms. @default 0 */
+  readonly rampMs?: number;
+  /** Gamma shape of the arrival gaps (1: Poisson). @default 1 */
+  readonly burstiness?: number;
+  /** What the requests ask. @default synthetic 256 → 128 tokens */
+  readonly workload?: WorkloadSpec;
+  /** A `tokenizer.json` (file or folder) of the served model; the built-in GPT-2 BPE otherwise. */
+  readonly tokenizer?: string;
+  /** Objectives of goodput. */
+  readonly slo?: Slo;
+  /** Ask for exact output lengths (`ignore_eos`, `min_tokens`). @default true */
+  readonly exactLengths?: boolean;
+  /** Seed of prompts and arrivals. @default 0 */
+  readonly seed?: number;
+  /** Draw charts and report.html. @default true */
+  readonly charts?: boolean;
+  /** Where warnings go. @default silent */
+  readonly logger?: Logger;
+  /** Stops the load (requests in flight are cancelled; what was measured is written). */
+  readonly signal?: AbortSignal;
+  /** Called when a sweep point is measured. */
+  readonly onPoint?: (cell: CellRecord) => void;
+  /** The clock of the load (a manual one in tests). */
+  readonly clock?: LoadClock;
+  /** Command line recorded in the environment. */
+  readonly commandLine?: string;
+  /**
+   * Search the concurrency (or rate) where goodput peaks instead of sweeping the given points (`--slo` needed):
+   * each probe is a cell; the row gets `max_goodput_rps` and `max_goodput_at`. The other axis stays at its
+   * first given value (unbounded when none).
+   */
+  readonly findMaxGoodput?: GoodputSearchInput;
+}
+
+/** What {@link LoadRunInput.findMaxGoodput} searches. */
+export interface GoodputSearchInput {
+  /** The axis searched. @default 'concurrency' */
+  readonly axis?: 'concurrency' | 'rate';
+  /** Share of requests that must meet the SLOs. @default 0.9 */
+  readonly target?: number;
+  /** Largest value probed. @default 1024 */
+  readonly max?: number;
+  /** Lag (ms) past which an open-loop probe stops as over-saturated. @default max(1000, the TTFT objective) */
+  readonly maxLagMs?: number;
+}
+
+/** What {@link runLoad} did. */
+export interface LoadRunResult {
+  /** `completed` when every point had a successful request, `failed` when none had, `aborted` when stopped. */
+  readonly status: 'completed' | 'failed' | 'aborted';
+  /** The run's report (what results.json holds). */
+  readonly report: SuiteReport;
+  /** The run folder (absolute). */
+  readonly dir: string;
+  /** Files written, relative to the folder. */
+  readonly files: readonly string[];
+}
+
+/** The sweep points of the concurrency and rate lists: their cross product (a missing list is unbounded). */
+export function sweepPoints(concurrency?: readonly number[], rate?: readonly number[]): LoadPoint[] {
+  const cs =
+    concurrency !== undefined && concurrency.length > 0
+      ? concurrency
+      : rate === undefined
+        ? [1]
+        : [Number.POSITIVE_INFINITY];
+  const rs = rate !== undefined && rate.length > 0 ? rate : [Number.POSITIVE_INFINITY];
+  return cs.flatMap((c) => rs.map((r) => ({ concurrency: c, rate: r })));
+}
+
+const label = (v: number): string => (Number.isFinite(v) ? String(v) : 'inf');
+
+/** The cell id of a sweep point: `concurrency=4,rate=inf`. */
+export const pointId = (p: LoadPoint): string => `concurrency=${label(p.concurrency)},rate=${label(p.rate)}`;
+
+/** The served model's tokenizer: a `tokenizer.json`, else GPT-2's. */
+export function servingTokenizer(path: string | undefined): Tokenizer {
+  return path === undefined ? new Gpt2Tokenizer() : loadHfTokenizer(path);
+}
+
+/** The workload of a spec. */
+export function buildWorkload(
+  spec: WorkloadSpec,
+  tokenizer: Tokenizer,
+  rng: Rng,
+  cwd = process.cwd(),
+): Workload {
+  switch (spec.kind) {
+    case 'synthetic':
+    case 'brown':
+      return tokenWorkload({
+        source: spec.kind,
+        inputTokens: spec.inputTokens,
+        outputTokens: spec.outputTokens,
+        tokenizer,
+        rng,
+      });
+    case 'prompts':
+      return jsonlWorkload(resolve(cwd, spec.path), spec.outputTokens, tokenizer);
+    case 'trace':
+      return traceWorkload(resolve(cwd, spec.path), tokenizer, rng);
+  }
+}
+
+/** The cell of one measured sweep point. */
+export function pointCell(result: LoadPointResult, slo: Slo): CellRecord {
+  const { metrics, samples } = servingMetrics(result.records, slo);
+  const p = result.point;
+  const allMetrics = {
+    concurrency: Number.isFinite(p.concurrency) ? p.concurrency : 0,
+    rate: Number.isFinite(p.rate) ? p.rate : 0,
+    ...metrics,
+  };
+  const none = (metrics['succeeded'] ?? 0) === 0;
+  return {
+    task: SERVING_TASK,
+    cell: pointId(p),
+    phase: 'serving',
+    status: none ? 'failed' : 'completed',
+    ...(none ? { error: messages.loadNoSuccess(metrics['requests'] ?? 0, result.stoppedEarly) } : {}),
+    metrics: allMetrics,
+    metricSamples: {
+      ttft_ms: samples.ttft_ms,
+      ttst_ms: samples.ttst_ms,
+      itl_ms: samples.itl_ms,
+      tpot_ms: samples.tpot_ms,
+      e2e_ms: samples.e2e_ms,
+    },
+  };
+}
+
+/** `ttft=500,tpot=50` (ms) for the report's meta. */
+const sloText = (slo: Slo): string =>
+  Object.entries({ ttft: slo.ttftMs, tpot: slo.tpotMs, e2e: slo.e2eMs })
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${v}ms`)
+    .join(',');
+
+/** The task row of a load from its cells: the best output tokens/s and goodput over the points. */
+export function servingResult(
+  cells: readonly CellRecord[],
+  meta: Readonly<Record<string, MetaValue>>,
+): BenchmarkResult {
+  const done = cells.filter((c) => c.status === 'completed');
+  const best = (key: string): number =>
+    Math.max(...done.map((c) => c.metrics[key] ?? Number.NaN).filter(Number.isFinite));
+  if (done.length === 0)
+    return {
+      task: SERVING_TASK,
+      status: 'failed',
+      error: cells[0]?.error ?? messages.loadNoSuccess(0, undefined),
+      metrics: {},
+      meta,
+      cells,
+    };
+  return {
+    task: SERVING_TASK,
+    status: 'completed',
+    metrics: { peak_output_tps: best('output_tps'), peak_goodput_rps: best('goodput_rps') },
+    meta,
+    cells,
+  };
+}
+
+/** Task-level descriptors of a load's row. */
+const TASK_METRICS = [
+  {
+    key: 'peak_output_tps',
+    unit: 'tok/s',
+    description: 'Highest output tokens/s over the sweep points.',
+    higherIsBetter: true,
+  },
+  {
+    key: 'peak_goodput_rps',
+    unit: 'req/s',
+    description: 'Highest goodput over the sweep points.',
+    higherIsBetter: true,
+  },
+  {
+    key: 'max_goodput_rps',
+    unit: 'req/s',
+    description: 'Goodput at the value --find-max-goodput found.',
+    higherIsBetter: true,
+  },
+  {
+    key: 'max_goodput_at',
+    unit: '1',
+    description: 'The concurrency or rate --find-max-goodput found.',
+    higherIsBetter: true,
+  },
+  { key: 'search_requests', unit: 'requests', description: 'Requests the --find-max-goodput search sent.' },
+] as const;
+
+/**
+ * Runs a load sweep against a server and writes its run folder.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a bad URL, no end (`requests` / `durationMs`), a folder
+ *   holding a run (without `force`) or locked; `IO` when the folder cannot be written; `INVALID_INPUT` for a bad
+ *   prompts or trace file.
+ */
+export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
+  const cwd = input.cwd ?? process.cwd();
+  const logger = input.logger ?? silentLogger;
+  if (input.requests === undefined && input.durationMs === undefined && input.workload?.kind !== 'trace')
+    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
+  if (input.findMaxGoodput !== undefined && (input.slo === undefined || Object.keys(input.slo).length === 0))
+    throw new DantinoxError('INVALID_OPTION', messages.loadSearchNeedsSlo());
+  const endpoint = input.endpoint ?? 'completions';
+  const points = sweepPoints(input.concurrency, input.rate);
+  const tokenizer = servingTokenizer(
+    input.tokenizer === undefined ? undefined : resolve(cwd, input.tokenizer),
+  );
+  const seed = input.seed ?? 0;
+  const [workloadRng, arrivalRng] = new Rng(seed).split(2) as [Rng, Rng];
+  const workload = buildWorkload(
+    input.workload ?? { kind: 'synthetic', inputTokens: 256, outputTokens: 128 },
+    tokenizer,
+    workloadRng,
+    cwd,
+  );
+  // One kept-alive socket per request in flight (sockets open on demand): the largest concurrency of the sweep,
+  // the search's ceiling, or 256 for an unbounded open loop.
+  const maxSockets =
+    input.findMaxGoodput !== undefined
+      ? (input.findMaxGoodput.max ?? 1024)
+      : Math.max(1, ...points.map((p) => (Number.isFinite(p.concurrency) ? p.concurrency : 256)));
+  const client = new OpenAiClient({
+    baseUrl: input.baseUrl,
+    endpoint,
+    apiKey: input.apiKey,
+    maxSockets,
+    ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
+  });
+  const dir = prepareOutputDir(input.dir, cwd);
+  const lock = acquireRunLock(dir, input.dir);
+  try {
+    claimRunDir(input.dir, cwd, input.force === true);
+    const runDir = new RunDirectory(dir);
+    const sinks = fanOutSinks(runDir.sinks(), logger);
+    const startedAt = new Date();
+    const runId = `load-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
+    const modelMeta = { model: input.model ?? 'served-model', engine: `openai-http (${endpoint})` };
+    const environment = {
+      ...collectEnvironment({
+        config: BenchmarkConfig.parse({ seed }),
+        startedAt,
+        ...(input.commandLine === undefined ? {} : { commandLine: input.commandLine }),
+        git: gitInfo(cwd),
+      }),
+      engine: `OpenAI-compatible server at ${client.url.origin}`,
+      threads: null,
+    };
+    const descriptors = [...SERVING_METRICS, ...TASK_METRICS];
+    await sinks.onStart({ runId, tasks: [SERVING_TASK], modelMeta, environment, descriptors });
+    const slo = input.slo ?? {};
+    const cells: CellRecord[] = [];
+    const t0 = performance.now();
+    let firstItem = 0;
+    const measure = async (point: LoadPoint, maxLagMs?: number): Promise<LoadPointResult> => {
+      const result = await runLoadPoint({
+        client,
+        point,
+        workload,
+        tokenizer,
+        rng: arrivalRng.split(1)[0] as Rng,
+        model: input.model,
+        stream: input.stream ?? true,
+        exactLengths: input.exactLengths ?? true,
+        requests: input.requests,
+        durationMs: input.durationMs,
+        warmup: input.warmup,
+        cooldown: input.cooldown,
+        rampMs: input.rampMs,
+        burstiness: input.burstiness,
+        signal: input.signal,
+        firstItem,
+        maxLagMs,
+        ...(input.clock === undefined ? {} : { clock: input.clock }),
+      });
+      firstItem += result.records.length;
+      const cell = pointCell(result, slo);
+      cells.push(cell);
+      input.onPoint?.(cell);
+      await sinks.onCell(cell, (performance.now() - t0) / 1000);
+      return result;
+    };
+    let search: GoodputSearchResult | undefined;
+    if (input.findMaxGoodput !== undefined) {
+      const { axis = 'concurrency', target = 0.9, max = 1024 } = input.findMaxGoodput;
+      // Open-loop probes stop when requests go out later than planned by more than the TTFT objective (or 1 s).
+      const maxLagMs = input.findMaxGoodput.maxLagMs ?? Math.max(1000, slo.ttftMs ?? 0);
+      const fixedRate = input.rate?.[0] ?? Number.POSITIVE_INFINITY;
+      const fixedConcurrency = input.concurrency?.[0] ?? Number.POSITIVE_INFINITY;
+      search = await findMaxGoodput({
+        axis,
+        slo,
+        target,
+        max,
+        probe: (v) =>
+          axis === 'concurrency'
+            ? measure({ concurrency: v, rate: fixedRate })
+            : measure({ concurrency: fixedConcurrency, rate: v }, maxLagMs),
+      });
+    } else {
+      for (const point of points) {
+        if (input.signal?.aborted === true) break;
+        await measure(point);
+      }
+    }
+    const aborted = input.signal?.aborted === true;
+    const meta: Record<string, MetaValue> = {
+      base_url: client.url.origin + client.url.pathname,
+      endpoint,
+      workload: workload.name,
+      stream: input.stream ?? true,
+      slo: sloText(slo),
+    };
+    if (search !== undefined) {
+      meta['search'] = input.findMaxGoodput?.axis ?? 'concurrency';
+      meta['search_target'] = input.findMaxGoodput?.target ?? 0.9;
+      meta['search_best'] = search.best === undefined ? null : search.best.value;
+    }
+    const found = servingResult(cells, meta);
+    const result: BenchmarkResult =
+      search?.best === undefined || found.status !== 'completed'
+        ? found
+        : {
+            ...found,
+            metrics: {
+              ...found.metrics,
+              max_goodput_rps: search.best.goodputRps,
+              max_goodput_at: search.best.value,
+              search_requests: search.requests,
+            },
+          };
+    await sinks.onTask(result);
+    const report = new SuiteReport({
+      results: [{ ...result, durationMs: performance.now() - t0 }],
+      modelMeta,
+      totalTimeS: (performance.now() - t0) / 1000,
+      environment,
+      runId,
+      descriptors,
+    });
+    await sinks.onEnd(report, { aborted });
+    const written = await writeRunOutputs(report, runDir, {
+      charts: input.charts ?? true,
+      logger,
+      registry: createChartRegistry(),
+    });
+    return {
+      status: aborted ? 'aborted' : result.status === 'failed' ? 'failed' : 'completed',
+      report,
+      dir,
+      files: written.files,
+    };
+  } finally {
+    client.close();
+    lock.release();
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * `runLoadPoint`: one sweep point of a load against an OpenAI-compatible server — a closed loop (at most
+ * `concurrency` requests in flight, the next sent as soon as one ends), an open loop (requests sent at planned
+ * times, Poisson or gamma arrivals at `rate`), or both (planned times, but never more than `concurrency` in
+ * flight: a late request's schedule lag says so). While the load runs, the client only stamps bytes; token
+ * counting and every metric come after the last request ended.
+ *
+ * @packageDocumentation
+ */
+import { setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import type { Tokenizer } from '../../models/tokenizer.js';
+import type { Rng } from '../../rng.js';
+import type { ChatCompletionRequest, CompletionRequest } from '../openai-protocol.js';
+import { arrivalTimesMs } from './arrival-schedule.js';
+import type { OpenAiClient, RawExchange } from './openai-client.js';
+import { readExchange } from './read-exchange.js';
+import { type RequestRecord, requestRecord } from './token-accounting.js';
+import type { WorkItem, Workload } from './workload.js';
+
+/** One sweep point: the most requests in flight and the planned arrival rate (`Infinity` for either: no limit). */
+export interface LoadPoint {
+  /** Most requests in flight; `Infinity` for none. */
+  readonly concurrency: number;
+  /** Planned arrivals per second; `Infinity` sends as fast as the concurrency allows. */
+  readonly rate: number;
+}
+
+/** A window counted in requests. */
+export interface RequestWindow {
+  /** Number of requests. */
+  readonly requests: number;
+}
+
+/** A window counted in time. */
+export interface TimeWindow {
+  /** Length in ms. */
+  readonly ms: number;
+}
+
+/** A warm-up or cool-down window: a number of requests, or a time in ms. */
+export type LoadWindow = RequestWindow | TimeWindow;
+
+/** The clock a load runs on: a time in ms and a sleep (a manual clock in tests). */
+export interface LoadClock {
+  /** Current time in ms. */
+  now(): number;
+  /** Resolves after `ms` (or when `signal` aborts). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** `performance.now()` and timers: the clock of real loads. */
+export const REAL_CLOCK: LoadClock = {
+  now: () => performance.now(),
+  sleep: (ms, signal) => sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined),
+};
+
+/** Options of {@link runLoadPoint}. */
+export interface LoadPointOptions {
+  /** The client (its agent should allow `concurrency` sockets). */
+  readonly client: OpenAiClient;
+  /** The sweep point. */
+  readonly point: LoadPoint;
+  /** What the requests ask. */
+  readonly workload: Workload;
+  /** The served model's tokenizer, for token accounting after the load. */
+  readonly tokenizer: Pick<Tokenizer, 'encode'>;
+  /** Random source of the arrival schedule. */
+  readonly rng: Rng;
+  /** The served model's name (`model` field). */
+  readonly model?: string | undefined;
+  /** Stream responses (SSE). @default true */
+  readonly stream?: boolean;
+  /** Ask for exact output lengths: `ignore_eos: true` and `min_tokens` = `max_tokens`. @default true */
+  readonly exactLengths?: boolean;
+  /** Requests to send. At least one of `requests` and `durationMs` must be given. */
+  readonly requests?: number | undefined;
+  /** Stop sending after this long, in ms. */
+  readonly durationMs?: number | undefined;
+  /** Leading requests left out of the statistics. */
+  readonly warmup?: LoadWindow | undefined;
+  /** Trailing requests left out of the statistics. */
+  readonly cooldown?: LoadWindow | undefined;
+  /** Ramp the rate (open loop) or the concurrency (closed loop) linearly from 0 over this long, in ms. @default 0 */
+  readonly rampMs?: number | undefined;
+  /** Gamma shape of the arrival gaps (1: Poisson). @default 1 */
+  readonly burstiness?: number | undefined;
+  /** Stop sending when a request goes out later than planned by more than this (ms): over-saturated. */
+  readonly maxLagMs?: number | undefined;
+  /** The clock. @default {@link REAL_CLOCK} */
+  readonly clock?: LoadClock;
+  /** Cancels the requests in flight and stops sending. */
+  readonly signal?: AbortSignal | undefined;
+  /** Index of the workload's first item (so that consecutive points send different prompts). @default 0 */
+  readonly firstItem?: number;
+}
+
+/** What {@link runLoadPoint} measured. */
+export interface LoadPointResult {
+  /** The sweep point. */
+  readonly point: LoadPoint;
+  /** Every request sent, in send order. */
+  readonly records: readonly RequestRecord[];
+  /** Wall time of the point, from the first send to the last end, in ms. */
+  readonly wallMs: number;
+  /** Why sending stopped before the planned end: `saturated` (lag beyond `maxLagMs`) or `aborted`; else absent. */
+  readonly stoppedEarly?: 'saturated' | 'aborted';
+}
+
+/** The request body of one work item. */
+export function requestBody(
+  item: WorkItem,
+  endpoint: 'completions' | 'chat',
+  options: { model?: string | undefined; stream: boolean; exactLengths: boolean },
+): CompletionRequest | ChatCompletionRequest {
+  const common = {
+    ...(options.model === undefined ? {} : { model: options.model }),
+    max_tokens: item.outputTokens,
+    temperature: 0,
+    stream: options.stream,
+    ...(options.stream ? { stream_options: { include_usage: true } } : {}),
+    ...(options.exactLengths ? { ignore_eos: true, min_tokens: item.outputTokens } : {}),
+  };
+  return endpoint === 'chat'
+    ? { ...common, messages: [{ role: 'user', content: item.prompt }] }
+    : { ...common, prompt: item.prompt };
+}
+
+/** Whether request `i` of `n` (sent at `sentMs`, the last at `lastSentMs`) is outside both windows. */
+function inWindow(
+  i: number,
+  n: number,
+  sentMs: number,
+  lastSentMs: number,
+  warmup?: LoadWindow,
+  cooldown?: LoadWindow,
+): boolean {
+  if (warmup !== undefined && ('requests' in warmup ? i < warmup.requests : sentMs < warmup.ms)) return false;
+  if (
+    cooldown !== undefined &&
+    ('requests' in cooldown ? i >= n - cooldown.requests : sentMs > lastSentMs - cooldown.ms)
+  )
+    return false;
+  return true;
+}
+
+/**
+ * Runs one sweep point and measures every request.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when neither `requests` nor `durationMs` is given.
+ */
+export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPointResult> {
+  const { client, point, workload, signal } = options;
+  const clock = options.clock ?? REAL_CLOCK;
+  const stream = options.stream ?? true;
+  const exactLengths = options.exactLengths ?? true;
+  const rampMs = options.rampMs ?? 0;
+  // A trace ends with its last row unless told to stop before.
+  const total = Math.min(
+    options.requests ?? Number.POSITIVE_INFINITY,
+    workload.timed ? workload.size : Number.POSITIVE_INFINITY,
+  );
+  const durationMs = options.durationMs ?? Number.POSITIVE_INFINITY;
+  if (!Number.isFinite(total) && !Number.isFinite(durationMs))
+    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
+  const first = options.firstItem ?? 0;
+  let schedule: readonly number[] | undefined;
+  if (workload.timed) {
+    const n = Math.min(total, workload.size);
+    schedule = Array.from({ length: n }, (_, i) => workload.item(first + i).atMs ?? 0).filter(
+      (t) => t <= durationMs,
+    );
+  } else if (Number.isFinite(point.rate)) {
+    schedule = arrivalTimesMs({
+      rate: point.rate,
+      burstiness: options.burstiness ?? 1,
+      rampMs,
+      rng: options.rng,
+      ...(Number.isFinite(total) ? { count: total } : {}),
+      ...(Number.isFinite(durationMs) ? { durationMs } : {}),
+    });
+  }
+  const closedRamp = schedule === undefined && rampMs > 0 && Number.isFinite(point.concurrency);
+  const limitAt = (t: number): number =>
+    closedRamp ? Math.max(1, Math.ceil(point.concurrency * Math.min(1, t / rampMs))) : point.concurrency;
+
+  const sent: { index: number; plannedMs: number; item: WorkItem; raw?: RawExchange }[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let active = 0;
+  let wake: (() => void) | undefined;
+  let stoppedEarly: LoadPointResult['stoppedEarly'];
+  const aborted = (): boolean => signal?.aborted === true;
+  // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
+  if (signal !== undefined) setMaxListeners(0, signal);
+  const origin = clock.now();
+  const last = schedule === undefined ? total : Math.min(total, schedule.length);
+  for (let i = 0; i < last; i++) {
+    if (aborted()) {
+      stoppedEarly = 'aborted';
+      break;
+    }
+    const planned = schedule?.[i];
+    if (planned !== undefined) {
+      const wait = origin + planned - clock.now();
+      if (wait > 0) await clock.sleep(wait, signal);
+    }
+    while (active >= limitAt(clock.now() - origin) && !aborted()) {
+      const step = closedRamp ? Math.max(1, rampMs / point.concurrency) : undefined;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (step !== undefined) void clock.sleep(step).then(resolve);
+      });
+    }
+    const now = clock.now() - origin;
+    if (now >= durationMs || aborted()) break;
+    const plannedMs = planned ?? now;
+    if (options.maxLagMs !== undefined && now - plannedMs > options.maxLagMs) {
+      stoppedEarly = 'saturated';
+      break;
+    }
+    const item = workload.item(first + i);
+    const entry: (typeof sent)[number] = { index: i, plannedMs, item };
+    sent.push(entry);
+    active++;
+    const body = requestBody(item, client.endpoint, { model: options.model, stream, exactLengths });
+    const task = client.send(body, signal).then((raw) => {
+      entry.raw = raw;
+      active--;
+      inFlight.delete(task);
+      wake?.();
+    });
+    inFlight.add(task);
+  }
+  await Promise.all(inFlight);
+  if (aborted()) stoppedEarly ??= 'aborted';
+  const end = clock.now();
+  const lastSent = Math.max(0, ...sent.map((s) => (s.raw?.sentAtMs ?? origin) - origin));
+  const records = sent.map((s) => {
+    const raw = s.raw as RawExchange;
+    const reading = readExchange(raw, client.endpoint, stream);
+    const sentMs = raw.sentAtMs - origin;
+    const measured = inWindow(s.index, sent.length, sentMs, lastSent, options.warmup, options.cooldown);
+    return requestRecord(
+      reading,
+      options.tokenizer,
+      { index: s.index, plannedMs: s.plannedMs, measured },
+      origin,
+    );
+  });
+  return { point, records, wallMs: end - origin, ...(stoppedEarly === undefined ? {} : { stoppedEarly }) };
+}

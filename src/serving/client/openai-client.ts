@@ -1,0 +1,221 @@
+/**
+ * `OpenAiClient`: sends one request to an OpenAI-compatible server over `node:http`/`node:https` with a keep-alive
+ * agent sized to the load's concurrency, and records the response exactly as it arrived: the HTTP status and every
+ * body chunk with its arrival time, stamped in the socket's `data` handler before anything is parsed. Reading the
+ * bytes (SSE, JSON) happens later, off the hot path ({@link readExchange}).
+ *
+ * @packageDocumentation
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import {
+  type ChatCompletionRequest,
+  type CompletionRequest,
+  ENDPOINT_PATHS,
+  type Endpoint,
+} from '../openai-protocol.js';
+
+/** Options of {@link OpenAiClient}. */
+export interface OpenAiClientOptions {
+  /** Base URL of the API, e.g. `http://127.0.0.1:8080/v1` (a URL without a path gets `/v1`). */
+  readonly baseUrl: string;
+  /** Which endpoint to call. @default 'completions' */
+  readonly endpoint?: Endpoint;
+  /** Sent as `Authorization: Bearer <key>`; never recorded. */
+  readonly apiKey?: string | undefined;
+  /** Most requests in flight, which sizes the keep-alive socket pool. @default 1 */
+  readonly maxSockets?: number;
+  /** Time limit of one request, in milliseconds (connection to last byte). @default 600000 */
+  readonly timeoutMs?: number;
+}
+
+/** How a request that got no complete response ended. */
+export type TransportFailure =
+  /** No connection could be made (refused, unreachable, reset before the response). */
+  | 'connection'
+  /** The per-request time limit passed. */
+  | 'timeout'
+  /** The response started but its body was cut off (socket closed, reset). */
+  | 'broken-stream'
+  /** The caller's signal cancelled it. */
+  | 'cancelled';
+
+/**
+ * One request/response as it happened, before any parsing: times in milliseconds (`performance.now()`), body
+ * chunks as received. A union on `status`.
+ */
+export type RawExchange =
+  | {
+      /** The whole body arrived. */
+      readonly status: 'complete';
+      /** When the request was handed to the socket, in ms. */
+      readonly sentAtMs: number;
+      /** HTTP status code. */
+      readonly httpStatus: number;
+      /** Arrival time of each body chunk, in ms. */
+      readonly chunkTimesMs: readonly number[];
+      /** The body chunks, in order. */
+      readonly chunks: readonly Buffer[];
+      /** When the body ended, in ms. */
+      readonly endedAtMs: number;
+    }
+  | {
+      /** The exchange failed in transport. */
+      readonly status: 'failed';
+      /** Why. */
+      readonly failure: TransportFailure;
+      /** What the socket or timer said. */
+      readonly message: string;
+      /** When the request was handed to the socket, in ms. */
+      readonly sentAtMs: number;
+      /** HTTP status code, when headers arrived. */
+      readonly httpStatus?: number;
+      /** Arrival time of each body chunk received before the failure, in ms. */
+      readonly chunkTimesMs: readonly number[];
+      /** The body chunks received before the failure. */
+      readonly chunks: readonly Buffer[];
+      /** When the failure was seen, in ms. */
+      readonly endedAtMs: number;
+    };
+
+/** The API's base URL with `/v1` appended when it has no path. */
+export function apiBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new DantinoxError('INVALID_OPTION', messages.loadBadBaseUrl(baseUrl));
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new DantinoxError('INVALID_OPTION', messages.loadBadBaseUrl(baseUrl));
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/v1';
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  return url;
+}
+
+/**
+ * A client of one OpenAI-compatible endpoint. Reuse one client for a whole load: its agent keeps `maxSockets`
+ * connections alive, so no request pays a TCP handshake after the first ones. Call {@link OpenAiClient.close} at
+ * the end.
+ */
+export class OpenAiClient {
+  /** The endpoint called. */
+  readonly endpoint: Endpoint;
+  /** The full URL requests go to. */
+  readonly url: URL;
+  readonly #agent: http.Agent;
+  readonly #module: typeof http | typeof https;
+  readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
+
+  constructor(options: OpenAiClientOptions) {
+    this.endpoint = options.endpoint ?? 'completions';
+    const base = apiBaseUrl(options.baseUrl);
+    this.url = new URL(`${base.pathname}${ENDPOINT_PATHS[this.endpoint]}`, base);
+    this.url.search = base.search;
+    const maxSockets = options.maxSockets ?? 1;
+    this.#module = this.url.protocol === 'https:' ? https : http;
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets,
+      maxFreeSockets: maxSockets,
+      scheduling: 'fifo' as const,
+    };
+    this.#agent =
+      this.url.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.#timeoutMs = options.timeoutMs ?? 600_000;
+    this.#headers = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream, application/json',
+      ...(options.apiKey === undefined || options.apiKey === ''
+        ? {}
+        : { authorization: `Bearer ${options.apiKey}` }),
+    };
+  }
+
+  /**
+   * Sends one request body and records the exchange. Never rejects: transport failures are a `failed`
+   * {@link RawExchange}.
+   */
+  send(body: CompletionRequest | ChatCompletionRequest, signal?: AbortSignal): Promise<RawExchange> {
+    const payload = Buffer.from(JSON.stringify(body));
+    const chunkTimesMs: number[] = [];
+    const chunks: Buffer[] = [];
+    return new Promise<RawExchange>((resolve) => {
+      let settled = false;
+      let httpStatus: number | undefined;
+      let sentAtMs = performance.now();
+      const finish = (exchange: RawExchange): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(exchange);
+      };
+      const fail = (failure: TransportFailure, message: string): void => {
+        const endedAtMs = performance.now();
+        finish({
+          status: 'failed',
+          failure,
+          message,
+          sentAtMs,
+          ...(httpStatus === undefined ? {} : { httpStatus }),
+          chunkTimesMs,
+          chunks,
+          endedAtMs,
+        });
+        request.destroy();
+      };
+      const request = this.#module.request(this.url, {
+        method: 'POST',
+        agent: this.#agent,
+        headers: { ...this.#headers, 'content-length': String(payload.length) },
+      });
+      const timer = setTimeout(
+        () => fail('timeout', `no complete response within ${this.#timeoutMs} ms`),
+        this.#timeoutMs,
+      );
+      const onAbort = (): void => fail('cancelled', 'cancelled');
+      if (signal?.aborted === true) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      request.on('error', (error: Error) =>
+        fail(httpStatus === undefined ? 'connection' : 'broken-stream', error.message),
+      );
+      request.on('response', (response) => {
+        httpStatus = response.statusCode ?? 0;
+        response.on('data', (chunk: Buffer) => {
+          chunkTimesMs.push(performance.now());
+          chunks.push(chunk);
+        });
+        response.on('error', (error: Error) => fail('broken-stream', error.message));
+        response.on('aborted', () => fail('broken-stream', 'the server closed the connection mid-response'));
+        response.on('end', () =>
+          finish({
+            status: 'complete',
+            sentAtMs,
+            httpStatus: httpStatus ?? 0,
+            chunkTimesMs,
+            chunks,
+            endedAtMs: performance.now(),
+          }),
+        );
+        response.on('close', () => {
+          if (!response.complete) fail('broken-stream', 'the server closed the connection mid-response');
+        });
+      });
+      sentAtMs = performance.now();
+      request.end(payload);
+    });
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.#agent.destroy();
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Units, directions and definitions of the metrics a load writes per sweep point (the cells of task `serving`),
+ * so that `compare` judges them in the right direction and the report's glossary explains them.
+ *
+ * @packageDocumentation
+ */
+import type { MetricDescriptor } from '../../benchmarking/task.js';
+
+const latency = (key: string, what: string): MetricDescriptor[] => [
+  {
+    key: `${key}_ms`,
+    unit: 'ms',
+    description: `${what}, mean over the measured requests.`,
+    higherIsBetter: false,
+  },
+  { key: `${key}_p50_ms`, unit: 'ms', description: `${what}, median.`, higherIsBetter: false },
+  { key: `${key}_p90_ms`, unit: 'ms', description: `${what}, 90th percentile.`, higherIsBetter: false },
+  { key: `${key}_p99_ms`, unit: 'ms', description: `${what}, 99th percentile.`, higherIsBetter: false },
+];
+
+/** Descriptors of the metrics of a serving sweep point (`errors_{kind}` counts are listed as one pattern each). */
+export const SERVING_METRICS: readonly MetricDescriptor[] = [
+  ...latency('ttft', 'Time to first token (send to the first chunk carrying a token)'),
+  ...latency('ttst', 'Time to second token (send to the chunk carrying token 2)'),
+  ...latency('itl', 'Inter-token latency, per token (a chunk gap spread over its tokens)'),
+  ...latency('tpot', 'Time per output token, (e2e − TTFT) / (output tokens − 1)'),
+  ...latency('e2e', 'End-to-end latency (send to last byte)'),
+  {
+    key: 'output_tps',
+    unit: 'tok/s',
+    description: 'Output tokens of successful requests / measurement window.',
+    higherIsBetter: true,
+  },
+  {
+    key: 'requests_per_s',
+    unit: 'req/s',
+    description: 'Successful requests / measurement window.',
+    higherIsBetter: true,
+  },
+  {
+    key: 'goodput_rps',
+    unit: 'req/s',
+    description: 'Requests meeting every SLO / measurement window.',
+    higherIsBetter: true,
+  },
+  {
+    key: 'slo_attainment',
+    unit: '1',
+    description: 'Share of measured requests meeting every SLO (failures do not).',
+    higherIsBetter: true,
+  },
+  {
+    key: 'slo_attainment_low',
+    unit: '1',
+    description: 'Lower bound of the 95% Wilson interval of the SLO attainment.',
+  },
+  {
+    key: 'slo_attainment_high',
+    unit: '1',
+    description: 'Upper bound of the 95% Wilson interval of the SLO attainment.',
+  },
+  { key: 'requests', unit: 'requests', description: 'Measured requests (outside warm-up and cool-down).' },
+  { key: 'succeeded', unit: 'requests', description: 'Measured requests that ended normally.' },
+  { key: 'errors', unit: 'requests', description: 'Measured requests that failed, of any kind.' },
+  { key: 'error_rate', unit: '1', description: 'Failed / measured requests.', higherIsBetter: false },
+  { key: 'errors_http_{X}', unit: 'requests', description: 'Failed requests answered with HTTP status X.' },
+  {
+    key: 'lag_ms',
+    unit: 'ms',
+    description: 'Schedule lag (actual − planned send), mean.',
+    higherIsBetter: false,
+  },
+  { key: 'lag_p99_ms', unit: 'ms', description: 'Schedule lag, 99th percentile.', higherIsBetter: false },
+  {
+    key: 'output_tokens',
+    unit: 'tokens',
+    description: 'Output tokens counted by the client with the served tokenizer.',
+  },
+  {
+    key: 'tokens_per_chunk',
+    unit: 'tokens',
+    description: 'Output tokens / streamed chunks that carried tokens.',
+  },
+  { key: 'server_tokens', unit: 'tokens', description: 'Completion tokens the server reported in usage.' },
+  {
+    key: 'token_count_diff',
+    unit: 'tokens',
+    description: 'Client-counted − server-reported completion tokens.',
+  },
+  {
+    key: 'window_s',
+    unit: 's',
+    description: 'Measurement window: first measured send to last measured end.',
+  },
+  {
+    key: 'concurrency',
+    unit: 'requests',
+    description: 'Most requests in flight at the sweep point (0: unbounded).',
+  },
+  {
+    key: 'rate',
+    unit: 'req/s',
+    description: 'Planned arrival rate at the sweep point (0: as fast as possible).',
+  },
+];

@@ -1,0 +1,243 @@
+/**
+ * The metrics of one sweep point of a load, from its measured requests: TTFT, time to second token, inter-token
+ * latency (per token), TPOT and end-to-end latency (mean, p50, p90, p99), output tokens/s, requests/s, goodput
+ * under service-level objectives (share and rate of requests meeting every SLO, with a Wilson interval on the
+ * share), errors by kind, schedule lag, tokens per chunk, and client-counted vs server-reported tokens.
+ *
+ * @packageDocumentation
+ */
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import { quantileSorted } from '../../profiling/index.js';
+import type { RequestRecord, SucceededRequest } from './token-accounting.js';
+
+/** Service-level objectives, in milliseconds; a request meets them when each given one holds (≤). */
+export interface Slo {
+  /** Most time to first token. */
+  readonly ttftMs?: number;
+  /** Most time per output token. */
+  readonly tpotMs?: number;
+  /** Most end-to-end latency. */
+  readonly e2eMs?: number;
+}
+
+/** The SLO names `--slo` accepts, and the field each one sets. */
+const SLO_FIELDS = { ttft: 'ttftMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
+
+/** Parses a duration (`500ms`, `1.5s`, `2m`, or a bare number of milliseconds), in ms; `undefined` when it is none. */
+export function parseDurationMs(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min)?\s*$/.exec(text);
+  if (m === null) return undefined;
+  const value = Number(m[1]);
+  const unit = m[2] ?? 'ms';
+  return value * (unit === 'ms' ? 1 : unit === 's' ? 1000 : 60_000);
+}
+
+/**
+ * Parses `--slo ttft=500ms,tpot=50ms,e2e=10s` (durations in ms, s or m).
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an unknown name, a bad duration or an empty list.
+ */
+export function parseSlo(text: string): Slo {
+  const out: Record<string, number> = {};
+  for (const part of text.split(',').filter((p) => p.trim() !== '')) {
+    const [name = '', value = ''] = part.split('=').map((s) => s.trim());
+    const field = (SLO_FIELDS as Record<string, string>)[name];
+    const ms = parseDurationMs(value);
+    if (field === undefined || ms === undefined)
+      throw new DantinoxError('INVALID_OPTION', messages.loadBadSlo(text));
+    out[field] = ms;
+  }
+  if (Object.keys(out).length === 0) throw new DantinoxError('INVALID_OPTION', messages.loadBadSlo(text));
+  return out as Slo;
+}
+
+/** Whether a successful request meets every objective of `slo` (a metric it lacks, e.g. TPOT of one token, holds). */
+export function meetsSlo(r: SucceededRequest, slo: Slo): boolean {
+  const ok = (value: number, limit: number | undefined): boolean =>
+    limit === undefined || !Number.isFinite(value) || value <= limit;
+  return ok(r.ttftMs, slo.ttftMs) && ok(r.tpotMs, slo.tpotMs) && ok(r.e2eMs, slo.e2eMs);
+}
+
+/**
+ * Wilson score interval of a proportion `successes / n` at `confidence` (two-sided): the interval on SLO
+ * attainment. `[0, 1]` when n = 0.
+ */
+export function wilsonInterval(successes: number, n: number, confidence = 0.95): readonly [number, number] {
+  if (n === 0) return [0, 1];
+  const z = normalQuantile(1 - (1 - confidence) / 2);
+  const p = successes / n;
+  const denom = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / denom;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denom;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/** Standard normal quantile (Acklam's rational approximation, relative error < 1.2e-9). */
+function normalQuantile(p: number): number {
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716,
+    2.506628277459239,
+  ];
+  const b = [
+    -54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572,
+  ];
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const [a0, a1, a2, a3, a4, a5] = a as [number, number, number, number, number, number];
+  const [b0, b1, b2, b3, b4] = b as [number, number, number, number, number];
+  const [c0, c1, c2, c3, c4, c5] = c as [number, number, number, number, number, number];
+  const [d0, d1, d2, d3] = d as [number, number, number, number];
+  const low = 0.02425;
+  if (p < low) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (
+      (((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) /
+      ((((d0 * q + d1) * q + d2) * q + d3) * q + 1)
+    );
+  }
+  if (p > 1 - low) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return (
+    ((((((a0 * r + a1) * r + a2) * r + a3) * r + a4) * r + a5) * q) /
+    (((((b0 * r + b1) * r + b2) * r + b3) * r + b4) * r + 1)
+  );
+}
+
+/** Mean and linear-interpolation percentiles of a sample (`NaN` when empty). */
+export interface Distribution {
+  /** Arithmetic mean. */
+  readonly mean: number;
+  /** Median. */
+  readonly p50: number;
+  /** 90th percentile. */
+  readonly p90: number;
+  /** 99th percentile. */
+  readonly p99: number;
+  /** Number of samples. */
+  readonly n: number;
+}
+
+/** The {@link Distribution} of `values` (finite ones only). */
+export function distribution(values: readonly number[]): Distribution {
+  const sorted = values.filter(Number.isFinite).sort((x, y) => x - y);
+  const n = sorted.length;
+  const mean = n === 0 ? Number.NaN : sorted.reduce((s, v) => s + v, 0) / n;
+  return {
+    mean,
+    p50: quantileSorted(sorted, 0.5),
+    p90: quantileSorted(sorted, 0.9),
+    p99: quantileSorted(sorted, 0.99),
+    n,
+  };
+}
+
+/** The raw per-request samples behind {@link ServingMetrics}, in milliseconds (ITL: per token). */
+export interface ServingSamples {
+  /** TTFT of each measured successful streamed request. */
+  readonly ttft_ms: readonly number[];
+  /** Time to second token of each measured request with ≥ 2 tokens. */
+  readonly ttst_ms: readonly number[];
+  /** Inter-token latency of every token after each request's first chunk. */
+  readonly itl_ms: readonly number[];
+  /** TPOT of each measured request with ≥ 2 tokens. */
+  readonly tpot_ms: readonly number[];
+  /** End-to-end latency of each measured successful request. */
+  readonly e2e_ms: readonly number[];
+  /** Schedule lag (actual − planned send) of each measured request. */
+  readonly lag_ms: readonly number[];
+}
+
+/** The metrics of one sweep point: scalar values keyed like the report's cell metrics, and their samples. */
+export interface ServingMetrics {
+  /** Scalar metrics (see `SERVING_METRICS` for units and definitions). */
+  readonly metrics: Readonly<Record<string, number>>;
+  /** Raw per-request samples. */
+  readonly samples: ServingSamples;
+  /** Measured requests by error kind (`http_500`, `timeout`, …). */
+  readonly errors: Readonly<Record<string, number>>;
+}
+
+/** The error key of a failed request: `http_<status>` or its kind with `-` as `_`. */
+const errorKey = (r: Extract<RequestRecord, { status: 'failed' }>): string =>
+  r.kind === 'http' ? `http_${r.httpStatus ?? 0}` : r.kind.replace(/-/g, '_');
+
+const round3 = (v: number): number => Math.round(v * 1000) / 1000;
+
+/**
+ * Computes the metrics of a sweep point from its requests (only `measured` ones count). Rates are over the
+ * measurement window: first measured send to last measured end.
+ *
+ * @param records - The point's requests.
+ * @param slo - Objectives for goodput; with none, every successful request is good.
+ */
+export function servingMetrics(records: readonly RequestRecord[], slo: Slo = {}): ServingMetrics {
+  const measured = records.filter((r) => r.measured);
+  const ok = measured.filter((r): r is SucceededRequest => r.status === 'ok');
+  const failed = measured.filter((r) => r.status === 'failed');
+  const errors: Record<string, number> = {};
+  for (const r of failed) errors[errorKey(r)] = (errors[errorKey(r)] ?? 0) + 1;
+  const start = Math.min(...measured.map((r) => r.sentMs));
+  const end = Math.max(...measured.map((r) => r.sentMs + r.e2eMs));
+  const windowS = measured.length === 0 ? Number.NaN : (end - start) / 1000;
+  const samples: ServingSamples = {
+    ttft_ms: ok
+      .map((r) => r.ttftMs)
+      .filter(Number.isFinite)
+      .map(round3),
+    ttst_ms: ok
+      .map((r) => r.ttstMs)
+      .filter(Number.isFinite)
+      .map(round3),
+    itl_ms: ok.flatMap((r) => r.itlMs).map(round3),
+    tpot_ms: ok
+      .map((r) => r.tpotMs)
+      .filter(Number.isFinite)
+      .map(round3),
+    e2e_ms: ok.map((r) => r.e2eMs).map(round3),
+    lag_ms: measured.map((r) => r.sentMs - r.plannedMs).map(round3),
+  };
+  const good = ok.filter((r) => meetsSlo(r, slo)).length;
+  const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0);
+  const chunks = ok.reduce((s, r) => s + r.chunkTokens.filter((n) => n > 0).length, 0);
+  const reported = ok.filter((r) => r.serverTokens !== null);
+  const [goodLow, goodHigh] = wilsonInterval(good, measured.length);
+  const metrics: Record<string, number> = {};
+  for (const key of ['ttft', 'ttst', 'itl', 'tpot', 'e2e'] as const) {
+    const d = distribution(samples[`${key}_ms`]);
+    metrics[`${key}_ms`] = d.mean;
+    metrics[`${key}_p50_ms`] = d.p50;
+    metrics[`${key}_p90_ms`] = d.p90;
+    metrics[`${key}_p99_ms`] = d.p99;
+  }
+  const rate = (n: number): number => (windowS > 0 ? n / windowS : Number.NaN);
+  Object.assign(metrics, {
+    output_tps: rate(outputTokens),
+    requests_per_s: rate(ok.length),
+    goodput_rps: rate(good),
+    slo_attainment: measured.length === 0 ? Number.NaN : good / measured.length,
+    slo_attainment_low: goodLow,
+    slo_attainment_high: goodHigh,
+    requests: measured.length,
+    succeeded: ok.length,
+    errors: failed.length,
+    error_rate: measured.length === 0 ? Number.NaN : failed.length / measured.length,
+    lag_ms: distribution(samples.lag_ms).mean,
+    lag_p99_ms: distribution(samples.lag_ms).p99,
+    output_tokens: outputTokens,
+    tokens_per_chunk: chunks === 0 ? Number.NaN : outputTokens / chunks,
+    server_tokens:
+      reported.length === 0 ? Number.NaN : reported.reduce((s, r) => s + (r.serverTokens ?? 0), 0),
+    token_count_diff:
+      reported.length === 0
+        ? Number.NaN
+        : reported.reduce((s, r) => s + r.outputTokens - (r.serverTokens ?? 0), 0),
+    window_s: windowS,
+  });
+  for (const [key, n] of Object.entries(errors)) metrics[`errors_${key}`] = n;
+  return { metrics, samples, errors };
+}

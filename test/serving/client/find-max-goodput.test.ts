@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Gpt2Tokenizer } from '../../../src/models/tokenizers/gpt2-tokenizer.js';
+import { Rng } from '../../../src/rng.js';
+import { findMaxGoodput } from '../../../src/serving/client/find-max-goodput.js';
+import { type LoadPoint, runLoadPoint } from '../../../src/serving/client/load-generator.js';
+import { OpenAiClient } from '../../../src/serving/client/openai-client.js';
+import { servingMetrics } from '../../../src/serving/client/serving-metrics.js';
+import { tokenWorkload } from '../../../src/serving/client/workload.js';
+import { type MockServer, startMockServer } from '../mock-openai-server.js';
+
+const tokenizer = new Gpt2Tokenizer();
+const workload = tokenWorkload({
+  source: 'synthetic',
+  inputTokens: 8,
+  outputTokens: 6,
+  tokenizer,
+  rng: new Rng(1),
+  distinct: 4,
+});
+// Capacity 2: up to 2 streams decode at 40 ms per token, 3 at 60 ms. The SLO sits halfway, 50 ms, so timer
+// jitter under a loaded machine (a few ms per token) cannot move a probe across it.
+const SLO = { tpotMs: 50 };
+let server: MockServer;
+let client: OpenAiClient;
+beforeAll(async () => {
+  server = await startMockServer({ ttftMs: 5, perTokenMs: 40, batchCapacity: 2 });
+  client = new OpenAiClient({ baseUrl: server.url, maxSockets: 16 });
+});
+afterAll(async () => {
+  client.close();
+  await server.close();
+});
+
+const probe = (point: LoadPoint, requests = 12) =>
+  runLoadPoint({ client, point, workload, tokenizer, rng: new Rng(5), requests, warmup: { requests: 2 } });
+
+describe('findMaxGoodput', () => {
+  it('finds the capacity of the mock server with fewer requests than a fixed 10-point sweep', async () => {
+    const search = await findMaxGoodput({
+      axis: 'concurrency',
+      slo: SLO,
+      probe: (c) => probe({ concurrency: c, rate: Number.POSITIVE_INFINITY }),
+    });
+    expect(search.probes.map((p) => [p.value, p.passed])).toEqual([
+      [1, true],
+      [2, true],
+      [4, false],
+      [3, false],
+    ]);
+    expect(search.best?.value).toBe(2);
+    for (const p of search.probes) {
+      expect(p.interval[0]).toBeLessThanOrEqual(p.attainment);
+      expect(p.interval[1]).toBeGreaterThanOrEqual(p.attainment);
+    }
+    // The fixed sweep 1…10: the highest-goodput point meeting the same target.
+    let sweepRequests = 0;
+    let sweepBest: { c: number; goodput: number } | undefined;
+    for (let c = 1; c <= 10; c++) {
+      const result = await probe({ concurrency: c, rate: Number.POSITIVE_INFINITY });
+      sweepRequests += result.records.length;
+      const m = servingMetrics(result.records, SLO).metrics;
+      const goodput = m['goodput_rps'] ?? 0;
+      if ((m['slo_attainment'] ?? 0) >= 0.9 && (sweepBest === undefined || goodput > sweepBest.goodput))
+        sweepBest = { c, goodput };
+    }
+    expect(sweepBest?.c).toBe(2);
+    expect(search.requests).toBeLessThan(sweepRequests);
+  }, 120_000);
+
+  it('an open-loop probe over the server’s capacity stops early as over-saturated', async () => {
+    const result = await runLoadPoint({
+      client,
+      point: { concurrency: 1, rate: 200 },
+      workload,
+      tokenizer,
+      rng: new Rng(3),
+      requests: 40,
+      maxLagMs: 150,
+    });
+    expect(result.stoppedEarly).toBe('saturated');
+    expect(result.records.length).toBeLessThan(40);
+  }, 60_000);
+});

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Gpt2Tokenizer } from '../../../src/models/tokenizers/gpt2-tokenizer.js';
+import { Rng } from '../../../src/rng.js';
+import { arrivalTimesMs } from '../../../src/serving/client/arrival-schedule.js';
+import {
+  type LoadPointOptions,
+  requestBody,
+  runLoadPoint,
+} from '../../../src/serving/client/load-generator.js';
+import { OpenAiClient } from '../../../src/serving/client/openai-client.js';
+import { tokenWorkload } from '../../../src/serving/client/workload.js';
+import { type MockServer, startMockServer } from '../mock-openai-server.js';
+
+const tokenizer = new Gpt2Tokenizer();
+const workload = tokenWorkload({
+  source: 'synthetic',
+  inputTokens: 8,
+  outputTokens: 4,
+  tokenizer,
+  rng: new Rng(1),
+  distinct: 4,
+});
+let server: MockServer;
+let client: OpenAiClient;
+beforeAll(async () => {
+  server = await startMockServer({ ttftMs: 10, perTokenMs: 5 });
+  client = new OpenAiClient({ baseUrl: server.url, maxSockets: 8 });
+});
+afterAll(async () => {
+  client.close();
+  await server.close();
+});
+
+const run = (over: Partial<LoadPointOptions>) =>
+  runLoadPoint({
+    client,
+    workload,
+    tokenizer,
+    rng: new Rng(9),
+    point: { concurrency: 2, rate: Number.POSITIVE_INFINITY },
+    ...over,
+  });
+
+describe('runLoadPoint', () => {
+  it('builds requests with exact lengths, streaming usage and the model name', () => {
+    const item = { prompt: 'hi', inputTokens: 1, outputTokens: 7 };
+    expect(requestBody(item, 'completions', { model: 'm', stream: true, exactLengths: true })).toEqual({
+      model: 'm',
+      prompt: 'hi',
+      max_tokens: 7,
+      min_tokens: 7,
+      ignore_eos: true,
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(requestBody(item, 'chat', { stream: false, exactLengths: false })).toEqual({
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 7,
+      temperature: 0,
+      stream: false,
+    });
+  });
+
+  it('leaves warm-up and cool-down requests out of the statistics', async () => {
+    const result = await run({ requests: 10, warmup: { requests: 2 }, cooldown: { requests: 3 } });
+    expect(result.records.map((r) => r.measured)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('stops sending at the duration, and keeps at most the concurrency in flight', async () => {
+    const result = await run({ durationMs: 400, point: { concurrency: 3, rate: Number.POSITIVE_INFINITY } });
+    expect(result.records.length).toBeGreaterThan(3);
+    expect(result.records.every((r) => r.sentMs < 400)).toBe(true);
+    for (const r of result.records) {
+      const inFlight = result.records.filter(
+        (o) => o.sentMs <= r.sentMs && o.sentMs + o.e2eMs > r.sentMs,
+      ).length;
+      expect(inFlight).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('an open loop plans sends on the seeded schedule and never sends early', async () => {
+    const result = await run({ requests: 8, point: { concurrency: 8, rate: 40 } });
+    const planned = arrivalTimesMs({ rate: 40, rng: new Rng(9), count: 8 });
+    expect(result.records.map((r) => r.plannedMs)).toEqual(planned);
+    // setTimeout may fire up to 1 ms before its time is rounded; never more.
+    for (const r of result.records) expect(r.sentMs - r.plannedMs).toBeGreaterThan(-1.5);
+  });
+
+  it('a closed-loop ramp starts with one request in flight', async () => {
+    const result = await run({
+      requests: 12,
+      rampMs: 300,
+      point: { concurrency: 4, rate: Number.POSITIVE_INFINITY },
+    });
+    const first = result.records[0];
+    expect(first).toBeDefined();
+    const overlapping = result.records.filter(
+      (o) => o.sentMs < (first?.sentMs ?? 0) + (first?.e2eMs ?? 0) - 1,
+    );
+    expect(overlapping).toHaveLength(1);
+  });
+
+  it('a cancelled load stops sending and classifies what was in flight', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const result = await run({ requests: 50, signal: controller.signal });
+    expect(result.stoppedEarly).toBe('aborted');
+    expect(result.records.length).toBeLessThan(50);
+    expect(result.records.some((r) => r.status === 'failed' && r.kind === 'cancelled')).toBe(true);
+  });
+});

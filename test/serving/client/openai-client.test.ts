@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Gpt2Tokenizer } from '../../../src/models/tokenizers/gpt2-tokenizer.js';
+import { Rng } from '../../../src/rng.js';
+import { runLoadPoint } from '../../../src/serving/client/load-generator.js';
+import { OpenAiClient } from '../../../src/serving/client/openai-client.js';
+import { tokenWorkload } from '../../../src/serving/client/workload.js';
+import { type MockFault, type MockServer, startMockServer } from '../mock-openai-server.js';
+
+const tokenizer = new Gpt2Tokenizer();
+let server: MockServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function load(
+  mock: Parameters<typeof startMockServer>[0],
+  opts: {
+    requests?: number;
+    endpoint?: 'completions' | 'chat';
+    stream?: boolean;
+    output?: number;
+    timeoutMs?: number;
+  } = {},
+) {
+  server = await startMockServer(mock);
+  const client = new OpenAiClient({
+    baseUrl: server.url,
+    endpoint: opts.endpoint ?? 'completions',
+    maxSockets: 4,
+    timeoutMs: opts.timeoutMs ?? 10_000,
+  });
+  try {
+    return await runLoadPoint({
+      client,
+      point: { concurrency: 2, rate: Number.POSITIVE_INFINITY },
+      workload: tokenWorkload({
+        source: 'synthetic',
+        inputTokens: 8,
+        outputTokens: opts.output ?? 16,
+        tokenizer,
+        rng: new Rng(1),
+        distinct: 2,
+      }),
+      tokenizer,
+      rng: new Rng(2),
+      requests: opts.requests ?? 4,
+      stream: opts.stream ?? true,
+    });
+  } finally {
+    client.close();
+  }
+}
+
+describe('OpenAiClient + runLoadPoint against the mock server', () => {
+  for (const perChunk of [1, 2, 4, 8]) {
+    for (const endpoint of ['completions', 'chat'] as const) {
+      it(`counts tokens exactly with ${perChunk} token(s) per chunk (${endpoint})`, async () => {
+        const result = await load(
+          { ttftMs: 5, perTokenMs: 1, tokensPerChunk: perChunk },
+          { endpoint, output: 13 },
+        );
+        for (const r of result.records) {
+          expect(r.status).toBe('ok');
+          if (r.status !== 'ok') continue;
+          expect(r.outputTokens).toBe(13);
+          expect(r.serverTokens).toBe(13);
+          expect(r.chunkTokens).toEqual(
+            Array.from({ length: Math.ceil(13 / perChunk) }, (_, i) => Math.min(perChunk, 13 - i * perChunk)),
+          );
+          expect(r.itlMs).toHaveLength(13 - Math.min(perChunk, 13));
+        }
+      });
+    }
+  }
+
+  it('measures TTFT and per-token ITL within bounds of the configured delays', async () => {
+    // Generous bounds: timers fire late under load, never early (setTimeout may round down by < 1 ms).
+    const result = await load({ ttftMs: 60, perTokenMs: 10, tokensPerChunk: 2 }, { output: 10 });
+    for (const r of result.records) {
+      if (r.status !== 'ok') throw new Error(r.message);
+      expect(r.ttftMs).toBeGreaterThanOrEqual(58);
+      expect(r.ttftMs).toBeLessThan(60 + 150);
+      const meanItl = r.itlMs.reduce((a, b) => a + b, 0) / r.itlMs.length;
+      expect(meanItl).toBeGreaterThanOrEqual(9);
+      expect(meanItl).toBeLessThan(10 + 40);
+      expect(r.tpotMs).toBeGreaterThan(7);
+    }
+  });
+
+  it('reads whole (not streamed) responses: tokens counted, no TTFT', async () => {
+    const result = await load({ ttftMs: 5, perTokenMs: 1 }, { stream: false, output: 7, endpoint: 'chat' });
+    for (const r of result.records) {
+      expect(r.status).toBe('ok');
+      if (r.status === 'ok') {
+        expect(r.outputTokens).toBe(7);
+        expect(r.ttftMs).toBeNaN();
+      }
+    }
+  });
+
+  const faults: [string, MockFault, string, number | undefined][] = [
+    ['an HTTP 503', { kind: 'http', status: 503 }, 'http', 503],
+    ['a broken stream', { kind: 'break', afterTokens: 3 }, 'broken-stream', 200],
+    ['an event: error', { kind: 'event-error', afterTokens: 2 }, 'stream-error', 200],
+    ['an error chunk', { kind: 'error-chunk', afterTokens: 2 }, 'stream-error', 200],
+  ];
+  for (const [what, fault, kind, status] of faults) {
+    it(`classifies ${what}`, async () => {
+      const result = await load({ ttftMs: 2, perTokenMs: 1, fault: (n) => (n === 1 ? fault : undefined) });
+      const failed = result.records.filter((r) => r.status === 'failed');
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatchObject({ kind, httpStatus: status });
+    });
+  }
+
+  it('classifies a stall as a timeout', async () => {
+    const result = await load(
+      { ttftMs: 2, perTokenMs: 1, fault: (n) => (n === 0 ? { kind: 'stall' } : undefined) },
+      { timeoutMs: 300 },
+    );
+    expect(
+      result.records.filter((r) => r.status === 'failed').map((r) => r.status === 'failed' && r.kind),
+    ).toEqual(['timeout']);
+  });
+
+  it('classifies a refused connection', async () => {
+    server = await startMockServer();
+    const url = server.url;
+    await server.close();
+    server = undefined;
+    const client = new OpenAiClient({ baseUrl: url });
+    const result = await runLoadPoint({
+      client,
+      point: { concurrency: 1, rate: Number.POSITIVE_INFINITY },
+      workload: tokenWorkload({
+        source: 'synthetic',
+        inputTokens: 4,
+        outputTokens: 4,
+        tokenizer,
+        rng: new Rng(1),
+        distinct: 1,
+      }),
+      tokenizer,
+      rng: new Rng(2),
+      requests: 1,
+    });
+    client.close();
+    expect(result.records[0]).toMatchObject({ status: 'failed', kind: 'connection' });
+  });
+});

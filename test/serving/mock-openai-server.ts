@@ -1,0 +1,183 @@
+/**
+ * A deterministic mock OpenAI server for the load generator's tests: node:http on 127.0.0.1, port 0. Known TTFT,
+ * per-token delay and tokens per chunk; injected HTTP errors, stalls, broken streams and `event: error`; both
+ * endpoints, streamed and whole, with a usage chunk; an optional capacity (requests served at once, the rest wait).
+ * Every token is a common word after a space, one GPT-2 token each, so counts are exact.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A fault injected into one request. */
+export type MockFault =
+  | { readonly kind: 'http'; readonly status: number }
+  | { readonly kind: 'stall' }
+  | { readonly kind: 'break'; readonly afterTokens: number }
+  | { readonly kind: 'event-error'; readonly afterTokens: number }
+  | { readonly kind: 'error-chunk'; readonly afterTokens: number };
+
+/** Options of the mock server. */
+export interface MockOptions {
+  /** Delay before the first chunk, ms. */
+  readonly ttftMs?: number;
+  /** Delay per token after the first chunk, ms (a chunk of k tokens waits k times this). */
+  readonly perTokenMs?: number;
+  /** Tokens per chunk. */
+  readonly tokensPerChunk?: number;
+  /** The fault of request n (0-based), if any. */
+  readonly fault?: (n: number) => MockFault | undefined;
+  /** Requests served at once; the rest queue. @default unlimited */
+  readonly capacity?: number;
+  /**
+   * A batching server's capacity: with more than this many streams generating, each token takes
+   * `perTokenMs × streams / batchCapacity` (decode steps share the machine). @default unlimited
+   */
+  readonly batchCapacity?: number;
+  /** Send a usage chunk when asked. @default true */
+  readonly usage?: boolean;
+}
+
+/** A running mock server. */
+export interface MockServer {
+  /** Base URL with `/v1`. */
+  readonly url: string;
+  /** Requests received so far. */
+  readonly received: () => number;
+  /** Stops it. */
+  close(): Promise<void>;
+}
+
+const WORDS = [' the', ' of', ' and', ' to', ' in', ' is', ' that', ' for'];
+
+/** Token `i` of every response. */
+export const mockToken = (i: number): string => WORDS[i % WORDS.length] as string;
+
+const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Starts a mock server. */
+export async function startMockServer(options: MockOptions = {}): Promise<MockServer> {
+  const ttftMs = options.ttftMs ?? 20;
+  const perTokenMs = options.perTokenMs ?? 5;
+  const perChunk = options.tokensPerChunk ?? 1;
+  let received = 0;
+  let busy = 0;
+  let generating = 0;
+  const tokenDelay = (tokens: number): number =>
+    perTokenMs * tokens * Math.max(1, generating / (options.batchCapacity ?? Number.POSITIVE_INFINITY));
+  const queue: (() => void)[] = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const acquire = async (): Promise<void> => {
+    if (options.capacity === undefined || busy < options.capacity) {
+      busy++;
+      return;
+    }
+    await new Promise<void>((r) => queue.push(r));
+  };
+  const release = (): void => {
+    const next = queue.shift();
+    if (next !== undefined) next();
+    else busy--;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const n = received++;
+    let raw = '';
+    for await (const chunk of req) raw += String(chunk);
+    const body = JSON.parse(raw) as {
+      max_tokens?: number;
+      stream?: boolean;
+      stream_options?: { include_usage?: boolean };
+    };
+    const chat = req.url?.endsWith('/chat/completions') === true;
+    const fault = options.fault?.(n);
+    if (fault?.kind === 'http') {
+      res.writeHead(fault.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `injected ${fault.status}`, type: 'server_error' } }));
+      return;
+    }
+    await acquire();
+    try {
+      const tokens = body.max_tokens ?? 16;
+      const object = chat ? 'chat.completion.chunk' : 'text_completion';
+      const piece = (text: string) =>
+        chat
+          ? { index: 0, delta: { content: text }, finish_reason: null }
+          : { index: 0, text, finish_reason: null };
+      const usage = { prompt_tokens: 10, completion_tokens: tokens, total_tokens: 10 + tokens };
+      if (body.stream !== true) {
+        await wait(ttftMs + perTokenMs * Math.max(0, tokens - 1));
+        const text = Array.from({ length: tokens }, (_, i) => mockToken(i)).join('');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: chat ? 'chat.completion' : 'text_completion',
+            created: 0,
+            model: 'mock',
+            choices: [
+              chat
+                ? { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }
+                : { index: 0, text, finish_reason: 'length' },
+            ],
+            usage,
+          }),
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const send = (data: string, event?: string): void => {
+        res.write(`${event === undefined ? '' : `event: ${event}\n`}data: ${data}\n\n`);
+      };
+      if (chat)
+        send(JSON.stringify({ id: 'x', object, choices: [{ index: 0, delta: { role: 'assistant' } }] }));
+      await wait(ttftMs);
+      if (fault?.kind === 'stall') {
+        await new Promise<void>((r) => res.on('close', r));
+        return;
+      }
+      generating++;
+      try {
+        for (let i = 0; i < tokens; i += perChunk) {
+          if (i > 0) await wait(tokenDelay(Math.min(perChunk, tokens - i)));
+          if (fault !== undefined && 'afterTokens' in fault && i >= fault.afterTokens) {
+            if (fault.kind === 'break') res.socket?.destroy();
+            else if (fault.kind === 'event-error')
+              send(JSON.stringify({ error: { message: 'injected event' } }), 'error');
+            else send(JSON.stringify({ error: { message: 'injected chunk', type: 'server_error' } }));
+            res.end();
+            return;
+          }
+          const text = Array.from({ length: Math.min(perChunk, tokens - i) }, (_, k) =>
+            mockToken(i + k),
+          ).join('');
+          send(JSON.stringify({ id: 'x', object, choices: [piece(text)] }));
+        }
+      } finally {
+        generating--;
+      }
+      if (options.usage !== false && body.stream_options?.include_usage === true)
+        send(JSON.stringify({ id: 'x', object, choices: [], usage }));
+      send('[DONE]');
+      res.end();
+    } finally {
+      release();
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    received: () => received,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
