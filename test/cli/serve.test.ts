@@ -3,58 +3,16 @@
  * on SIGTERM answers new requests with 503 (or refuses them) while it finishes every request in flight, then
  * exits 0; bad flags are one clear line and exit 2.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CompletionResponseSchema, STREAM_DONE } from '../../src/serving/openai-protocol.js';
 import { sseData } from '../serving/server/tiny-server.js';
-import { BIN, ensureBuilt, runCli } from './built-cli.js';
+import { ensureBuilt, runCli } from './built-cli.js';
+import { serve } from './serve-process.js';
 
 beforeAll(() => {
   ensureBuilt();
 });
-
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly stderr: () => string;
-  readonly exit: Promise<number | null>;
-}
-
-/** Starts `dantinox serve --config tiny --port 0` and resolves once it printed its URL (within 60 s). */
-function serve(extra: readonly string[] = []): Promise<Served> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', '--config', 'tiny', '--threads', '1', '--port', '0', ...extra],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  let err = '';
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
-    err += s;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no URL within 60 s; stderr: ${err}`));
-    }, 60_000);
-    child.stdout?.setEncoding('utf8').on('data', (s: string) => {
-      out += s;
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (url !== undefined) {
-        clearTimeout(timer);
-        resolve({ child, url, stderr: () => err, exit });
-      }
-    });
-    void exit.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before listening; stderr: ${err}`));
-    });
-  });
-}
 
 describe('dantinox serve', () => {
   it('serves the tiny model on a free port and stops gracefully on SIGTERM, finishing the requests in flight', async () => {

@@ -1,0 +1,85 @@
+/**
+ * Serving end to end, both halves ours: `dantinox serve --config tiny` (the built CLI, a child process on
+ * loopback) loaded by `dantinox load`, twice, and the two run folders compared by `dantinox compare` — the server
+ * generates exactly the tokens asked for, the load counts them, and the comparison takes the runs as it takes any.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunDirectory } from '../../src/benchmarking/run-directory.js';
+import { ExitCode, runCli } from '../../src/cli/index.js';
+import { ensureBuilt } from './built-cli.js';
+import { captureIo } from './capture-io.js';
+import { type Served, serve } from './serve-process.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'dantinox-serve-load-'));
+let served: Served;
+beforeAll(async () => {
+  ensureBuilt();
+  served = await serve(['--max-batch', '4']);
+}, 120_000);
+afterAll(async () => {
+  served.child.kill('SIGTERM');
+  await served.exit;
+});
+
+async function load(out: string) {
+  const io = captureIo(cwd);
+  const code = await runCli(
+    [
+      'load',
+      served.url,
+      '--model',
+      'tiny',
+      '--concurrency',
+      '1,4',
+      '--requests',
+      '8',
+      '--input-tokens',
+      '8',
+      '--output-tokens',
+      '5',
+      '--out',
+      out,
+      '--no-charts',
+    ],
+    io,
+  );
+  return { code, err: io.err.join('') };
+}
+
+describe('dantinox serve + load + compare', () => {
+  it('loads our own server at two concurrencies, twice, and compares the two runs', async () => {
+    const first = await load('a');
+    expect(first.code, first.err).toBe(ExitCode.ok);
+    const second = await load('b');
+    expect(second.code, second.err).toBe(ExitCode.ok);
+    const row = RunDirectory.load(join(cwd, 'a')).results.find((r) => r.task === 'serving');
+    const cells = row?.cells ?? [];
+    expect(cells.map((c) => c.cell)).toEqual(['concurrency=1,rate=inf', 'concurrency=4,rate=inf']);
+    for (const cell of cells) {
+      // Every request succeeded and the server generated exactly the 5 tokens asked for (ignore_eos, min_tokens).
+      expect(cell.metrics['succeeded'], cell.cell).toBe(8);
+      expect(cell.metrics['errors'], cell.cell).toBe(0);
+      expect(cell.metrics['server_tokens'], cell.cell).toBe(8 * 5);
+      expect(cell.metrics['ttft_ms'], cell.cell).toBeGreaterThan(0);
+      expect(cell.metrics['e2e_ms'], cell.cell).toBeGreaterThanOrEqual(cell.metrics['ttft_ms'] ?? Number.NaN);
+    }
+    const io = captureIo(cwd);
+    const compared = await runCli(['compare', 'a', 'b', '--noise-floor', '50%', '--format', 'json'], io);
+    expect([ExitCode.ok, ExitCode.taskFailed], io.err.join('')).toContain(compared);
+    const json = JSON.parse(io.out.join('')) as {
+      comparisons: { rows: { task: string; cell: string | null; metric: string; verdict: string }[] }[];
+    };
+    // Each sweep point's latencies and throughput are compared, point by point, with a verdict.
+    const rows = json.comparisons[0]?.rows.filter((r) => r.task === 'serving') ?? [];
+    for (const cell of ['concurrency=1,rate=inf', 'concurrency=4,rate=inf'])
+      expect(rows.filter((r) => r.cell === cell).map((r) => r.metric)).toEqual(
+        expect.arrayContaining(['ttft_ms', 'tpot_ms', 'output_tps']),
+      );
+    expect(rows.find((r) => r.metric === 'ttft_ms')?.verdict).toMatch(
+      /^(improved|regressed|inconclusive|within noise|no significant change)$/,
+    );
+  }, 180_000);
+});
