@@ -34,7 +34,7 @@ export interface ServingSamplePoint {
 const METRICS: Readonly<Record<string, string>> = { ttft_ms: 'TTFT', itl_ms: 'ITL' };
 
 /**
- * Latency samples (ms) per sweep point: a box plot (quartiles, 1.5 IQR whiskers, outliers) of the per-request
+ * Latency samples (ms) per sweep point: a box plot (quartiles, whiskers at the minimum and maximum) of the per-request
  * TTFT and of the per-token ITL at each offered load, from rows of task `serving_sample`; one panel per metric,
  * one row of panels per run when several.
  */
@@ -88,7 +88,7 @@ export class ServingDistributionChart extends Chart<ServingDistributionChartOpti
       spec: {
         width: Math.max(200, Math.round(config.width / 2) - 40),
         height: config.height,
-        mark: { type: 'boxplot', extent: 1.5 },
+        mark: { type: 'boxplot', extent: 'min-max' },
         encoding: {
           x: { field: 'load', type: 'ordinal', title: axis.title, sort: loads },
           y: { field: 'value_ms', type: 'quantitative', title: 'Latency (ms)', scale: { zero: true } },
