@@ -6,10 +6,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/index.js';
 import { loadRuns } from '../../src/runs/load-runs.js';
 import { runLoad } from '../../src/runs/run-load.js';
 import { servingChartRows } from '../../src/runs/serving-chart-rows.js';
 import { Visualizer } from '../../src/visualization/visualizer.js';
+import { captureIo } from '../cli/capture-io.js';
 import { startMockServer } from '../serving/mock-openai-server.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-serving-charts-'));
@@ -76,5 +78,17 @@ describe('serving charts of a load run', () => {
     const runs = await loadRuns('fast', cwd);
     const rows = runs[0]?.rows ?? [];
     expect(rows.map((r) => r['task'])).toEqual(['serving']);
+  });
+
+  it('dantinox plot of the two servers writes the three charts as one comparison', async () => {
+    const io = captureIo(cwd);
+    const code = await runCli(
+      ['plot', 'fast', 'slow', '--charts', SERVING_CHARTS.join(','), '--format', 'svg', '--out', 'plots'],
+      io,
+    );
+    expect(code, io.err.join('')).toBe(0);
+    expect(io.out.join('').trim().split('\n')).toEqual(
+      SERVING_CHARTS.map((c) => `plots/comparison-${c}.svg`),
+    );
   });
 });
