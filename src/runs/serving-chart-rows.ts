@@ -11,11 +11,24 @@ import { type ChartRow, SERVING_POINT_TASK, SERVING_SAMPLE_TASK } from '../visua
 const SERVING = 'serving';
 /** The samples the distribution chart draws. */
 const SAMPLE_METRICS = ['ttft_ms', 'itl_ms'] as const;
+/** Most samples kept per metric and sweep point: report.html embeds them, and ITL has one per token. */
+export const MAX_CHART_SAMPLES = 2000;
+
+/**
+ * At most `max` of `values`: all of them when they fit, else `max` evenly spaced order statistics (minimum and
+ * maximum included), so the quartiles and range of the box plot are those of all the samples within one step.
+ */
+export function thinSamples(values: readonly number[], max = MAX_CHART_SAMPLES): number[] {
+  if (values.length <= max) return [...values];
+  const sorted = [...values].sort((a, b) => a - b);
+  return Array.from({ length: max }, (_, i) => sorted[Math.round((i * (sorted.length - 1)) / (max - 1))]!);
+}
 
 /**
  * The chart rows of `report`'s serving sweep points: per completed point, a `serving_point` row (`point` = the
  * cell id, its metrics, the model identity columns) and a `serving_sample` row per TTFT (ms, per request) and ITL
- * (ms, per token) sample. Empty for a report without a `serving` task.
+ * (ms, per token) sample, at most {@link MAX_CHART_SAMPLES} of each per point ({@link thinSamples}). Empty for a
+ * report without a `serving` task.
  */
 export function servingChartRows(report: SuiteReport): ChartRow[] {
   const out: ChartRow[] = [];
@@ -30,7 +43,7 @@ export function servingChartRows(report: SuiteReport): ChartRow[] {
       };
       out.push({ task: SERVING_POINT_TASK, ...cell.metrics, ...at, ...report.modelMeta });
       for (const metric of SAMPLE_METRICS) {
-        for (const value of cell.metricSamples?.[metric] ?? []) {
+        for (const value of thinSamples(cell.metricSamples?.[metric] ?? [])) {
           out.push({ task: SERVING_SAMPLE_TASK, ...at, metric, value_ms: value, ...report.modelMeta });
         }
       }

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
 import { loadRuns } from '../../src/runs/load-runs.js';
 import { runLoad } from '../../src/runs/run-load.js';
-import { servingChartRows } from '../../src/runs/serving-chart-rows.js';
+import { MAX_CHART_SAMPLES, servingChartRows, thinSamples } from '../../src/runs/serving-chart-rows.js';
 import { Visualizer } from '../../src/visualization/visualizer.js';
 import { captureIo } from '../cli/capture-io.js';
 import { startMockServer } from '../serving/mock-openai-server.js';
@@ -90,5 +90,15 @@ describe('serving charts of a load run', () => {
     expect(io.out.join('').trim().split('\n')).toEqual(
       SERVING_CHARTS.map((c) => `plots/comparison-${c}.svg`),
     );
+  });
+
+  it('keeps at most MAX_CHART_SAMPLES samples per metric and point, evenly spaced, minimum and maximum included', () => {
+    const values = Array.from({ length: 10_001 }, (_, i) => (i * 7919) % 10_001);
+    const kept = thinSamples(values);
+    expect(kept).toHaveLength(MAX_CHART_SAMPLES);
+    expect(kept[0]).toBe(0);
+    expect(kept.at(-1)).toBe(10_000);
+    expect(kept[Math.round((MAX_CHART_SAMPLES - 1) / 2)]).toBeCloseTo(5000, -1);
+    expect(thinSamples([3, 1, 2])).toEqual([3, 1, 2]);
   });
 });
