@@ -108,3 +108,8 @@ export {
 } from './run-outputs.js';
 export { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';
 export { eosTokenId, type ServeModelOptions, type ServingModel, serveModel } from './serve-model.js';
+export {
+  MAX_CHART_SAMPLES,
+  servingChartRows,
+  thinSamples,
+} from './serving-chart-rows.js';

@@ -11,6 +11,7 @@ import { MatrixReport, readVariantRun } from '../benchmarking/matrix/matrix-repo
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { type ChartRow, readChartData } from '../visualization/index.js';
+import { chartRowsField } from './serving-chart-rows.js';
 
 /** One run read from disk. */
 export interface LoadedRun {
@@ -18,6 +19,8 @@ export interface LoadedRun {
   readonly name: string;
   /** Flat rows (one per task for a dantinox report). */
   readonly rows: readonly ChartRow[];
+  /** Rows only the charts read (a load's sweep points and samples, see `servingChartRows`). */
+  readonly chartRows?: readonly ChartRow[];
   /** The environment block, when the file has one (JSON and JSONL reports). */
   readonly environment?: Readonly<Record<string, unknown>>;
   /** The file the run was read from. */
@@ -76,6 +79,7 @@ export async function loadRun(path: string, cwd: string): Promise<LoadedRun> {
   return {
     name: report.runId ?? fallbackName,
     rows,
+    ...chartRowsField(report),
     ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
     path: file,
     ...(read?.note === undefined ? {} : { note: read.note }),

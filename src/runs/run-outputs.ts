@@ -11,10 +11,11 @@ import { messages } from '../messages.js';
 import {
   type ChartRegistry,
   type ChartRow,
-  combineRuns,
+  chartRowsOf,
   type ReportRun,
   Visualizer,
 } from '../visualization/index.js';
+import { chartRowsField } from './serving-chart-rows.js';
 
 /** A file-name-safe version of `name` (letters, digits, `.`, `_`, `-`). */
 export function safeRunName(name: string): string {
@@ -111,7 +112,13 @@ export async function writeRunOutputs(
   const run = reportRun(report);
   const model = modelName(report);
   const written = await writeChartsAndReport(
-    { rows: run.rows, runs: [run], runName: model, title: `dantinox bench: ${model}`, reports: [report] },
+    {
+      rows: chartRowsOf([run]),
+      runs: [run],
+      runName: model,
+      title: `dantinox bench: ${model}`,
+      reports: [report],
+    },
     runDir,
     options,
   );
@@ -128,6 +135,7 @@ function reportRun(report: SuiteReport): ReportRun {
   return {
     name: report.runId ?? modelName(report),
     rows: report.toRows(),
+    ...chartRowsField(report),
     ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
   };
 }
@@ -146,7 +154,7 @@ export async function writeRepeatCharts(
   const first = reports[0];
   return writeChartsAndReport(
     {
-      rows: combineRuns(runs),
+      rows: chartRowsOf(runs),
       runs,
       runName: first === undefined ? 'run' : modelName(first),
       title: `dantinox bench: ${what}`,

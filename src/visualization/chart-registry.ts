@@ -14,6 +14,9 @@ import { LatencyChart } from './charts/latency-chart.js';
 import { ParetoChart } from './charts/pareto-chart.js';
 import { RadarChart } from './charts/radar-chart.js';
 import { RooflineChart } from './charts/roofline-chart.js';
+import { ServingDistributionChart } from './charts/serving-distribution-chart.js';
+import { ServingLatencyChart } from './charts/serving-latency-chart.js';
+import { ServingThroughputChart } from './charts/serving-throughput-chart.js';
 import { ThroughputBatchChart } from './charts/throughput-batch-chart.js';
 import { ThroughputChart } from './charts/throughput-chart.js';
 import { TimeBreakdownChart } from './charts/time-breakdown-chart.js';
@@ -44,6 +47,12 @@ export const builtinCharts = {
   compare: CompareChart,
   /** A metric over runs, with its interval band ({@link TrendChart}). */
   trend: TrendChart,
+  /** TTFT and ITL p50/p90/p99 vs offered load of a `dantinox load` sweep ({@link ServingLatencyChart}). */
+  serving_latency: ServingLatencyChart,
+  /** Output tokens/s, requests/s and goodput vs offered load ({@link ServingThroughputChart}). */
+  serving_throughput: ServingThroughputChart,
+  /** Per-request TTFT and per-token ITL box plots per sweep point ({@link ServingDistributionChart}). */
+  serving_distribution: ServingDistributionChart,
 } as const satisfies Record<string, ChartClass>;
 
 /** Name of a built-in chart. */
@@ -73,6 +82,12 @@ export interface BuiltinChartOptionsMap {
   compare: NonNullable<ConstructorParameters<typeof CompareChart>[0]>;
   /** {@link TrendChart} options. */
   trend: NonNullable<ConstructorParameters<typeof TrendChart>[0]>;
+  /** {@link ServingLatencyChart} options. */
+  serving_latency: NonNullable<ConstructorParameters<typeof ServingLatencyChart>[0]>;
+  /** {@link ServingThroughputChart} options. */
+  serving_throughput: NonNullable<ConstructorParameters<typeof ServingThroughputChart>[0]>;
+  /** {@link ServingDistributionChart} options. */
+  serving_distribution: NonNullable<ConstructorParameters<typeof ServingDistributionChart>[0]>;
 }
 
 /** Metadata of a registered chart, as listed by {@link ChartRegistry.list}. */

@@ -30,6 +30,11 @@ export interface ReportRun {
   readonly rows: readonly ChartRow[];
   /** Environment record (CPU, Node/ORT versions, seed, command line…); nested objects are flattened. */
   readonly environment?: Readonly<Record<string, unknown>>;
+  /**
+   * Extra rows only the charts read, not the report's tables (e.g. a load's sweep points and per-request samples,
+   * tasks `serving_point` and `serving_sample`).
+   */
+  readonly chartRows?: readonly ChartRow[];
 }
 
 /**
@@ -150,6 +155,17 @@ const table = (head: readonly string[], body: readonly (readonly string[])[], cl
 export function combineRuns(runs: readonly ReportRun[]): ChartRow[] {
   if (runs.length === 1) return [...runs[0]!.rows];
   return runs.flatMap((run) => run.rows.map((r) => ({ ...r, run: textCell(r, 'run') ?? run.name })));
+}
+
+/**
+ * The rows charts are drawn from: {@link combineRuns} of the runs' rows, then each run's `chartRows` (with a `run`
+ * column when there are several runs).
+ */
+export function chartRowsOf(runs: readonly ReportRun[]): ChartRow[] {
+  const extra = runs.flatMap((run) =>
+    (run.chartRows ?? []).map((r) => (runs.length === 1 ? r : { ...r, run: textCell(r, 'run') ?? run.name })),
+  );
+  return [...combineRuns(runs), ...extra];
 }
 
 const numeric = (v: unknown): number | undefined => {

@@ -56,6 +56,30 @@ export { ParetoChart, type ParetoChartOptions } from './charts/pareto-chart.js';
 export { DEFAULT_RADAR_METRICS, RadarChart, type RadarChartOptions } from './charts/radar-chart.js';
 export { RooflineChart, type RooflineChartOptions } from './charts/roofline-chart.js';
 export {
+  ServingDistributionChart,
+  type ServingDistributionChartOptions,
+  type ServingSamplePoint,
+  servingSamplePoints,
+} from './charts/serving-distribution-chart.js';
+export {
+  ServingLatencyChart,
+  type ServingLatencyChartOptions,
+  type ServingLatencyPoint,
+  servingLatencyPoints,
+} from './charts/serving-latency-chart.js';
+export {
+  type LoadAxis,
+  loadAxis,
+  SERVING_POINT_TASK,
+  SERVING_SAMPLE_TASK,
+} from './charts/serving-rows.js';
+export {
+  ServingThroughputChart,
+  type ServingThroughputChartOptions,
+  type ServingThroughputPoint,
+  servingThroughputPoints,
+} from './charts/serving-throughput-chart.js';
+export {
   ThroughputBatchChart,
   type ThroughputBatchChartOptions,
   TPS_BATCH_PATTERN,
@@ -73,6 +97,7 @@ export {
 } from './comparison-table.js';
 export {
   buildHtmlReport,
+  chartRowsOf,
   combineRuns,
   type HtmlReportInput,
   type ReportChart,

@@ -19,7 +19,7 @@ import {
   createChartRegistry,
   type RegisterChartOptions,
 } from './chart-registry.js';
-import { buildHtmlReport, combineRuns, type ReportChart, type ReportRun } from './html-report.js';
+import { buildHtmlReport, chartRowsOf, type ReportChart, type ReportRun } from './html-report.js';
 import { svgToPng } from './png.js';
 import { renderSvg } from './render.js';
 import { type RenderConfig, resolveRenderConfig } from './render-config.js';
@@ -324,7 +324,7 @@ export class Visualizer {
     }
     const charts = this.resolveCharts(options.charts);
     const config = { ...this.config, ...options.config };
-    const rows = combineRuns(runs);
+    const rows = chartRowsOf(runs);
     const results: RenderResults = {};
     const reportCharts: ReportChart[] = [];
     for (const chart of charts) {

@@ -14,6 +14,7 @@ import { buildHtmlReport, scriptJson } from '../../src/visualization/html-report
 import { type RenderResults, Visualizer } from '../../src/visualization/visualizer.js';
 import { CHROMIUM, launchChromium } from './chromium.js';
 import { fixture } from './golden.js';
+import { SERVING_POINTS, SERVING_SAMPLES } from './serving-rows.js';
 
 /** Where screenshots are kept for a human to look at (`SCREENSHOT_DIR` overrides). */
 const SCREENSHOT_DIR = process.env['SCREENSHOT_DIR'] ?? join(tmpdir(), 'dantinox-report-screenshots');
@@ -32,6 +33,8 @@ let single = '';
 let multi = '';
 let singleResults: RenderResults = {};
 let multiResults: RenderResults = {};
+let serving = '';
+let servingResults: RenderResults = {};
 
 beforeAll(async () => {
   const v = new Visualizer({ registry: createChartRegistry() });
@@ -53,6 +56,19 @@ beforeAll(async () => {
   ];
   multi = join(outDir, 'compare.html');
   multiResults = await v.report(runs, { path: multi, title: 'laptop vs server' });
+  // Two load runs (two servers): the serving charts from their chart-only rows.
+  serving = join(outDir, 'serving.html');
+  servingResults = await v.report(
+    ['server-a', 'server-b'].map((name, i) => ({
+      name,
+      rows: [{ task: 'serving', status: 'completed', peak_output_tps: 400 / (i + 1), model: 'mock' }],
+      chartRows: [...SERVING_POINTS, ...SERVING_SAMPLES].map((r) =>
+        r['task'] === 'serving_point' ? { ...r, output_tps: (r['output_tps'] as number) / (i + 1) } : r,
+      ),
+      environment,
+    })),
+    { path: serving, title: 'server-a vs server-b' },
+  );
 });
 
 afterAll(() => {
@@ -120,9 +136,10 @@ describe('HTML report in headless Chromium', () => {
     ).toBe(true);
   });
 
-  for (const [label, page, results, shot] of [
-    ['one run', () => single, () => singleResults, 'report-single.png'],
-    ['two runs side by side', () => multi, () => multiResults, 'report-compare.png'],
+  for (const [label, page, results, shot, minDrawn, minSummaryRows] of [
+    ['one run', () => single, () => singleResults, 'report-single.png', 5, 6],
+    ['two runs side by side', () => multi, () => multiResults, 'report-compare.png', 5, 6],
+    ['two load runs (serving charts)', () => serving, () => servingResults, 'report-serving.png', 3, 1],
   ] as const) {
     it(`renders every chart of ${label} with no console error, offline`, async () => {
       const browser = await launchChromium();
@@ -143,7 +160,7 @@ describe('HTML report in headless Chromium', () => {
         const drawn = Object.entries(results())
           .filter(([, r]) => r.status === 'rendered')
           .map(([n]) => n);
-        expect(drawn.length).toBeGreaterThanOrEqual(5);
+        expect(drawn.length).toBeGreaterThanOrEqual(minDrawn);
         expect(state).toMatchObject({ total: drawn.length, rendered: drawn.length, failed: [] });
         for (const name of drawn) {
           const marks = await tab
@@ -152,7 +169,7 @@ describe('HTML report in headless Chromium', () => {
           expect(marks, `${name} has SVG marks`).toBeGreaterThan(10);
         }
         const summaryRows = await tab.locator('table.summary tbody tr').count();
-        expect(summaryRows).toBeGreaterThanOrEqual(6);
+        expect(summaryRows).toBeGreaterThanOrEqual(minSummaryRows);
         await tab.screenshot({ path: join(SCREENSHOT_DIR, shot), fullPage: true });
         expect(problems).toEqual([]);
       } finally {

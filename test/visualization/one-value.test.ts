@@ -20,6 +20,7 @@ import {
 import { renderSvg } from '../../src/visualization/render.js';
 import { Visualizer } from '../../src/visualization/visualizer.js';
 import { matrixRows } from './matrix-rows.js';
+import { SERVING_POINTS, SERVING_SAMPLES } from './serving-rows.js';
 
 /** A batch sweep of one batch size over three models. */
 const oneBatch: ChartRow[] = ['tiny', 'small', 'base'].map((model, i) => ({
@@ -74,6 +75,13 @@ const ONE_X: Record<
     outcome: 'drawn',
   },
   compare: { rows: [{ metric: 'decode_tps', change: -0.12, verdict: 'slower' }], outcome: 'drawn' },
+  // One sweep point of a load: its points (and box) are drawn, a line needs no second point to be read.
+  serving_latency: { rows: SERVING_POINTS.slice(0, 1), outcome: 'drawn' },
+  serving_throughput: { rows: SERVING_POINTS.slice(0, 1), outcome: 'drawn' },
+  serving_distribution: {
+    rows: SERVING_SAMPLES.filter((r) => r['concurrency'] === 4),
+    outcome: 'drawn',
+  },
 };
 
 /** Every mark type of a Vega-Lite spec, nested layers included. */

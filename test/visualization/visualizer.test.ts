@@ -25,6 +25,9 @@ const BUILTINS = [
   'time_breakdown',
   'compare',
   'trend',
+  'serving_latency',
+  'serving_throughput',
+  'serving_distribution',
 ];
 
 /** A minimal custom chart, registered with the standard decorator syntax (lowered by tsc in vitest). */
@@ -167,7 +170,11 @@ describe('Visualizer.render', () => {
       reason: expect.stringContaining('change'),
     });
     expect(results['trend']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('time') });
-    for (const name of BUILTINS.slice(1, -4).filter((n) => n !== 'pareto_kld')) {
+    // A benchmark run has no load sweep: the serving charts are left out.
+    for (const name of ['serving_latency', 'serving_throughput', 'serving_distribution']) {
+      expect(results[name], name).toMatchObject({ status: 'skipped' });
+    }
+    for (const name of BUILTINS.slice(1, -7).filter((n) => n !== 'pareto_kld')) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadPlugins, loadRuns, safeRunName } from '../../runs/index.js';
-import { CHART_FORMATS, combineRuns, Visualizer } from '../../visualization/index.js';
+import { CHART_FORMATS, chartRowsOf, Visualizer } from '../../visualization/index.js';
 import { checkFormats, reportRenderResults } from '../chart-output.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
@@ -74,7 +74,7 @@ async function runPlot(
   const runs = [];
   for (const input of inputs) runs.push(...(await loadRuns(input, io.cwd)));
   for (const { note } of runs) if (note !== undefined) io.stderr.write(`note: ${note}\n`);
-  const rows = combineRuns(runs);
+  const rows = chartRowsOf(runs);
   const runName = runs.length === 1 ? safeRunName(runs[0]?.name ?? 'run') : 'comparison';
   const outDir = isAbsolute(options.out) ? options.out : resolve(io.cwd, options.out);
   const results = await visualizer.render(rows, {

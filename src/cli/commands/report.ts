@@ -74,6 +74,7 @@ async function runReport(
     runs.map((r) => ({
       name: r.name,
       rows: r.rows,
+      ...(r.chartRows === undefined ? {} : { chartRows: r.chartRows }),
       ...(r.environment === undefined ? {} : { environment: r.environment }),
     })),
     {

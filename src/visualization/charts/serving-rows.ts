@@ -1,0 +1,52 @@
+/**
+ * The rows the serving charts read, and what they share: a load's sweep points (`task: serving_point`, one row
+ * per point with its metrics) and its per-request samples (`task: serving_sample`, one row per sample), and which
+ * offered load (concurrency or rate) the x axis shows.
+ *
+ * @packageDocumentation
+ */
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
+import { type ChartRow, numericCell, successfulRows, textCell } from '../chart-data.js';
+import { seriesLabeler } from '../series.js';
+import { distinct } from '../spec-frame.js';
+
+/** `task` of a sweep point's row: `point`, `concurrency`, `rate` and the point's metrics (`ttft_p50_ms`, …). */
+export const SERVING_POINT_TASK = 'serving_point';
+/** `task` of a per-request sample's row: `point`, `concurrency`, `rate`, `metric` (`ttft_ms`, `itl_ms`) and `value_ms`. */
+export const SERVING_SAMPLE_TASK = 'serving_sample';
+
+/** The offered-load column the serving charts put on x, and its axis title. */
+export interface LoadAxis {
+  /** `concurrency` (requests in flight) or `rate` (planned arrivals per second). */
+  readonly field: 'concurrency' | 'rate';
+  /** Axis title with unit. */
+  readonly title: string;
+}
+
+/** Rows of `task` that did not fail, each labelled with its series (`model`, or `model (run)` across runs). */
+export function servingRows(
+  rows: readonly ChartRow[],
+  task: string,
+  chart: string,
+  series: string | undefined,
+): { readonly rows: readonly ChartRow[]; readonly label: (row: ChartRow) => string } {
+  const selected = successfulRows(rows).filter((r) => textCell(r, 'task') === task);
+  if (selected.length === 0) {
+    throw new DantinoxError('INVALID_INPUT', messages.chartNothingToDraw(chart, `no ${task} rows`));
+  }
+  return { rows: selected, label: seriesLabeler(selected, series) };
+}
+
+/**
+ * The load axis of `rows`: the column that varies (concurrency first); when neither does, `rate` for an open
+ * loop (a rate above 0), else `concurrency`.
+ */
+export function loadAxis(rows: readonly ChartRow[]): LoadAxis {
+  const values = (c: string) => distinct(rows.map((r) => numericCell(r, c) ?? 0));
+  const concurrency: LoadAxis = { field: 'concurrency', title: 'Concurrency (requests in flight)' };
+  const rate: LoadAxis = { field: 'rate', title: 'Offered rate (requests/s)' };
+  if (values('concurrency').length > 1) return concurrency;
+  if (values('rate').length > 1) return rate;
+  return values('rate').some((v) => v > 0) ? rate : concurrency;
+}
