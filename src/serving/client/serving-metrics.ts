@@ -8,7 +8,7 @@
  */
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { quantileSorted } from '../../profiling/index.js';
+import { normalQuantile, quantileSorted } from '../../profiling/index.js';
 import type { RequestRecord, SucceededRequest } from './token-accounting.js';
 
 /** Service-level objectives, in milliseconds; a request meets them when each given one holds (≤). */
@@ -71,41 +71,6 @@ export function wilsonInterval(successes: number, n: number, confidence = 0.95):
   const centre = (p + (z * z) / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denom;
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
-
-/** Standard normal quantile (Acklam's rational approximation, relative error < 1.2e-9). */
-function normalQuantile(p: number): number {
-  const a = [
-    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716,
-    2.506628277459239,
-  ];
-  const b = [
-    -54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572,
-  ];
-  const c = [
-    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
-    2.938163982698783,
-  ];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const [a0, a1, a2, a3, a4, a5] = a as [number, number, number, number, number, number];
-  const [b0, b1, b2, b3, b4] = b as [number, number, number, number, number];
-  const [c0, c1, c2, c3, c4, c5] = c as [number, number, number, number, number, number];
-  const [d0, d1, d2, d3] = d as [number, number, number, number];
-  const low = 0.02425;
-  if (p < low) {
-    const q = Math.sqrt(-2 * Math.log(p));
-    return (
-      (((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) /
-      ((((d0 * q + d1) * q + d2) * q + d3) * q + 1)
-    );
-  }
-  if (p > 1 - low) return -normalQuantile(1 - p);
-  const q = p - 0.5;
-  const r = q * q;
-  return (
-    ((((((a0 * r + a1) * r + a2) * r + a3) * r + a4) * r + a5) * q) /
-    (((((b0 * r + b1) * r + b2) * r + b3) * r + b4) * r + 1)
-  );
 }
 
 /** Mean and linear-interpolation percentiles of a sample (`NaN` when empty). */
