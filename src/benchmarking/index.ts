@@ -191,6 +191,7 @@ export type {
   MetricDescriptor,
   SkippedResult,
 } from './task.js';
+export { SERVING_PHASE } from './task.js';
 export {
   type BuiltinTaskName,
   builtinTasks,

@@ -9,7 +9,7 @@ import { messages } from '../messages.js';
 import { type SampleSummary, summarize } from '../profiling/statistics.js';
 import { busyCalibration } from './calibration.js';
 import { busyMachine, type Environment } from './environment.js';
-import type { BenchmarkResult, CellRecord, MetaValue } from './task.js';
+import { type BenchmarkResult, type CellRecord, type MetaValue, SERVING_PHASE } from './task.js';
 import { variantIdentity } from './variant-identity.js';
 
 /** Ratio of p99 to median above which a cell's calls are flagged: its slowest calls took 3× a typical one. */
@@ -70,22 +70,28 @@ function measures(cell: CellRecord): Measure[] {
 const summary = (xs: readonly number[]): SampleSummary | undefined =>
   xs.every(Number.isFinite) ? summarize(xs) : undefined;
 
-/** Cells whose p99 exceeds {@link TAIL_RATIO_LIMIT} × the median (at least 5 calls). */
+/**
+ * Cells whose p99 exceeds {@link TAIL_RATIO_LIMIT} × the median (at least 5 calls); not a {@link SERVING_PHASE} cell,
+ * whose tail is the server's queueing it set out to measure.
+ */
 function tailWarnings(source: NoiseSource, variant: string): NoiseWarning[] {
   return source.results.flatMap((r) =>
-    (r.cells ?? []).flatMap(measures).flatMap(({ cell, measure, samples }) => {
-      const s = samples.length < 5 ? undefined : summary(samples);
-      if (s === undefined) return [];
-      const ratio = s.p99 / s.p50;
-      if (!(s.p50 > 0 && ratio > TAIL_RATIO_LIMIT)) return [];
-      return [
-        {
-          kind: 'tail' as const,
-          variant,
-          message: messages.noisyCellTail(`${r.task} ${cell.cell} ${measure}`, ratio),
-        },
-      ];
-    }),
+    (r.cells ?? [])
+      .filter((cell) => cell.phase !== SERVING_PHASE)
+      .flatMap(measures)
+      .flatMap(({ cell, measure, samples }) => {
+        const s = samples.length < 5 ? undefined : summary(samples);
+        if (s === undefined) return [];
+        const ratio = s.p99 / s.p50;
+        if (!(s.p50 > 0 && ratio > TAIL_RATIO_LIMIT)) return [];
+        return [
+          {
+            kind: 'tail' as const,
+            variant,
+            message: messages.noisyCellTail(`${r.task} ${cell.cell} ${measure}`, ratio),
+          },
+        ];
+      }),
   );
 }
 

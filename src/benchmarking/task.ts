@@ -36,6 +36,12 @@ export interface MetricDescriptor {
 }
 
 /**
+ * The phase of a cell of requests sent to a server under load (`dantinox load`): its latencies spread because
+ * requests queue, which is what it measures, so its tail is not flagged as timing noise.
+ */
+export const SERVING_PHASE = 'serving';
+
+/**
  * One finished measurement of a sweep (a "cell": one shape, one phase), streamed to the JSONL file as soon as it
  * exists. Failed and skipped cells are recorded too, with the reason.
  */
@@ -44,7 +50,7 @@ export interface CellRecord {
   readonly task: string;
   /** Short stable id within the task, e.g. `seq=128,batch=1` or `decode@512`. */
   readonly cell: string;
-  /** What is timed: `prefill` (full forward), `decode` (KV-cache step), `generate`, `eval`, or a user label. */
+  /** What is timed: `prefill` (full forward), `decode` (KV-cache step), `generate`, `eval`, {@link SERVING_PHASE}, or a user label. */
   readonly phase: string;
   /** Sequences in the batch, when the cell has a shape. */
   readonly batch?: number;

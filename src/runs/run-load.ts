@@ -13,7 +13,12 @@ import { type Logger, silentLogger } from '../benchmarking/logger.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { fanOutSinks } from '../benchmarking/result-sink.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
-import type { BenchmarkResult, CellRecord, MetaValue } from '../benchmarking/task.js';
+import {
+  type BenchmarkResult,
+  type CellRecord,
+  type MetaValue,
+  SERVING_PHASE,
+} from '../benchmarking/task.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { loadHfTokenizer } from '../models/hf/hf-tokenizer.js';
@@ -227,7 +232,7 @@ export function pointCell(result: LoadPointResult, slo: Slo): CellRecord {
   return {
     task: SERVING_TASK,
     cell: pointId(p),
-    phase: 'serving',
+    phase: SERVING_PHASE,
     status: none ? 'failed' : 'completed',
     ...(none ? { error: messages.loadNoSuccess(metrics['requests'] ?? 0, result.stoppedEarly) } : {}),
     metrics: allMetrics,
@@ -457,6 +462,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     await sinks.onEnd(report, { aborted });
     const written = await writeRunOutputs(report, runDir, {
       charts: input.charts ?? true,
+      command: 'load',
       logger,
       registry: createChartRegistry(),
     });

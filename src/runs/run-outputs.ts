@@ -34,6 +34,8 @@ export interface RunOutputOptions {
   readonly logger: Logger;
   /** The charts to draw (the built-ins plus `--plugin` charts). */
   readonly registry: ChartRegistry;
+  /** The command whose run it is, for report.html's title (`dantinox <command>: <model>`); `bench` when absent. */
+  readonly command?: 'bench' | 'load';
 }
 
 /** What {@link writeRunOutputs} wrote. */
@@ -116,7 +118,7 @@ export async function writeRunOutputs(
       rows: chartRowsOf([run]),
       runs: [run],
       runName: model,
-      title: `dantinox bench: ${model}`,
+      title: `dantinox ${options.command ?? 'bench'}: ${model}`,
       reports: [report],
     },
     runDir,

@@ -1,14 +1,12 @@
 /**
  * A load's report as the rows the serving charts read: one row per sweep point (task `serving_point`) and one per
- * TTFT or ITL sample (task `serving_sample`), from the cells of task `serving` that `dantinox load` writes.
+ * TTFT or ITL sample (task `serving_sample`), from the {@link SERVING_PHASE} cells `dantinox load` writes.
  *
  * @packageDocumentation
  */
-import type { SuiteReport } from '../benchmarking/index.js';
+import { SERVING_PHASE, type SuiteReport } from '../benchmarking/index.js';
 import { type ChartRow, SERVING_POINT_TASK, SERVING_SAMPLE_TASK } from '../visualization/index.js';
 
-/** The task `dantinox load` writes (`SERVING_TASK` of run-load.ts, not imported to keep the modules acyclic). */
-const SERVING = 'serving';
 /** The samples the distribution chart draws. */
 const SAMPLE_METRICS = ['ttft_ms', 'itl_ms'] as const;
 /** Most samples kept per metric and sweep point: report.html embeds them, and ITL has one per token. */
@@ -28,14 +26,13 @@ export function thinSamples(values: readonly number[], max = MAX_CHART_SAMPLES):
  * The chart rows of `report`'s serving sweep points: per completed point, a `serving_point` row (`point` = the
  * cell id, its metrics, the model identity columns) and a `serving_sample` row per TTFT (ms, per request) and ITL
  * (ms, per token) sample, at most {@link MAX_CHART_SAMPLES} of each per point ({@link thinSamples}). Empty for a
- * report without a `serving` task.
+ * report without serving cells.
  */
 export function servingChartRows(report: SuiteReport): ChartRow[] {
   const out: ChartRow[] = [];
   for (const result of report.results) {
-    if (result.task !== SERVING) continue;
     for (const cell of result.cells ?? []) {
-      if (cell.status !== 'completed' || cell.task !== SERVING) continue;
+      if (cell.status !== 'completed' || cell.phase !== SERVING_PHASE) continue;
       const at = {
         point: cell.cell,
         concurrency: cell.metrics?.['concurrency'] ?? 0,

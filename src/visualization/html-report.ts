@@ -209,9 +209,9 @@ function summarySection(runs: readonly ReportRun[]): string {
 function environmentHeadline(environment: Readonly<Record<string, unknown>> | undefined): string {
   if (environment === undefined) return 'no environment recorded';
   const parts = ['hostname', 'cpuModel', 'engine', 'threads', 'node']
-    .map((k) => environment[k])
-    .filter((v) => v !== undefined && v !== null && v !== '')
-    .map((v, i) => (i === 3 ? `${String(v)} threads` : String(v)));
+    .map((k) => [k, environment[k]] as const)
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => (k === 'threads' ? `${String(v)} threads` : String(v)));
   return parts.length > 0 ? parts.join(' · ') : `${Object.keys(environment).length} entries`;
 }
 

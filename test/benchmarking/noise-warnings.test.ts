@@ -5,7 +5,7 @@ import {
   type NoiseSource,
   noiseWarnings,
 } from '../../src/benchmarking/noise-warnings.js';
-import type { BenchmarkResult, CellRecord } from '../../src/benchmarking/task.js';
+import { type BenchmarkResult, type CellRecord, SERVING_PHASE } from '../../src/benchmarking/task.js';
 
 const env = (over: Partial<Environment>): Environment => ({ logicalCpus: 2, ...over }) as Environment;
 
@@ -109,6 +109,17 @@ describe('noiseWarnings', () => {
     expect(noiseWarnings([gen])[0]?.message).toMatch(
       /^latency generate@32\+4 ttft_ms: its p99 is 8\.7× its median/,
     );
+  });
+
+  it('tail: never for a serving cell, whose spread is the queueing it measures', () => {
+    const cell = (phase: string) => ({
+      ...prefill('serving', []),
+      cell: 'concurrency=4,rate=inf',
+      phase,
+      metricSamples: { ttft_ms: [1, 1, 1, 1, 9] },
+    });
+    expect(kinds([source([cell(SERVING_PHASE)])])).toEqual([]);
+    expect(kinds([source([cell('generate')])])).toEqual(['tail']);
   });
 
   it('siblings: one prefill shape timed by two tasks more than 25% and 4 standard errors apart', () => {

@@ -49,6 +49,7 @@ describe('serving charts of a load run', () => {
     }
     const html = readFileSync(join(cwd, 'fast', 'report.html'), 'utf8');
     for (const chart of SERVING_CHARTS) expect(html).toContain(chart);
+    expect(html).toContain('<title>dantinox load: mock</title>');
     // One point row per sweep point, one sample row per TTFT (request) and ITL (token) sample.
     const rows = servingChartRows(run.report);
     const cells = run.report.results[0]?.cells ?? [];

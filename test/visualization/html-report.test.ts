@@ -178,3 +178,24 @@ describe('HTML report in headless Chromium', () => {
     });
   }
 });
+
+describe('buildHtmlReport: environment headline', () => {
+  const headline = async (environment: Record<string, unknown>) => {
+    const html = await buildHtmlReport({
+      title: 't',
+      runs: [{ name: 'r', rows: [], environment }],
+      charts: [],
+    });
+    return /<summary><strong>r<\/strong> <span class="note">([^<]*)<\/span>/.exec(html)?.[1];
+  };
+
+  it('names the thread count as threads, whichever fields before it are missing', async () => {
+    const base = { cpuModel: 'EPYC', engine: 'ort', node: 'v20.20.2' };
+    expect(await headline({ ...base, threads: 2 })).toBe('EPYC · ort · 2 threads · v20.20.2');
+    expect(await headline({ hostname: 'vm', ...base, threads: 2 })).toBe(
+      'vm · EPYC · ort · 2 threads · v20.20.2',
+    );
+    // a load run has no thread count: nothing is called threads
+    expect(await headline({ ...base, threads: null })).toBe('EPYC · ort · v20.20.2');
+  });
+});

@@ -84,6 +84,12 @@ describe('serving_throughput', () => {
     ]);
     expect((spec as unknown as FacetSpec).facet.column.field).toBe('panel');
     expect((await renderSvg(spec)).match(/aria-roledescription="line mark"/g)?.length).toBe(3);
+    // requests/s wide and translucent beneath goodput, which equals it when every request met the SLOs
+    expect(values(spec, 'measure', 'stroke_px', 'opacity').slice(0, 3)).toEqual([
+      ['output tokens/s', 2, 1],
+      ['requests/s', 8, 0.45],
+      ['goodput (SLOs met)', 2, 1],
+    ]);
   });
 
   it('draws two servers side by side, each value under its run', () => {

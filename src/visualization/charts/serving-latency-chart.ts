@@ -135,6 +135,11 @@ export interface ServingFacetOptions {
   readonly color: { readonly field: string; readonly title: string; readonly domain: readonly string[] };
   /** Series labels: one dash pattern each when there are several. */
   readonly series: readonly string[];
+  /**
+   * A colour value drawn wide and translucent, so that a curve equal to it (goodput when every request met the
+   * SLOs equals requests/s) is seen on top of it rather than hiding it.
+   */
+  readonly underlay?: string;
 }
 
 /** Lines (with points) against load, one panel per value of `facet`, each panel with its own y scale. */
@@ -146,13 +151,22 @@ export function servingFacetSpec(config: ResolvedRenderConfig, o: ServingFacetOp
     title,
     config: theme,
     usermeta: { ...FIXED_SIZE },
-    data: { values: [...o.values] as Record<string, unknown>[] },
+    data: { values: withStroke(o.values, o.color.field, o.underlay) as Record<string, unknown>[] },
     facet: { column: { field: o.facet, type: 'nominal', title: null, sort: [...o.facetSort] } },
     resolve: { scale: { y: 'independent' } },
     spec: {
       width: Math.max(200, Math.round(config.width / 2) - 40),
       height: config.height,
-      mark: { type: 'line', point: { size: 50, filled: true }, strokeWidth: 2 },
+      layer: [
+        {
+          mark: { type: 'line' },
+          encoding: {
+            size: { field: 'stroke_px', type: 'quantitative', scale: null, legend: null },
+            opacity: { field: 'opacity', type: 'quantitative', scale: null, legend: null },
+          },
+        },
+        { mark: { type: 'point', size: 50, filled: true, opacity: 1 } },
+      ],
       encoding: {
         x: { field: 'load', type: 'quantitative', title: o.x, scale: { zero: false } },
         y: { field: o.y.field, type: 'quantitative', title: o.y.title, scale: { zero: true } },
@@ -182,4 +196,12 @@ export function servingFacetSpec(config: ResolvedRenderConfig, o: ServingFacetOp
       },
     },
   };
+}
+
+/** Stroke width (px) and opacity of each value's line: the `underlay` colour's wide and translucent. */
+function withStroke(values: readonly object[], field: string, underlay: string | undefined): object[] {
+  return values.map((v) => {
+    const under = underlay !== undefined && (v as Record<string, unknown>)[field] === underlay;
+    return { ...v, stroke_px: under ? 8 : 2, opacity: under ? 0.45 : 1 };
+  });
 }

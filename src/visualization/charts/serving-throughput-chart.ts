@@ -36,16 +36,18 @@ export interface ServingThroughputPoint {
 
 const TOKENS = 'Output tokens/s';
 const REQUESTS = 'Requests/s';
+const REQUESTS_CURVE = 'requests/s';
 const CURVES = [
   ['output_tps', TOKENS, 'output tokens/s'],
-  ['requests_per_s', REQUESTS, 'requests/s'],
+  ['requests_per_s', REQUESTS, REQUESTS_CURVE],
   ['goodput_rps', REQUESTS, 'goodput (SLOs met)'],
 ] as const;
 
 /**
  * Throughput (tokens/s, requests/s) against offered load: output tokens/s in one panel; requests/s and goodput
- * (requests/s meeting every SLO) as two curves of the other, from rows of task `serving_point`. One dash pattern
- * per run when several.
+ * (requests/s meeting every SLO) as two curves of the other, requests/s wide and translucent beneath goodput (which
+ * equals it when every request met the SLOs), from rows of task `serving_point`. One dash pattern per run when
+ * several.
  */
 export class ServingThroughputChart extends Chart<ServingThroughputChartOptions> {
   static override readonly name: string = 'serving_throughput';
@@ -81,6 +83,7 @@ export class ServingThroughputChart extends Chart<ServingThroughputChartOptions>
       y: { field: 'value', title: 'Throughput' },
       color: { field: 'measure', title: 'Curve', domain: CURVES.map(([, , m]) => m) },
       series,
+      underlay: REQUESTS_CURVE,
     });
   }
 }
