@@ -94,6 +94,25 @@ export interface CompletionChoice {
   finish_reason?: string | null | undefined;
 }
 
+/**
+ * The time a server says it spent on one request, in milliseconds, as llama.cpp's `llama-server` reports it
+ * (`timings`, on a whole response and on the last streamed chunk). Other servers send none.
+ */
+export interface ServerTimings {
+  /** Prompt tokens taken from the server's prompt cache (not computed). */
+  cache_n?: number | undefined;
+  /** Prompt tokens computed. */
+  prompt_n?: number | undefined;
+  /** Time computing the prompt (prefill), ms. */
+  prompt_ms?: number | undefined;
+  /** Tokens generated. */
+  predicted_n?: number | undefined;
+  /** Time generating them, ms. */
+  predicted_ms?: number | undefined;
+  /** `predicted_ms / predicted_n`, ms per token. */
+  predicted_per_token_ms?: number | undefined;
+}
+
 /** A whole (non-streamed) `/v1/completions` response. */
 export interface CompletionResponse {
   /** Response id. */
@@ -108,6 +127,8 @@ export interface CompletionResponse {
   choices: CompletionChoice[];
   /** Token counts. */
   usage?: Usage | undefined;
+  /** The server's own timings, when it gives them. */
+  timings?: ServerTimings | undefined;
 }
 
 /** The assistant's message in a whole chat response. */
@@ -142,6 +163,8 @@ export interface ChatCompletionResponse {
   choices: ChatChoice[];
   /** Token counts. */
   usage?: Usage | undefined;
+  /** The server's own timings, when it gives them. */
+  timings?: ServerTimings | undefined;
 }
 
 /** The new part of a chat message in a streamed chunk. */
@@ -181,6 +204,8 @@ export interface StreamChunk {
   choices: StreamChoice[];
   /** Token counts, on the usage chunk. */
   usage?: Usage | null | undefined;
+  /** The server's own timings, on its last chunk, when it gives them. */
+  timings?: ServerTimings | undefined;
 }
 
 /** What an error body says. */
@@ -244,6 +269,16 @@ export const ChatCompletionRequestSchema: z.ZodType<ChatCompletionRequest> = z.l
 
 const finishReason = z.string().nullable().optional();
 
+/** Reads {@link ServerTimings}; `undefined` fields (and unknown ones) are allowed. */
+export const ServerTimingsSchema: z.ZodType<ServerTimings> = z.looseObject({
+  cache_n: z.number().optional(),
+  prompt_n: z.number().optional(),
+  prompt_ms: z.number().optional(),
+  predicted_n: z.number().optional(),
+  predicted_ms: z.number().optional(),
+  predicted_per_token_ms: z.number().optional(),
+});
+
 /** Reads a {@link CompletionResponse}. */
 export const CompletionResponseSchema: z.ZodType<CompletionResponse> = z.looseObject({
   id: z.string(),
@@ -252,6 +287,7 @@ export const CompletionResponseSchema: z.ZodType<CompletionResponse> = z.looseOb
   model: z.string(),
   choices: z.array(z.looseObject({ index: z.number().int(), text: z.string(), finish_reason: finishReason })),
   usage: UsageSchema.optional(),
+  timings: ServerTimingsSchema.optional(),
 });
 
 /** Reads a {@link ChatCompletionResponse}. */
@@ -268,6 +304,7 @@ export const ChatCompletionResponseSchema: z.ZodType<ChatCompletionResponse> = z
     }),
   ),
   usage: UsageSchema.optional(),
+  timings: ServerTimingsSchema.optional(),
 });
 
 /** Reads a {@link StreamChunk}. */
@@ -287,6 +324,7 @@ export const StreamChunkSchema: z.ZodType<StreamChunk> = z.looseObject({
     }),
   ),
   usage: UsageSchema.nullable().optional(),
+  timings: ServerTimingsSchema.optional(),
 });
 
 /** Reads an {@link ErrorBody}. */

@@ -14,6 +14,7 @@ import {
   type CompletionResponse,
   CompletionResponseSchema,
   ErrorBodySchema,
+  type ServerTimings,
   STREAM_DONE,
   type StreamChunk,
   StreamChunkSchema,
@@ -59,6 +60,8 @@ export interface ExchangeRead {
   readonly pieces: readonly TextPiece[];
   /** What the server reported, when it did. */
   readonly usage?: Usage;
+  /** The server's own timings (llama-server's `timings`), when it gave them. */
+  readonly timings?: ServerTimings;
   /** Whether the response was streamed. */
   readonly streamed: boolean;
 }
@@ -129,6 +132,7 @@ export function readExchange(raw: RawExchange, endpoint: Endpoint, streamed: boo
   const reader = new SseReader();
   const pieces: TextPiece[] = [];
   let usage: Usage | undefined;
+  let timings: ServerTimings | undefined;
   let done = false;
   const events = raw.chunks.flatMap((c, i) => reader.push(c, raw.chunkTimesMs[i] ?? raw.endedAtMs));
   events.push(...reader.end(raw.endedAtMs));
@@ -152,10 +156,18 @@ export function readExchange(raw: RawExchange, endpoint: Endpoint, streamed: boo
     const text = chunkText(chunk.data);
     if (text !== '') pieces.push({ atMs: event.atMs, text });
     if (chunk.data.usage) usage = chunk.data.usage;
+    if (chunk.data.timings) timings = chunk.data.timings;
   }
   if (raw.status === 'failed') return failed(raw.failure, raw.message);
   if (!done) return failed('broken-stream', 'the stream ended without data: [DONE]');
-  return { status: 'ok', ...base, pieces, ...(usage === undefined ? {} : { usage }), streamed: true };
+  return {
+    status: 'ok',
+    ...base,
+    pieces,
+    ...(usage === undefined ? {} : { usage }),
+    ...(timings === undefined ? {} : { timings }),
+    streamed: true,
+  };
 }
 
 function readWhole(
@@ -175,18 +187,21 @@ function readWhole(
     return failed('stream-error', errorMessage(body));
   let text: string;
   let usage: Usage | undefined;
+  let timings: ServerTimings | undefined;
   if (endpoint === 'chat') {
     const r = ChatCompletionResponseSchema.safeParse(json);
     if (!r.success) return failed('invalid-response', `not a chat completion: ${clip(body)}`);
     const response: ChatCompletionResponse = r.data;
     text = response.choices[0]?.message.content ?? '';
     usage = response.usage;
+    timings = response.timings;
   } else {
     const r = CompletionResponseSchema.safeParse(json);
     if (!r.success) return failed('invalid-response', `not a completion: ${clip(body)}`);
     const response: CompletionResponse = r.data;
     text = response.choices[0]?.text ?? '';
     usage = response.usage;
+    timings = response.timings;
   }
   const last = raw.chunkTimesMs.at(-1) ?? raw.endedAtMs;
   return {
@@ -194,6 +209,7 @@ function readWhole(
     ...base,
     pieces: text === '' ? [] : [{ atMs: last, text }],
     ...(usage === undefined ? {} : { usage }),
+    ...(timings === undefined ? {} : { timings }),
     streamed: false,
   };
 }

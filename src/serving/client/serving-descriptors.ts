@@ -88,6 +88,24 @@ export const SERVING_METRICS: readonly MetricDescriptor[] = [
     description: 'Client-counted − server-reported completion tokens.',
   },
   {
+    key: 'server_prompt_ms',
+    unit: 'ms',
+    description: "Prefill time the server reported per request (llama-server's timings.prompt_ms), mean.",
+    higherIsBetter: false,
+  },
+  {
+    key: 'server_tpot_ms',
+    unit: 'ms',
+    description: 'Time per generated token the server reported (timings.predicted_per_token_ms), mean.',
+    higherIsBetter: false,
+  },
+  {
+    key: 'ttft_outside_prompt_ms',
+    unit: 'ms',
+    description: 'TTFT − the prefill time the server reported, mean: queueing, HTTP and the client.',
+    higherIsBetter: false,
+  },
+  {
     key: 'window_s',
     unit: 's',
     description: 'Measurement window: first measured send to last measured end.',

@@ -170,6 +170,9 @@ export function servingMetrics(records: readonly RequestRecord[], slo: Slo = {})
   const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0);
   const chunks = ok.reduce((s, r) => s + r.chunkTokens.filter((n) => n > 0).length, 0);
   const reported = ok.filter((r) => r.serverTokens !== null);
+  const timed = ok.filter((r) => r.serverPromptMs !== null);
+  const mean = (xs: readonly number[]): number =>
+    xs.length === 0 ? Number.NaN : xs.reduce((s, x) => s + x, 0) / xs.length;
   const [goodLow, goodHigh] = wilsonInterval(good, measured.length);
   const metrics: Record<string, number> = {};
   for (const key of ['ttft', 'ttst', 'itl', 'tpot', 'e2e'] as const) {
@@ -201,6 +204,11 @@ export function servingMetrics(records: readonly RequestRecord[], slo: Slo = {})
       reported.length === 0
         ? Number.NaN
         : reported.reduce((s, r) => s + r.outputTokens - (r.serverTokens ?? 0), 0),
+    server_prompt_ms: mean(timed.map((r) => r.serverPromptMs ?? 0)),
+    server_tpot_ms: mean(ok.flatMap((r) => (r.serverTpotMs === null ? [] : [r.serverTpotMs]))),
+    ttft_outside_prompt_ms: mean(
+      timed.filter((r) => Number.isFinite(r.ttftMs)).map((r) => r.ttftMs - (r.serverPromptMs ?? 0)),
+    ),
     window_s: windowS,
   });
   for (const [key, n] of Object.entries(errors)) metrics[`errors_${key}`] = n;

@@ -109,6 +109,10 @@ export interface SucceededRequest extends RequestPlacement, TokenTimings {
   readonly serverTokens: number | null;
   /** Prompt tokens the server reported, or `null`. */
   readonly serverPromptTokens: number | null;
+  /** Prefill time the server reported (llama-server's `timings.prompt_ms`), ms, or `null`. */
+  readonly serverPromptMs: number | null;
+  /** Time per generated token the server reported (`timings.predicted_per_token_ms`), ms, or `null`. */
+  readonly serverTpotMs: number | null;
 }
 
 /** A request that failed, classified. */
@@ -157,5 +161,7 @@ export function requestRecord(
     ...tokenTimings(reading, tokenizer),
     serverTokens: reading.usage?.completion_tokens ?? null,
     serverPromptTokens: reading.usage?.prompt_tokens ?? null,
+    serverPromptMs: reading.timings?.prompt_ms ?? null,
+    serverTpotMs: reading.timings?.predicted_per_token_ms ?? null,
   };
 }

@@ -48,6 +48,8 @@ const ok = (over: Partial<SucceededRequest>): SucceededRequest => ({
   chunkTokens: [1, 1, 1],
   serverTokens: 3,
   serverPromptTokens: 5,
+  serverPromptMs: null,
+  serverTpotMs: null,
   ...over,
 });
 
@@ -168,6 +170,25 @@ describe('servingMetrics', () => {
     const none = servingMetrics([]).metrics;
     expect(none['requests']).toBe(0);
     expect(none['output_tps']).toBeNaN();
+  });
+
+  it('server timings: prefill and per-token time as the server reported them, and TTFT outside its prefill', () => {
+    const { metrics } = servingMetrics([
+      ok({ ttftMs: 10, serverPromptMs: 4, serverTpotMs: 2 }),
+      ok({ ttftMs: 30, serverPromptMs: 6, serverTpotMs: null }),
+      ok({ ttftMs: Number.NaN, serverPromptMs: 8, serverTpotMs: 4 }), // a whole response: no TTFT
+      ok({ ttftMs: 50 }), // a server that sends no timings
+      ok({ ttftMs: 70, serverPromptMs: 1, serverTpotMs: 1, measured: false }), // warm-up: left out
+    ]);
+    expect(metrics['server_prompt_ms']).toBe(6); // (4 + 6 + 8) / 3
+    expect(metrics['server_tpot_ms']).toBe(3); // (2 + 4) / 2
+    expect(metrics['ttft_outside_prompt_ms']).toBe(15); // ((10 − 4) + (30 − 6)) / 2
+    const none = servingMetrics([ok({})]).metrics;
+    expect([none['server_prompt_ms'], none['server_tpot_ms'], none['ttft_outside_prompt_ms']]).toEqual([
+      Number.NaN,
+      Number.NaN,
+      Number.NaN,
+    ]);
   });
 
   it('schedule lag = actual − planned send', () => {
