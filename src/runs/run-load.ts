@@ -35,6 +35,7 @@ import {
   type LoadPointResult,
   type LoadWindow,
   OpenAiClient,
+  type RequestRecord,
   runLoadPoint,
   SERVING_METRICS,
   type Slo,
@@ -373,7 +374,10 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     const cells: CellRecord[] = [];
     const t0 = performance.now();
     let firstItem = 0;
-    const measure = async (point: LoadPoint, maxLagMs?: number): Promise<LoadPointResult> => {
+    const measure = async (
+      point: LoadPoint,
+      search?: { maxLagMs?: number; stopWhen: (finished: readonly RequestRecord[]) => boolean },
+    ): Promise<LoadPointResult> => {
       const result = await runLoadPoint({
         client,
         point,
@@ -391,7 +395,8 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         burstiness: input.burstiness,
         signal: input.signal,
         firstItem,
-        maxLagMs,
+        maxLagMs: search?.maxLagMs,
+        stopWhen: search?.stopWhen,
         ...(input.clock === undefined ? {} : { clock: input.clock }),
       });
       firstItem += result.records.length;
@@ -413,10 +418,10 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         slo,
         target,
         max,
-        probe: (v) =>
+        probe: (v, stopWhen) =>
           axis === 'concurrency'
-            ? measure({ concurrency: v, rate: fixedRate })
-            : measure({ concurrency: fixedConcurrency, rate: v }, maxLagMs),
+            ? measure({ concurrency: v, rate: fixedRate }, { stopWhen })
+            : measure({ concurrency: fixedConcurrency, rate: v }, { maxLagMs, stopWhen }),
       });
     } else {
       for (const point of points) {

@@ -2,14 +2,23 @@
  * `findMaxGoodput`: the highest concurrency (or rate) at which a server still meets its SLOs for a target share
  * of requests — where goodput peaks, since beyond it requests miss their objectives faster than throughput
  * grows. Probes double from a start value until one fails, then bisect between the last passing and the first
- * failing value; every probe reports its SLO attainment with a 95% Wilson interval. Open-loop probes stop early
- * once requests go out later than planned by more than `maxLagMs` (the server is over-saturated: the queue grows
- * without bound), and count as failed.
+ * failing value; every probe reports its SLO attainment with a 95% Wilson interval. A probe stops early, and
+ * fails, once its outcome is decided: when the upper end of the Wilson interval of the requests finished so far
+ * (at least `minRequests`) falls below the target, whatever the rest would do — in a closed loop, where queueing
+ * cannot grow past the concurrency, this is what over-saturation looks like; and open-loop probes also stop once
+ * requests go out later than planned by more than `maxLagMs` (the queue grows without bound).
  *
  * @packageDocumentation
  */
 import type { LoadPointResult } from './load-generator.js';
-import { type ServingMetrics, type Slo, servingMetrics, wilsonInterval } from './serving-metrics.js';
+import {
+  meetsSlo,
+  type ServingMetrics,
+  type Slo,
+  servingMetrics,
+  wilsonInterval,
+} from './serving-metrics.js';
+import type { RequestRecord } from './token-accounting.js';
 
 /** One probe of the search. */
 export interface GoodputProbe {
@@ -25,7 +34,7 @@ export interface GoodputProbe {
   readonly interval: readonly [number, number];
   /** Requests meeting every SLO per second. */
   readonly goodputRps: number;
-  /** Whether the attainment reached the target (and the probe was not stopped as over-saturated). */
+  /** Whether the attainment reached the target (and the probe was not stopped early). */
   readonly passed: boolean;
 }
 
@@ -33,8 +42,14 @@ export interface GoodputProbe {
 export interface GoodputSearchOptions {
   /** What is searched: integers for `concurrency`, reals for `rate`. */
   readonly axis: 'concurrency' | 'rate';
-  /** Runs one probe at `value`. */
-  readonly probe: (value: number) => Promise<LoadPointResult>;
+  /**
+   * Runs one probe at `value`, handing `stopWhen` to the load (`LoadPointOptions.stopWhen`) so that a probe whose
+   * failure is already certain stops sending.
+   */
+  readonly probe: (
+    value: number,
+    stopWhen: (finished: readonly RequestRecord[]) => boolean,
+  ) => Promise<LoadPointResult>;
   /** The objectives. */
   readonly slo: Slo;
   /** Share of requests that must meet the SLOs, in (0, 1]. @default 0.9 */
@@ -47,6 +62,8 @@ export interface GoodputSearchOptions {
   readonly tolerance?: number;
   /** Most probes. @default 24 */
   readonly maxProbes?: number;
+  /** Measured requests a probe finishes before it may stop as decided. @default 8 */
+  readonly minRequests?: number;
 }
 
 /** What {@link findMaxGoodput} found. */
@@ -64,12 +81,19 @@ export async function findMaxGoodput(options: GoodputSearchOptions): Promise<Goo
   const target = options.target ?? 0.9;
   const max = options.max ?? 1024;
   const maxProbes = options.maxProbes ?? 24;
+  const minRequests = options.minRequests ?? 8;
   const probes: GoodputProbe[] = [];
   const seen = new Map<number, GoodputProbe>();
+  const failureCertain = (finished: readonly RequestRecord[]): boolean => {
+    const measured = finished.filter((r) => r.measured);
+    if (measured.length < minRequests) return false;
+    const good = measured.filter((r) => r.status === 'ok' && meetsSlo(r, options.slo)).length;
+    return wilsonInterval(good, measured.length)[1] < target;
+  };
   const probe = async (value: number): Promise<GoodputProbe> => {
     const known = seen.get(value);
     if (known !== undefined) return known;
-    const result = await options.probe(value);
+    const result = await options.probe(value, failureCertain);
     const metrics = servingMetrics(result.records, options.slo);
     const n = metrics.metrics['requests'] ?? 0;
     const attainment = metrics.metrics['slo_attainment'] ?? Number.NaN;
@@ -81,7 +105,7 @@ export async function findMaxGoodput(options: GoodputSearchOptions): Promise<Goo
       attainment,
       interval: wilsonInterval(Number.isFinite(good) ? good : 0, n),
       goodputRps: metrics.metrics['goodput_rps'] ?? Number.NaN,
-      passed: attainment >= target && result.stoppedEarly !== 'saturated',
+      passed: attainment >= target && result.stoppedEarly === undefined,
     };
     probes.push(p);
     seen.set(value, p);

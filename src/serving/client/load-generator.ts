@@ -90,6 +90,12 @@ export interface LoadPointOptions {
   readonly burstiness?: number | undefined;
   /** Stop sending when a request goes out later than planned by more than this (ms): over-saturated. */
   readonly maxLagMs?: number | undefined;
+  /**
+   * Stop sending once this holds of the requests finished so far (in finish order; `measured` leaves out the
+   * warm-up only): the point's outcome is already decided. Each finished request is then read as it ends, on the
+   * hot path, so give it only when stopping early is worth that (a search's probes).
+   */
+  readonly stopWhen?: ((finished: readonly RequestRecord[]) => boolean) | undefined;
   /** The clock. @default {@link REAL_CLOCK} */
   readonly clock?: LoadClock;
   /** Cancels the requests in flight and stops sending. */
@@ -106,8 +112,11 @@ export interface LoadPointResult {
   readonly records: readonly RequestRecord[];
   /** Wall time of the point, from the first send to the last end, in ms. */
   readonly wallMs: number;
-  /** Why sending stopped before the planned end: `saturated` (lag beyond `maxLagMs`) or `aborted`; else absent. */
-  readonly stoppedEarly?: 'saturated' | 'aborted';
+  /**
+   * Why sending stopped before the planned end: `saturated` (lag beyond `maxLagMs`), `decided` (`stopWhen` held)
+   * or `aborted`; else absent.
+   */
+  readonly stoppedEarly?: 'saturated' | 'decided' | 'aborted';
 }
 
 /** The request body of one work item. */
@@ -192,6 +201,8 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   let active = 0;
   let wake: (() => void) | undefined;
   let stoppedEarly: LoadPointResult['stoppedEarly'];
+  const finished: RequestRecord[] = [];
+  let decided = false;
   const aborted = (): boolean => signal?.aborted === true;
   // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
   if (signal !== undefined) setMaxListeners(0, signal);
@@ -207,12 +218,16 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
       const wait = origin + planned - clock.now();
       if (wait > 0) await clock.sleep(wait, signal);
     }
-    while (active >= limitAt(clock.now() - origin) && !aborted()) {
+    while (active >= limitAt(clock.now() - origin) && !aborted() && !decided) {
       const step = closedRamp ? Math.max(1, rampMs / point.concurrency) : undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
         if (step !== undefined) void clock.sleep(step).then(resolve);
       });
+    }
+    if (decided) {
+      stoppedEarly = 'decided';
+      break;
     }
     const now = clock.now() - origin;
     if (now >= durationMs || aborted()) break;
@@ -228,6 +243,20 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
     const body = requestBody(item, client.endpoint, { model: options.model, stream, exactLengths });
     const task = client.send(body, signal).then((raw) => {
       entry.raw = raw;
+      if (options.stopWhen !== undefined && !decided) {
+        const reading = readExchange(raw, client.endpoint, stream);
+        const measured = inWindow(
+          entry.index,
+          Number.POSITIVE_INFINITY,
+          raw.sentAtMs - origin,
+          0,
+          options.warmup,
+        );
+        finished.push(
+          requestRecord(reading, options.tokenizer, { index: entry.index, plannedMs, measured }, origin),
+        );
+        decided = options.stopWhen(finished);
+      }
       active--;
       inFlight.delete(task);
       wake?.();

@@ -5,6 +5,7 @@ import { findMaxGoodput } from '../../../src/serving/client/find-max-goodput.js'
 import { type LoadPoint, runLoadPoint } from '../../../src/serving/client/load-generator.js';
 import { OpenAiClient } from '../../../src/serving/client/openai-client.js';
 import { servingMetrics } from '../../../src/serving/client/serving-metrics.js';
+import type { RequestRecord } from '../../../src/serving/client/token-accounting.js';
 import { tokenWorkload } from '../../../src/serving/client/workload.js';
 import { type MockServer, startMockServer } from '../mock-openai-server.js';
 
@@ -31,15 +32,44 @@ afterAll(async () => {
   await server.close();
 });
 
-const probe = (point: LoadPoint, requests = 12) =>
-  runLoadPoint({ client, point, workload, tokenizer, rng: new Rng(5), requests, warmup: { requests: 2 } });
+const probe = (point: LoadPoint, requests = 12, stopWhen?: (finished: readonly RequestRecord[]) => boolean) =>
+  runLoadPoint({
+    client,
+    point,
+    workload,
+    tokenizer,
+    rng: new Rng(5),
+    requests,
+    warmup: { requests: 2 },
+    stopWhen,
+  });
+
+/** A measured request, sent `gapMs` after the one before it, of a server whose time per output token is `tpotMs`. */
+const served = (index: number, tpotMs: number, gapMs: number): RequestRecord => ({
+  status: 'ok',
+  index,
+  plannedMs: 0,
+  sentMs: index * gapMs,
+  measured: true,
+  ttftMs: 5,
+  ttstMs: 5 + tpotMs,
+  e2eMs: 5 + 5 * tpotMs,
+  itlMs: Array(5).fill(tpotMs),
+  tpotMs,
+  outputTokens: 6,
+  chunkTokens: Array(6).fill(1),
+  serverTokens: 6,
+  serverPromptTokens: 8,
+  serverPromptMs: null,
+  serverTpotMs: null,
+});
 
 describe('findMaxGoodput', () => {
   it('finds the capacity of the mock server with fewer requests than a fixed 10-point sweep', async () => {
     const search = await findMaxGoodput({
       axis: 'concurrency',
       slo: SLO,
-      probe: (c) => probe({ concurrency: c, rate: Number.POSITIVE_INFINITY }),
+      probe: (c, stopWhen) => probe({ concurrency: c, rate: Number.POSITIVE_INFINITY }, 12, stopWhen),
     });
     expect(search.probes.map((p) => [p.value, p.passed])).toEqual([
       [1, true],
@@ -66,6 +96,57 @@ describe('findMaxGoodput', () => {
     expect(sweepBest?.c).toBe(2);
     expect(search.requests).toBeLessThan(sweepRequests);
   }, 120_000);
+
+  it('a probe stops as soon as its failure is certain (Wilson upper bound below the target), never a passing one', async () => {
+    const sizes = new Map<number, number>();
+    const search = await findMaxGoodput({
+      axis: 'concurrency',
+      slo: SLO,
+      // 40 requests per probe, sent faster at a higher concurrency; from concurrency 3 on every request misses the
+      // 50 ms TPOT objective
+      probe: async (c, stopWhen) => {
+        const records: RequestRecord[] = [];
+        let decided = false;
+        while (records.length < 40 && !decided) {
+          records.push(served(records.length, c <= 2 ? 40 : 60, 100 / c));
+          decided = stopWhen(records);
+        }
+        sizes.set(c, records.length);
+        return {
+          point: { concurrency: c, rate: Number.POSITIVE_INFINITY },
+          records,
+          wallMs: 1000,
+          ...(decided ? { stoppedEarly: 'decided' as const } : {}),
+        };
+      },
+    });
+    expect(search.best?.value).toBe(2);
+    // 0 good of 8: Wilson upper bound 0.32 < 0.9, decided; of 7 it is not asked (at least 8 measured)
+    expect([...sizes]).toEqual([
+      [1, 40],
+      [2, 40],
+      [4, 8],
+      [3, 8],
+    ]);
+    expect(search.requests).toBe(96);
+  });
+
+  it('runLoadPoint stops sending once stopWhen holds; the requests in flight finish', async () => {
+    const result = await runLoadPoint({
+      client,
+      point: { concurrency: 2, rate: Number.POSITIVE_INFINITY },
+      workload,
+      tokenizer,
+      rng: new Rng(3),
+      requests: 30,
+      stopWhen: (finished) => finished.length >= 5,
+    });
+    expect(result.stoppedEarly).toBe('decided');
+    // the 5th finished with at most one other in flight, and nothing was sent after it
+    expect(result.records.length).toBeGreaterThanOrEqual(5);
+    expect(result.records.length).toBeLessThanOrEqual(6);
+    expect(result.records.every((r) => r.status === 'ok')).toBe(true);
+  }, 60_000);
 
   it('an open-loop probe over the server’s capacity stops early as over-saturated', async () => {
     const result = await runLoadPoint({
