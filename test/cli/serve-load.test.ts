@@ -65,6 +65,11 @@ describe('dantinox serve + load + compare', () => {
       expect(cell.metrics['server_tokens'], cell.cell).toBe(8 * 5);
       expect(cell.metrics['ttft_ms'], cell.cell).toBeGreaterThan(0);
       expect(cell.metrics['e2e_ms'], cell.cell).toBeGreaterThanOrEqual(cell.metrics['ttft_ms'] ?? Number.NaN);
+      // the server's own timings read back: its prefill is part of the TTFT the client saw
+      const prefill = cell.metrics['server_prompt_ms'] ?? Number.NaN;
+      expect(prefill, cell.cell).toBeGreaterThan(0);
+      expect(prefill, cell.cell).toBeLessThan(cell.metrics['ttft_ms'] ?? Number.NaN);
+      expect(cell.metrics['server_tpot_ms'], cell.cell).toBeGreaterThan(0);
     }
     const io = captureIo(cwd);
     const compared = await runCli(['compare', 'a', 'b', '--noise-floor', '50%', '--format', 'json'], io);

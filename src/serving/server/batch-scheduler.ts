@@ -55,6 +55,10 @@ export interface GenerationOutcome {
   readonly ttftMs: number | undefined;
   /** Rows of the batch the job ran in (0 when cancelled before it ran). */
   readonly batchSize: number;
+  /** Time of the batch's prefill (the job's prompt and those batched with it), in ms; 0 when it did not run. */
+  readonly prefillMs: number;
+  /** From the end of the prefill to the job's last generated token, in ms; 0 when none was generated. */
+  readonly decodeMs: number;
 }
 
 /** A job {@link BatchScheduler.submit} queued. */
@@ -102,6 +106,7 @@ interface Row extends Waiting {
   readonly rng: Rng;
   readonly tokens: number[];
   firstTokenMs: number | undefined;
+  lastTokenMs: number | undefined;
   finish: FinishReason | undefined;
 }
 
@@ -218,6 +223,8 @@ export class BatchScheduler {
           queueMs: this.#now() - first.submittedMs,
           ttftMs: undefined,
           batchSize: 0,
+          prefillMs: 0,
+          decodeMs: 0,
         });
         continue;
       }
@@ -241,6 +248,7 @@ export class BatchScheduler {
       rng: new Rng(w.job.seed),
       tokens: [],
       firstTokenMs: undefined,
+      lastTokenMs: undefined,
       finish: undefined,
     }));
     const batch = rows.length;
@@ -253,6 +261,7 @@ export class BatchScheduler {
         ids.set(row.job.promptIds, r * seq);
       });
       let step = await this.#model.prefill(ids, { batch, seq });
+      const prefilledMs = this.#now();
       try {
         let positions = seq;
         for (;;) {
@@ -276,6 +285,8 @@ export class BatchScheduler {
           queueMs: startMs - row.submittedMs,
           ttftMs: row.firstTokenMs === undefined ? undefined : row.firstTokenMs - row.submittedMs,
           batchSize: batch,
+          prefillMs: prefilledMs - startMs,
+          decodeMs: row.lastTokenMs === undefined ? 0 : row.lastTokenMs - prefilledMs,
         });
       }
     } catch (error) {
@@ -300,7 +311,8 @@ export class BatchScheduler {
       suppress: eos !== undefined && row.tokens.length < job.minTokens ? eos : undefined,
     });
     row.tokens.push(id);
-    row.firstTokenMs ??= this.#now();
+    row.lastTokenMs = this.#now();
+    row.firstTokenMs ??= row.lastTokenMs;
     const stopText = job.onToken?.(id) === true;
     if (id === eos || stopText) row.finish = 'stop';
     else if (row.tokens.length >= job.maxTokens) row.finish = 'length';

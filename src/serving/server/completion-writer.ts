@@ -11,12 +11,14 @@ import type { Endpoint } from '../openai-protocol.js';
 import {
   type ChatCompletionResponse,
   type CompletionResponse,
+  type ServerTimings,
   STREAM_DONE,
   type StreamChoice,
   type StreamChunk,
   type Usage,
 } from '../openai-protocol.js';
 import type { ApiFailure } from './api-failure.js';
+import type { GenerationOutcome } from './batch-scheduler.js';
 
 /** The fields every response and chunk of one request shares. */
 export interface ResponseMeta {
@@ -28,6 +30,26 @@ export interface ResponseMeta {
   readonly model: string;
 }
 
+/**
+ * A generation's {@link ServerTimings}, in llama-server's format so that one client reads both servers: the
+ * prompt's tokens and the time of the prefill it ran in (shared with the prompts batched with it), the generated
+ * tokens and the time from the end of that prefill to the last of them, all rounded to 1 µs.
+ */
+export function generationTimings(
+  outcome: Pick<GenerationOutcome, 'tokens' | 'prefillMs' | 'decodeMs'>,
+  promptTokens: number,
+): ServerTimings {
+  const n = outcome.tokens.length;
+  const us = (ms: number): number => Math.round(ms * 1000) / 1000;
+  return {
+    prompt_n: promptTokens,
+    prompt_ms: us(outcome.prefillMs),
+    predicted_n: n,
+    predicted_ms: us(outcome.decodeMs),
+    predicted_per_token_ms: n === 0 ? 0 : us(outcome.decodeMs / n),
+  };
+}
+
 /** The whole (non-streamed) response of `endpoint`. */
 export function wholeResponse(
   endpoint: Endpoint,
@@ -35,6 +57,7 @@ export function wholeResponse(
   text: string,
   finishReason: string,
   usage: Usage,
+  timings: ServerTimings,
 ): CompletionResponse | ChatCompletionResponse {
   if (endpoint === 'chat') {
     return {
@@ -42,6 +65,7 @@ export function wholeResponse(
       object: 'chat.completion',
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason }],
       usage,
+      timings,
     };
   }
   return {
@@ -49,6 +73,7 @@ export function wholeResponse(
     object: 'text_completion',
     choices: [{ index: 0, text, finish_reason: finishReason }],
     usage,
+    timings,
   };
 }
 
@@ -58,8 +83,11 @@ export interface GenerationStream {
   start(): void;
   /** Sends `piece` of generated text as a chunk (nothing when it is empty). */
   text(piece: string): void;
-  /** Sends the text held back, the finish chunk, the usage chunk when asked, `[DONE]`, and ends the response. */
-  end(rest: string, finishReason: string, usage: Usage): void;
+  /**
+   * Sends the text held back, the finish chunk (with the `timings`), the usage chunk when asked, `[DONE]`, and
+   * ends the response.
+   */
+  end(rest: string, finishReason: string, usage: Usage, timings: ServerTimings): void;
   /** Sends `failure`'s error body as a chunk, then `[DONE]`, and ends the response. */
   fail(failure: ApiFailure): void;
 }
@@ -75,12 +103,13 @@ export function streamGeneration(
   const send = (data: string): void => {
     if (!res.writableEnded && !res.destroyed) res.write(`data: ${data}\n\n`);
   };
-  const chunk = (choices: StreamChoice[], usage?: Usage): void => {
+  const chunk = (choices: StreamChoice[], usage?: Usage, timings?: ServerTimings): void => {
     const value: StreamChunk = {
       ...meta,
       object,
       choices,
       ...(includeUsage ? { usage: usage ?? null } : {}),
+      ...(timings === undefined ? {} : { timings }),
     };
     send(JSON.stringify(value));
   };
@@ -110,10 +139,10 @@ export function streamGeneration(
       start();
       if (piece !== '') chunk([choice(piece, null)]);
     },
-    end(rest, finishReason, usage) {
+    end(rest, finishReason, usage, timings) {
       start();
       if (rest !== '') chunk([choice(rest, null)]);
-      chunk([choice('', finishReason)]);
+      chunk([choice('', finishReason)], undefined, timings);
       if (includeUsage) chunk([], usage);
       finish();
     },

@@ -17,7 +17,7 @@ import { Rng } from '../../rng.js';
 import type { Endpoint } from '../openai-protocol.js';
 import { type ApiFailure, apiFailure, badRequest, isApiFailure, notFound } from './api-failure.js';
 import { BatchScheduler } from './batch-scheduler.js';
-import { streamGeneration, wholeResponse } from './completion-writer.js';
+import { generationTimings, streamGeneration, wholeResponse } from './completion-writer.js';
 import { readGenerationRequest, type ServedModel } from './generation-request.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-metrics.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
@@ -268,8 +268,9 @@ export class OpenAiServer {
         completion_tokens: outcome.tokens.length,
         total_tokens: request.promptIds.length + outcome.tokens.length,
       };
-      if (stream !== undefined) stream.end(rest, outcome.finishReason, usage);
-      else sendJson(res, 200, wholeResponse(endpoint, meta, text.text, outcome.finishReason, usage));
+      const timings = generationTimings(outcome, request.promptIds.length);
+      if (stream !== undefined) stream.end(rest, outcome.finishReason, usage, timings);
+      else sendJson(res, 200, wholeResponse(endpoint, meta, text.text, outcome.finishReason, usage, timings));
     } catch (error) {
       const failure = apiFailure(500, 'server_error', 'engine_error', messages.serveEngineFailed(error));
       if (stream !== undefined) stream.fail(failure);

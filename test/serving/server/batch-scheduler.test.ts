@@ -10,6 +10,7 @@ import {
   type GenerationJob,
   type GenerationOutcome,
 } from '../../../src/serving/server/batch-scheduler.js';
+import { generationTimings } from '../../../src/serving/server/completion-writer.js';
 import { gated, greedyDecode, tinyModel, until } from './tiny-server.js';
 
 let model: Model;
@@ -54,6 +55,38 @@ describe('BatchScheduler', () => {
       expect(outcomes[i]?.batchSize).toBe(4);
       expect(outcomes[i]?.finishReason).toBe('length');
     }
+  });
+
+  it('times the batch prefill and each job’s decoding on its clock, as llama-server-style timings', async () => {
+    // A clock that the model moves: 10 ms per prefill, 2 ms per decode step.
+    let t = 0;
+    const timed = new Proxy(model, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        const cost = key === 'prefill' ? 10 : key === 'decodeStep' ? 2 : 0;
+        return async (...args: unknown[]) => {
+          const out = await value.apply(target, args);
+          t += cost;
+          return out;
+        };
+      },
+    });
+    const scheduler = new BatchScheduler(timed, { maxBatch: 2, now: () => t });
+    const [long, short] = await Promise.all([
+      accepted(scheduler, job(PROMPTS[0] as number[])),
+      accepted(scheduler, job(PROMPTS[1] as number[], { maxTokens: 3 })),
+    ]);
+    // token 1 of both from the prefill's logits at 10 ms, token k after k − 1 decode steps
+    expect([long?.prefillMs, long?.decodeMs, long?.ttftMs]).toEqual([10, 14, 10]);
+    expect([short?.prefillMs, short?.decodeMs, short?.ttftMs]).toEqual([10, 4, 10]);
+    expect(generationTimings(long as GenerationOutcome, 5)).toEqual({
+      prompt_n: 5,
+      prompt_ms: 10,
+      predicted_n: 8,
+      predicted_ms: 14,
+      predicted_per_token_ms: 14 / 8,
+    });
   });
 
   it('gives each row of a batch its own seeded draws, as when it runs alone', async () => {

@@ -67,6 +67,11 @@ describe('OpenAiServer /v1/completions', () => {
     expect(body.model).toBe('tiny');
     expect(body.choices).toEqual([{ index: 0, text: decode(expected), finish_reason: 'length' }]);
     expect(body.usage).toEqual({ prompt_tokens: 5, completion_tokens: 12, total_tokens: 17 });
+    // llama-server's timings: the same counts, times that add up
+    const t = body.timings;
+    expect([t?.prompt_n, t?.predicted_n]).toEqual([5, 12]);
+    expect(t?.prompt_ms).toBeGreaterThan(0);
+    expect(t?.predicted_per_token_ms).toBeCloseTo((t?.predicted_ms ?? Number.NaN) / 12, 2);
   });
 
   it('takes a prompt of token ids', async () => {
@@ -93,9 +98,11 @@ describe('OpenAiServer /v1/completions', () => {
     expect(usage?.usage).toEqual({ prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 });
     const finish = chunks.at(-2);
     expect(finish?.choices).toEqual([{ index: 0, text: '', finish_reason: 'length' }]);
+    expect([finish?.timings?.prompt_n, finish?.timings?.predicted_n]).toEqual([5, 9]);
     const pieces = chunks.slice(0, -2);
     for (const c of pieces) {
       expect(c.object).toBe('text_completion');
+      expect(c.timings).toBeUndefined();
       expect(c.usage).toBeNull();
       expect(c.choices[0]?.finish_reason).toBeNull();
     }
