@@ -35,7 +35,8 @@ function bundlePath(): string {
   const require = createRequire(import.meta.url);
   const pkg = require.resolve('node-llama-cpp/package.json');
   const bundle = join(dirname(pkg), 'llama', 'gitRelease.bundle');
-  if (!existsSync(bundle)) throw new Error(`node-llama-cpp has no llama.cpp source bundle at ${bundle}; run npm ci`);
+  if (!existsSync(bundle))
+    throw new Error(`node-llama-cpp has no llama.cpp source bundle at ${bundle}; run npm ci`);
   return bundle;
 }
 
@@ -62,7 +63,9 @@ export function buildLlamaCpp(programs: readonly LlamaCppProgram[]): LlamaCppBui
   }
   const missing = programs.filter((p) => !existsSync(join(binDir, p)) || current !== commit);
   if (missing.length > 0) {
-    process.stderr.write(`llama.cpp: building ${missing.join(', ')} in ${build} (about ten minutes on 2 cores)\n`);
+    process.stderr.write(
+      `llama.cpp: building ${missing.join(', ')} in ${build} (about ten minutes on 2 cores)\n`,
+    );
     const run = (args: string[]) => execFileSync('cmake', args, { stdio: ['ignore', 'ignore', 'inherit'] });
     run([
       '-S',

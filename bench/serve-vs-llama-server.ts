@@ -4,8 +4,8 @@
  * same model and dtype, loaded with the same workload (exact prompt and output lengths, streamed) at each
  * concurrency, the two servers interleaved round by round. Two things come out:
  *
- * - the cross-check: the client's TTFT against the prefill time llama-server reports in `timings` (what is left is
- *   queueing, HTTP and the client), and the client's time per output token against llama-server's own;
+ * - the cross-check: the client's TTFT against the prefill time each server reports in `timings` (what is left is
+ *   queueing, HTTP and the client), and the client's time per output token against the server's own;
  * - both servers' numbers side by side (TTFT, TPOT, output tokens/s) and their ratio.
  *
  *   npm run bench:serve -- --config small --dtype fp32 --concurrency 1,4 --requests 24 --rounds 2
@@ -144,7 +144,9 @@ async function main(): Promise<void> {
     const gguf = join(dir, `${values.config}-${dtype}.gguf`);
     exportGguf(model, gguf, { dtype });
     await model.dispose();
-    const ctx = String(maxConcurrency * (Number(values['input-tokens']) + Number(values['output-tokens']) + 16));
+    const ctx = String(
+      maxConcurrency * (Number(values['input-tokens']) + Number(values['output-tokens']) + 16),
+    );
     const servers: Record<string, () => Promise<Running>> = {
       'llama-server': () =>
         start('llama-server', join(binDir, 'llama-server'), [
@@ -174,9 +176,12 @@ async function main(): Promise<void> {
         }
         console.log(`  round ${round}: ${name} measured (load average ${load()})`);
       }
-    const f = (v: number | undefined, d = 1): string => (v === undefined || Number.isNaN(v) ? '—' : v.toFixed(d));
+    const f = (v: number | undefined, d = 1): string =>
+      v === undefined || Number.isNaN(v) ? '—' : v.toFixed(d);
     const of = (server: string, c: number, key: string): number =>
-      median(points.filter((p) => p.server === server && p.concurrency === c).map((p) => p.metrics[key] ?? NaN));
+      median(
+        points.filter((p) => p.server === server && p.concurrency === c).map((p) => p.metrics[key] ?? NaN),
+      );
     console.log('\nserver          conc  TTFT p50  TPOT mean  tok/s   token diff  (medians over rounds, ms)');
     for (const c of concurrency)
       for (const s of Object.keys(servers))
@@ -185,16 +190,22 @@ async function main(): Promise<void> {
             `${f(of(s, c, 'tpot_ms'), 2).padStart(9)}  ${f(of(s, c, 'output_tps')).padStart(6)}  ` +
             `${f(of(s, c, 'token_count_diff'), 0).padStart(10)}`,
         );
-    console.log('\ncross-check against the timings llama-server reports (ms, medians over rounds):');
-    console.log('conc  client TTFT  server prefill  TTFT outside prefill  client TPOT  server TPOT  client/server TPOT');
-    for (const c of concurrency) {
-      const g = (k: string) => of('llama-server', c, k);
-      console.log(
-        `${String(c).padStart(4)}  ${f(g('ttft_ms'), 2).padStart(11)}  ${f(g('server_prompt_ms'), 2).padStart(14)}  ` +
-          `${f(g('ttft_outside_prompt_ms'), 2).padStart(20)}  ${f(g('tpot_ms'), 2).padStart(11)}  ` +
-          `${f(g('server_tpot_ms'), 2).padStart(11)}  ${f(g('tpot_ms') / g('server_tpot_ms'), 3).padStart(18)}`,
-      );
-    }
+    console.log(
+      '\ncross-check against the timings each server reports with each response (ms, medians over rounds):',
+    );
+    console.log(
+      'server          conc  client TTFT  server prefill  TTFT outside prefill  client TPOT  server TPOT  client/server TPOT',
+    );
+    for (const c of concurrency)
+      for (const s of Object.keys(servers)) {
+        const g = (k: string) => of(s, c, k);
+        console.log(
+          `${s.padEnd(15)} ${String(c).padStart(4)}  ${f(g('ttft_ms'), 2).padStart(11)}  ` +
+            `${f(g('server_prompt_ms'), 2).padStart(14)}  ${f(g('ttft_outside_prompt_ms'), 2).padStart(20)}  ` +
+            `${f(g('tpot_ms'), 2).padStart(11)}  ${f(g('server_tpot_ms'), 2).padStart(11)}  ` +
+            `${f(g('tpot_ms') / g('server_tpot_ms'), 3).padStart(18)}`,
+        );
+      }
     console.log('\ndantinox serve ÷ llama-server (medians over rounds):');
     for (const c of concurrency) {
       const r = (k: string) => of('dantinox-serve', c, k) / of('llama-server', c, k);
