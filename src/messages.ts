@@ -616,6 +616,9 @@ export const messages = {
   /** A DuckDB database written by another program given as a history. */
   historyForeign: (path: string, tables: readonly string[]): string =>
     `"${path}" is a DuckDB database of another program (tables ${list(tables.slice(0, 5))}${tables.length > 5 ? ', …' : ''}; no dantinox_schema table), not a dantinox history, and dantinox does not add its tables to it. Pass --history a new path (created when missing) or a file written by "dantinox history add" or "bench --history".`,
+  /** An empty DuckDB database (no tables at all) opened to read a history from. */
+  historyEmpty: (path: string): string =>
+    `History file "${path}" is an empty DuckDB database: no run was ever added to it. Add runs first with "dantinox history add <run dirs…> --history ${path}" or "bench --history ${path}", or pass --history the file they were added to.`,
   /** A history file of a newer schema. */
   historyTooNew: (path: string, found: number, supported: number): string =>
     `History file "${path}" has schema version ${found}; this dantinox reads versions up to ${supported}. Upgrade dantinox, or use another file.`,

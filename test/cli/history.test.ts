@@ -85,6 +85,12 @@ describe('dantinox history', () => {
     const missing = await cli(cwd, ['history', 'list', '--history', 'none.duckdb']);
     expect(missing.err).toBe(`error: ${messages.historyMissing(join(cwd, 'none.duckdb'))}\n`);
     expect(missing.code).toBe(ExitCode.usage);
+    // An empty DuckDB database (no tables) holds no runs; it is not an old schema to migrate.
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    (await DuckDBInstance.create(join(cwd, 'blank.duckdb'))).closeSync();
+    const blank = await cli(cwd, ['history', 'list', '--history', 'blank.duckdb']);
+    expect(blank.err).toBe(`error: ${messages.historyEmpty(join(cwd, 'blank.duckdb'))}\n`);
+    expect(blank.code).toBe(ExitCode.usage);
     const unknown = await cli(cwd, ['history', 'show', 'nope']);
     expect(unknown.code).toBe(ExitCode.usage);
     expect(unknown.err).toBe(`error: ${messages.historyUnknownRun('results.duckdb', 'nope')}\n`);

@@ -248,6 +248,7 @@ export class ResultsHistory {
             tables.map((t) => String(t['name'])),
           ),
         );
+      if (readOnly) throw new DantinoxError('IO', messages.historyEmpty(this.path));
     }
     if (current > HISTORY_SCHEMA_VERSION) {
       throw new DantinoxError('IO', messages.historyTooNew(this.path, current, HISTORY_SCHEMA_VERSION));
