@@ -679,6 +679,9 @@ export const messages = {
   /** A value listed twice on one matrix axis. */
   matrixDuplicateValue: (flag: string, value: string): string =>
     `${flag} lists "${value}" twice: each value of a matrix axis is one variant and must appear once.`,
+  /** A `--bench-config` file that sets nothing. */
+  benchConfigEmpty: (path: string): string =>
+    `--bench-config ${path} sets nothing (the file is empty): write the settings into it (e.g. "seq_lens: [128, 256]" or a matrix: section), or leave --bench-config out to run the defaults.`,
   /** The same axis given twice to a matrix. */
   matrixAxisTwice: (axis: string): string =>
     `The matrix axis "${axis}" is given twice: list all its values in one place (a flag overrides the matrix: section of --bench-config).`,

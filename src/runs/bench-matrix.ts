@@ -88,10 +88,14 @@ export interface BenchConfigFile {
 /**
  * Reads a `--bench-config` file and takes its `matrix:` section out.
  *
- * @throws the errors of {@link BenchmarkConfig.readFile} and {@link parseMatrixSection}.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a file that sets nothing (empty, or `{}`): a run of
+ * the defaults is not what a file was given for. And the errors of {@link BenchmarkConfig.readFile} and
+ * {@link parseMatrixSection}.
  */
 export function readBenchConfigFile(path: string): BenchConfigFile {
   const raw = BenchmarkConfigApi.readFile(path);
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.keys(raw).length === 0)
+    throw new DantinoxError('INVALID_OPTION', messages.benchConfigEmpty(path));
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     return { config: raw as Record<string, unknown> };
   const { matrix, ...config } = raw as Record<string, unknown>;

@@ -131,6 +131,18 @@ describe('dantinox refuses before spending', () => {
     );
   });
 
+  it('an empty --bench-config (or one holding only {}) is refused, not run as the defaults', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dx-rel-'));
+    writeFileSync(join(cwd, 'empty.yaml'), '\n# nothing yet\n');
+    writeFileSync(join(cwd, 'braces.json'), '{}');
+    for (const file of ['empty.yaml', 'braces.json']) {
+      const io = captureIo(cwd);
+      expect(await runCli(['bench', '--bench-config', file, '--out', 'out'], io)).toBe(ExitCode.usage);
+      expect(io.err.join('')).toBe(`error: ${messages.benchConfigEmpty(join(cwd, file))}\n`);
+    }
+    expect(existsSync(join(cwd, 'out'))).toBe(false);
+  });
+
   it('huge flag values are quoted as a short excerpt', async () => {
     const io = captureIo(process.cwd());
     expect(await runCli(['bench', '--seq-lens', `1,${'9'.repeat(100_000)}x`], io)).toBe(ExitCode.usage);
