@@ -48,6 +48,7 @@ export {
   opProfiler,
 } from './open-model.js';
 export {
+  type ClaimedModelFolder,
   claimModelFolder,
   claimOutFile,
   claimRunDir,

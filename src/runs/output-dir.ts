@@ -121,19 +121,35 @@ export function claimOutFile(file: string, cwd: string, force: boolean): string 
   return path;
 }
 
+/** A folder claimed for a Hugging Face model export (see {@link claimModelFolder}). */
+export interface ClaimedModelFolder {
+  /** The folder, absolute. */
+  readonly path: string;
+  /**
+   * Removes the files of the model the folder held (nothing when it held none). Call it once the export's checks
+   * have passed, right before writing (`exportHfModel`'s `beforeWrite`), so that a refused export leaves them
+   * whole.
+   */
+  clear(): void;
+}
+
 /**
  * Refuses to write a Hugging Face model into `dir` (relative to `cwd`, `export --format hf --out`) when it
  * already holds files such an export writes, so two models never share a folder (a stale `model_q4.onnx` of
- * another model would be benchmarked, or compared by `kld`, as this one's); with `force`, removes those files
- * first (other files stay). Returns the absolute path.
+ * another model would be benchmarked, or compared by `kld`, as this one's); with `force`, the claim's `clear`
+ * removes those files (other files stay).
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the files found, unless `force`.
  */
-export function claimModelFolder(dir: string, cwd: string, force: boolean): string {
+export function claimModelFolder(dir: string, cwd: string, force: boolean): ClaimedModelFolder {
   const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
   const found = HF_EXPORT_FILES.filter((f) => existsSync(join(path, f)));
-  if (found.length === 0) return path;
-  if (!force) throw new DantinoxError('INVALID_OPTION', messages.outFolderHoldsModel(dir, found));
-  for (const f of found) rmSync(join(path, f), { recursive: true, force: true });
-  return path;
+  if (found.length > 0 && !force)
+    throw new DantinoxError('INVALID_OPTION', messages.outFolderHoldsModel(dir, found));
+  return {
+    path,
+    clear: () => {
+      for (const f of found) rmSync(join(path, f), { recursive: true, force: true });
+    },
+  };
 }

@@ -95,6 +95,17 @@ describe('dantinox refuses before spending', () => {
       ])}\n`,
     );
     expect(readFileSync(join(cwd, 'm', 'onnx', 'model.onnx')).equals(before)).toBe(true);
+    // --force with a model the export refuses: the old model stays whole (its files are cleared only to write).
+    writeFileSync(
+      join(cwd, 'diffusion.yaml'),
+      'dim: 32\nn_heads: 4\nnum_blocks: 2\nvocab_size: 256\nparadigm: diffusion\n',
+    );
+    const refused = captureIo(cwd);
+    const args = ['export', '--config', 'diffusion.yaml', '--format', 'hf', '--out', 'm', '--force'];
+    expect(await runCli(args, refused)).not.toBe(ExitCode.ok);
+    expect(refused.err.join('')).toMatch(/not autoregressive/);
+    expect(readdirSync(join(cwd, 'm', 'onnx')).sort()).toEqual(['model.onnx', 'model_q4.onnx']);
+    expect(readFileSync(join(cwd, 'm', 'onnx', 'model.onnx')).equals(before)).toBe(true);
     expect(await hf(captureIo(cwd), '--seed', '2', '--force')).toBe(ExitCode.ok);
     // The q4 file of the seed-1 model is gone: the folder holds the seed-2 model alone.
     expect(readdirSync(join(cwd, 'm', 'onnx'))).toEqual(['model.onnx']);

@@ -98,8 +98,10 @@ async function runExport(options: ExportCliOptions, ctx: CommandContext): Promis
     weights = loaded.weights;
   }
   if (options.format === 'hf') {
-    const r = models.exportHfModel(config, weights, claimModelFolder(options.out, io.cwd, force), {
+    const folder = claimModelFolder(options.out, io.cwd, force);
+    const r = models.exportHfModel(config, weights, folder.path, {
       dtypes: options.dtype === 'fp32' ? ['fp32'] : ['fp32', options.dtype],
+      beforeWrite: folder.clear,
     });
     io.stdout.write(
       `Wrote ${options.out}: Hugging Face ${r.modelType} folder, ${formatBytes(r.onnxBytes)} of ONNX\n`,

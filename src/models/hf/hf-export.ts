@@ -48,6 +48,11 @@ export interface HfExportOptions {
   readonly blockSize?: number;
   /** `MatMulNBits` accuracy level of `q4` files. @default 4 */
   readonly accuracyLevel?: AccuracyLevel;
+  /**
+   * Called once every check has passed, right before the first file is written (e.g. to clear the files of the
+   * model the folder held, so that a refused export leaves them whole).
+   */
+  readonly beforeWrite?: () => void;
 }
 
 /** What {@link exportHfModel} wrote. */
@@ -178,6 +183,7 @@ export function exportHfModel(
   const files: Partial<Record<BuiltinDtype, string>> = {};
   for (const p of precisions) files[p.dtype] = `onnx/${hfOnnxFile(p.dtype)}`;
   const tjs = external ? { 'transformers.js_config': { use_external_data_format: true } } : {};
+  options.beforeWrite?.();
   try {
     mkdirSync(join(folder, 'onnx'), { recursive: true });
     const json = (name: string, value: unknown): void =>
