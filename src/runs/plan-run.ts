@@ -205,8 +205,18 @@ function resumedRunDifferences(
   const recorded = report.environment?.config;
   const there = recorded === undefined ? {} : BenchmarkConfig.toSnakeCase(recorded);
   const { output_dir: _out, ...here } = BenchmarkConfig.toSnakeCase(asked.config);
+  // The thread count left at its default is the one the run used (recorded) or would use (every core): `--threads 2`
+  // resumes a run that took the default of 2.
+  const effective = (key: string, value: unknown, recordedRun: boolean): unknown =>
+    key !== 'threads' || value !== null
+      ? value
+      : recordedRun
+        ? (report.environment?.threads ?? null)
+        : checkThreads(undefined);
   const config = Object.entries(here).flatMap(([key, value]) =>
-    there[key] === undefined || JSON.stringify(there[key]) === JSON.stringify(value)
+    there[key] === undefined ||
+    JSON.stringify(there[key]) === JSON.stringify(value) ||
+    JSON.stringify(effective(key, there[key], true)) === JSON.stringify(effective(key, value, false))
       ? []
       : [{ flag: `--${key.replace(/_/g, '-')}`, there: shown(there[key]), here: shown(value) }],
   );

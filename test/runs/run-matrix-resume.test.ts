@@ -7,7 +7,7 @@
  * stream, with a note. Real runs of `tiny`.
  */
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runState } from '../../src/benchmarking/matrix/matrix-report.js';
@@ -89,8 +89,9 @@ describe('runMatrix with resume', () => {
     expect(refused({ shared: { headDtype: 'q8' } })).toThrow(
       messages.resumeRunMismatch('flat', [{ flag: '--head-dtype', there: 'fp32', here: 'q8' }]),
     );
-    expect(refused({ axes: { config: ['tiny'], threads: ['1'] } })).toThrow(
-      messages.resumeRunMismatch('flat', [{ flag: '--threads', there: '(default)', here: '1' }]),
+    const other = String(availableParallelism() + 1);
+    expect(refused({ axes: { config: ['tiny'], threads: [other] } })).toThrow(
+      messages.resumeRunMismatch('flat', [{ flag: '--threads', there: '(default)', here: other }]),
     );
     expect(refused({ axes: { config: ['tiny'], engine: ['llama.cpp'] } })).toThrow(
       messages.resumeRunMismatch('flat', [{ flag: '--engine', there: engine, here: 'llama.cpp' }]),
@@ -101,8 +102,10 @@ describe('runMatrix with resume', () => {
         { flag: '--batch-sizes', there: '1', here: '1,2' },
       ]),
     );
-    // The same flags resume: nothing left to do.
+    // The same flags resume: nothing left to do; so does the default thread count given explicitly.
     expect((await runMatrix(plan(cwd, 'flat', { resume: true }))).status).toBe('nothing-to-do');
+    const cores = { axes: { config: ['tiny'], threads: [String(availableParallelism())] }, resume: true };
+    expect((await runMatrix(plan(cwd, 'flat', cores))).status).toBe('nothing-to-do');
   }, 120_000);
 
   it('refuses a matrix whose variant folders were measured otherwise (--head-dtype), naming the variant', async () => {
