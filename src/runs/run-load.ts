@@ -348,6 +348,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     apiKey: input.apiKey,
     maxSockets,
     ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
+    ...(input.clock === undefined ? {} : { now: input.clock.now }),
   });
   const dir = prepareOutputDir(input.dir, cwd);
   const lock = acquireRunLock(dir, input.dir);

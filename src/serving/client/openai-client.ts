@@ -30,6 +30,8 @@ export interface OpenAiClientOptions {
   readonly maxSockets?: number;
   /** Time limit of one request, in milliseconds (connection to last byte). @default 600000 */
   readonly timeoutMs?: number;
+  /** The clock every time of a {@link RawExchange} is read from, in ms (the load's clock). @default performance.now */
+  readonly now?: () => number;
 }
 
 /** How a request that got no complete response ended. */
@@ -44,7 +46,8 @@ export type TransportFailure =
   | 'cancelled';
 
 /**
- * One request/response as it happened, before any parsing: times in milliseconds (`performance.now()`), body
+ * One request/response as it happened, before any parsing: times in milliseconds on the client's clock
+ * (`performance.now()` unless {@link OpenAiClientOptions.now} says otherwise), body
  * chunks as received. A union on `status`.
  */
 export type RawExchange =
@@ -110,8 +113,10 @@ export class OpenAiClient {
   readonly #module: typeof http | typeof https;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
+  readonly #now: () => number;
 
   constructor(options: OpenAiClientOptions) {
+    this.#now = options.now ?? (() => performance.now());
     this.endpoint = options.endpoint ?? 'completions';
     const base = apiBaseUrl(options.baseUrl);
     this.url = new URL(`${base.pathname}${ENDPOINT_PATHS[this.endpoint]}`, base);
@@ -147,7 +152,7 @@ export class OpenAiClient {
     return new Promise<RawExchange>((resolve) => {
       let settled = false;
       let httpStatus: number | undefined;
-      let sentAtMs = performance.now();
+      let sentAtMs = this.#now();
       const finish = (exchange: RawExchange): void => {
         if (settled) return;
         settled = true;
@@ -156,7 +161,7 @@ export class OpenAiClient {
         resolve(exchange);
       };
       const fail = (failure: TransportFailure, message: string): void => {
-        const endedAtMs = performance.now();
+        const endedAtMs = this.#now();
         finish({
           status: 'failed',
           failure,
@@ -190,7 +195,7 @@ export class OpenAiClient {
       request.on('response', (response) => {
         httpStatus = response.statusCode ?? 0;
         response.on('data', (chunk: Buffer) => {
-          chunkTimesMs.push(performance.now());
+          chunkTimesMs.push(this.#now());
           chunks.push(chunk);
         });
         response.on('error', (error: Error) => fail('broken-stream', error.message));
@@ -202,14 +207,14 @@ export class OpenAiClient {
             httpStatus: httpStatus ?? 0,
             chunkTimesMs,
             chunks,
-            endedAtMs: performance.now(),
+            endedAtMs: this.#now(),
           }),
         );
         response.on('close', () => {
           if (!response.complete) fail('broken-stream', 'the server closed the connection mid-response');
         });
       });
-      sentAtMs = performance.now();
+      sentAtMs = this.#now();
       request.end(payload);
     });
   }

@@ -98,6 +98,30 @@ describe('runLoadPoint', () => {
     for (const r of result.records) expect(r.sentMs - r.plannedMs).toBeGreaterThan(-1.5);
   });
 
+  it('on an injected clock (the client reading it too) every request goes out exactly at its planned time', async () => {
+    // A manual clock: time moves only when the load sleeps, so a send is stamped at the time it was planned for.
+    let t = 1000;
+    const clock = {
+      now: () => t,
+      sleep: async (ms: number) => {
+        t += ms;
+      },
+    };
+    const manual = new OpenAiClient({ baseUrl: server.url, maxSockets: 8, now: clock.now });
+    try {
+      const result = await run({ client: manual, clock, requests: 8, point: { concurrency: 8, rate: 40 } });
+      const planned = arrivalTimesMs({ rate: 40, rng: new Rng(9), count: 8 });
+      expect(result.records.map((r) => r.plannedMs)).toEqual(planned);
+      // sent at the planned time, up to float rounding of the clock's sums (before, the client stamped its own
+      // performance.now() against the manual clock's origin: off by the process's uptime)
+      for (const [i, r] of result.records.entries())
+        expect(r.sentMs).toBeCloseTo(planned[i] ?? Number.NaN, 9);
+      expect(result.records.every((r) => r.status === 'ok')).toBe(true);
+    } finally {
+      manual.close();
+    }
+  });
+
   it('a closed-loop ramp starts with one request in flight', async () => {
     const result = await run({
       requests: 12,
