@@ -1,6 +1,8 @@
 /**
- * The same weights on three engines, side by side in one process: dantinox's ONNX graph on onnxruntime-node
- * (`ort`), llama.cpp through node-llama-cpp on GGUF exports (F32, Q8_0, Q4_0), and transformers.js on the
+ * The same weights on three engines, side by side: dantinox's ONNX graph on onnxruntime-node (`ort`), llama.cpp
+ * through its Node binding node-llama-cpp on GGUF exports (F32, Q8_0, Q4_0; rows `node-llama-cpp`), llama.cpp's own
+ * `llama-bench` on the same files (rows `llama-bench`: native llama.cpp, built by llama-cpp-build.ts from the source
+ * release node-llama-cpp ships, run as a child process per measurement), and transformers.js on the
  * Hugging Face export (model.onnx, model_quantized.onnx, model_q4.onnx) — each in fp32, q8 and q4 quantized by
  * dantinox from the same weights. Model: a GPT-2-small-sized llama shape (dim 768, 12 heads, 12 blocks, SwiGLU width 2048,
  * vocab 50,257, tied head; 124 M parameters, seeded random weights).
@@ -9,14 +11,17 @@
  * - prefill: one 512-token prompt, tokens/s (ort and transformers.js return logits for all 512 positions — their
  *   graphs have no other output; llama.cpp computes the last position's logits only, as its own prefill does);
  * - decode: 16 KV-cache steps at context 512..527 after an untimed 512-token prefill, tokens/s (greedy).
- * llama.cpp is timed through node-llama-cpp directly (its own prefill and greedy step, no distribution copied to
- * JavaScript); the `llama.cpp/Model` row times dantinox's `LlamaCppModel`, whose steps also copy the full
- * next-token distribution into JavaScript.
+ * node-llama-cpp is timed directly (its own prefill and greedy step, no distribution copied to JavaScript); the
+ * `llama.cpp/Model` row times dantinox's `LlamaCppModel`, whose steps also copy the full next-token distribution
+ * into JavaScript. `llama-bench` reports its own tokens/s: `-p 512 -n 0` for prefill, `-p 0 -n <steps> -d 512` for
+ * decode at depth 512 (the depth filled untimed), llama.cpp's default F16 KV cache unless `--native-kv f32`.
  *
  * Rounds interleave the variants (rotating the order); ratios are medians of per-round ratios.
  *
- * Usage: `npm run bench:engines -- [--threads 2] [--rounds 5] [--steps 16] [--prompt 512]`
+ * Usage: `npm run bench:engines -- [--threads 2] [--rounds 5] [--steps 16] [--prompt 512]
+ *   [--engines ort,node-llama-cpp,llama-bench,llama.cpp/Model,transformers.js] [--native-kv f16|f32]`
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +37,7 @@ import type { BuiltinDtype } from '../src/models/onnx/precision.js';
 import { resolvePrecision } from '../src/models/onnx/precision.js';
 import { argmax } from '../src/models/paradigms/sampling.js';
 import { Rng } from '../src/rng.js';
+import { buildLlamaCpp } from './llama-cpp-build.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,8 +45,11 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     steps: { type: 'string', default: '16' },
     prompt: { type: 'string', default: '512' },
+    engines: { type: 'string', default: 'ort,node-llama-cpp,llama-bench,llama.cpp/Model,transformers.js' },
+    'native-kv': { type: 'string', default: 'f16' },
   },
 });
+const engines = new Set((args.engines as string).split(','));
 const threads = Number(args.threads);
 /** The dtypes every engine runs, by dantinox's names (llama.cpp: F32, Q8_0, Q4_0). */
 const DTYPES = ['fp32', 'q8', 'q4'] as const;
@@ -112,7 +121,7 @@ async function nativeLlamaVariant(path: string, dtype: BuiltinDtype, contextSize
       i === ids.length - 1 ? [id, { generateNext: { token: true } }] : id,
     ) as Input;
   return {
-    engine: 'llama.cpp',
+    engine: 'node-llama-cpp',
     dtype,
     async prefillTps(prompt) {
       const seq = context.getSequence();
@@ -142,6 +151,29 @@ async function nativeLlamaVariant(path: string, dtype: BuiltinDtype, contextSize
   };
 }
 
+/** llama.cpp's own llama-bench on `path`: its reported tokens/s for a 512-token prefill, and decode at depth 512. */
+function llamaBenchVariant(bin: string, path: string, dtype: BuiltinDtype): Variant {
+  const run = (extra: string[]): number => {
+    const kv = args['native-kv'] as string;
+    const out = execFileSync(
+      bin,
+      ['-m', path, '-t', String(threads), '-r', '1', '-o', 'json', '-ctk', kv, '-ctv', kv, ...extra],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    const rows = JSON.parse(out) as { avg_ts: number }[];
+    const tps = rows[0]?.avg_ts;
+    if (tps === undefined) throw new Error(`llama-bench printed no result: ${out.slice(0, 200)}`);
+    return tps;
+  };
+  return {
+    engine: 'llama-bench',
+    dtype,
+    prefillTps: async () => run(['-p', String(promptLen), '-n', '0']),
+    decodeTps: async () => run(['-p', '0', '-n', String(steps), '-d', String(promptLen)]),
+    dispose: async () => {},
+  };
+}
+
 async function main(): Promise<void> {
   const config = ModelConfig.parse({
     dim: 768,
@@ -158,6 +190,7 @@ async function main(): Promise<void> {
   const weights = initWeights(config, 0);
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`bench:engines — ${cpu}, ${cpus().length} logical CPUs, ${threads} threads on every engine`);
+  console.log(`engines: ${[...engines].join(', ')}`);
   console.log(
     `load average at start: ${loadavg()
       .map((x) => x.toFixed(2))
@@ -170,19 +203,27 @@ async function main(): Promise<void> {
   // Every engine quantizes the same fp32 weights with dantinox's quantizers (LM head included, as llama.cpp's pure
   // GGUF types): ort as DynamicQuantizeMatMul / MatMulNBits graphs, transformers.js as the files exportHfModel writes.
   for (const dtype of DTYPES) {
+    if (!engines.has('ort')) break;
     const ort = await createModel(config, { weights, threads, dtype, name: `engines-${dtype}` });
     variants.push(modelVariant('ort', dtype, ort));
   }
   const dir = mkdtempSync(join(tmpdir(), 'dantinox-engines-'));
+  const bench = engines.has('llama-bench') ? buildLlamaCpp(['llama-bench']) : undefined;
+  if (bench !== undefined)
+    console.log(`llama-bench: llama.cpp ${bench.commit.slice(0, 12)}, KV cache ${args['native-kv']}`);
   for (const dtype of DTYPES) {
     const path = join(dir, `model-${dtype}.gguf`);
     exportGguf({ config, weights }, path, { dtype });
-    variants.push(await nativeLlamaVariant(path, dtype, config.maxContext));
+    if (engines.has('node-llama-cpp'))
+      variants.push(await nativeLlamaVariant(path, dtype, config.maxContext));
+    if (bench !== undefined) variants.push(llamaBenchVariant(join(bench.binDir, 'llama-bench'), path, dtype));
   }
-  variants.push(
-    modelVariant('llama.cpp/Model', 'fp32', await createLlamaCppModel({ config, weights }, { threads })),
-  );
+  if (engines.has('llama.cpp/Model'))
+    variants.push(
+      modelVariant('llama.cpp/Model', 'fp32', await createLlamaCppModel({ config, weights }, { threads })),
+    );
   for (const dtype of DTYPES) {
+    if (!engines.has('transformers.js')) break;
     const precision = resolvePrecision(config, { dtype });
     const tjs = await createTransformersJsModel({ config, weights }, { threads, precision });
     variants.push(modelVariant('transformers.js', dtype, tjs));
@@ -226,18 +267,20 @@ async function main(): Promise<void> {
   };
   console.log('\nratios (medians of per-round ratios; > 1 means the first engine is faster):');
   for (const dtype of DTYPES) {
-    console.log(
-      `  ort ${dtype} ÷ llama.cpp ${dtype} decode : ${ratio(`ort ${dtype}`, `llama.cpp ${dtype}`, 'decode')}`,
-    );
-    console.log(
-      `  ort ${dtype} ÷ llama.cpp ${dtype} prefill: ${ratio(`ort ${dtype}`, `llama.cpp ${dtype}`, 'prefill')}`,
-    );
+    for (const other of ['llama-bench', 'node-llama-cpp']) {
+      console.log(
+        `  ort ${dtype} ÷ ${other} ${dtype} decode : ${ratio(`ort ${dtype}`, `${other} ${dtype}`, 'decode')}`,
+      );
+      console.log(
+        `  ort ${dtype} ÷ ${other} ${dtype} prefill: ${ratio(`ort ${dtype}`, `${other} ${dtype}`, 'prefill')}`,
+      );
+    }
     console.log(
       `  ort ${dtype} ÷ transformers.js ${dtype} decode: ${ratio(`ort ${dtype}`, `transformers.js ${dtype}`, 'decode')}`,
     );
   }
   console.log(
-    `  llama.cpp/Model fp32 ÷ llama.cpp fp32 decode: ${ratio('llama.cpp/Model fp32', 'llama.cpp fp32', 'decode')}`,
+    `  llama.cpp/Model fp32 ÷ node-llama-cpp fp32 decode: ${ratio('llama.cpp/Model fp32', 'node-llama-cpp fp32', 'decode')}`,
   );
   console.log(
     `load average at end: ${loadavg()
