@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 /** A llama.cpp program this module can build. */
 export type LlamaCppProgram = 'llama-server' | 'llama-bench';
@@ -30,13 +30,17 @@ export function llamaCppCacheDir(): string {
   return join(cache, 'dantinox', 'llama.cpp');
 }
 
-/** The git bundle of llama.cpp's source inside the installed node-llama-cpp. */
+/** The git bundle of llama.cpp's source inside the installed node-llama-cpp (found along Node's module paths). */
 function bundlePath(): string {
   const require = createRequire(import.meta.url);
-  const pkg = require.resolve('node-llama-cpp/package.json');
-  const bundle = join(dirname(pkg), 'llama', 'gitRelease.bundle');
-  if (!existsSync(bundle))
-    throw new Error(`node-llama-cpp has no llama.cpp source bundle at ${bundle}; run npm ci`);
+  const folders = require.resolve.paths('node-llama-cpp') ?? [];
+  const bundle = folders
+    .map((folder) => join(folder, 'node-llama-cpp', 'llama', 'gitRelease.bundle'))
+    .find((path) => existsSync(path));
+  if (bundle === undefined)
+    throw new Error(
+      'node-llama-cpp and its llama.cpp source bundle (llama/gitRelease.bundle) are not installed; run npm ci',
+    );
   return bundle;
 }
 

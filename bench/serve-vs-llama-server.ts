@@ -121,6 +121,13 @@ async function measure(server: Running, round: number, dir: string): Promise<Poi
     seed: round,
   });
   const cells: readonly CellRecord[] = result.report.results[0]?.cells ?? [];
+  for (const cell of cells) {
+    const kinds = Object.entries(cell.metrics).filter(([k, n]) => k.startsWith('errors_') && n > 0);
+    if (kinds.length > 0)
+      console.log(
+        `  ${server.name} ${cell.cell}: failed ${kinds.map(([k, n]) => `${n} ${k.slice(7)}`).join(', ')}`,
+      );
+  }
   return cells.map((c) => ({
     server: server.name,
     round,
@@ -157,7 +164,7 @@ async function main(): Promise<void> {
         start('dantinox-serve', process.execPath, [
           join(process.cwd(), 'dist', 'cli', 'main.js'),
           ...['serve', '--config', values.config as string, '--dtype', dtype, '--threads', threads],
-          ...['--max-batch', String(maxConcurrency)],
+          ...['--max-batch', String(maxConcurrency), '--served-model-name', 'dantinox-serve'],
         ]),
     };
     console.log(
