@@ -34,6 +34,11 @@ export interface MockOptions {
   readonly batchCapacity?: number;
   /** Send a usage chunk when asked. @default true */
   readonly usage?: boolean;
+  /**
+   * Drop a connection that brings a second request, without answering (as llama-server does with the kept-alive
+   * socket of a finished stream): the client finds its pooled socket closed. @default false
+   */
+  readonly oneRequestPerConnection?: boolean;
 }
 
 /** A running mock server. */
@@ -163,7 +168,15 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     }
   };
 
+  const served = new WeakSet<import('node:net').Socket>();
   const server: Server = createServer((req, res) => {
+    if (options.oneRequestPerConnection === true) {
+      if (served.has(req.socket)) {
+        req.socket.destroy();
+        return;
+      }
+      served.add(req.socket);
+    }
     handle(req, res).catch(() => res.destroy());
   });
   server.on('connection', (s) => {

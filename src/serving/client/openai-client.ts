@@ -34,6 +34,12 @@ export interface OpenAiClientOptions {
   readonly now?: () => number;
 }
 
+/**
+ * Times a request is sent again when it failed on a kept-alive socket the server had closed, before any response:
+ * one per socket the pool may hold stale, bounded.
+ */
+const STALE_SOCKET_RETRIES = 4;
+
 /** How a request that got no complete response ended. */
 export type TransportFailure =
   /** No connection could be made (refused, unreachable, reset before the response). */
@@ -172,13 +178,9 @@ export class OpenAiClient {
           chunks,
           endedAtMs,
         });
-        request.destroy();
+        request?.destroy();
       };
-      const request = this.#module.request(this.url, {
-        method: 'POST',
-        agent: this.#agent,
-        headers: { ...this.#headers, 'content-length': String(payload.length) },
-      });
+      let request: http.ClientRequest | undefined;
       const timer = setTimeout(
         () => fail('timeout', `no complete response within ${this.#timeoutMs} ms`),
         this.#timeoutMs,
@@ -189,33 +191,50 @@ export class OpenAiClient {
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      request.on('error', (error: Error) =>
-        fail(httpStatus === undefined ? 'connection' : 'broken-stream', error.message),
-      );
-      request.on('response', (response) => {
-        httpStatus = response.statusCode ?? 0;
-        response.on('data', (chunk: Buffer) => {
-          chunkTimesMs.push(this.#now());
-          chunks.push(chunk);
+      const attempt = (retries: number): void => {
+        const current = this.#module.request(this.url, {
+          method: 'POST',
+          agent: this.#agent,
+          headers: { ...this.#headers, 'content-length': String(payload.length) },
         });
-        response.on('error', (error: Error) => fail('broken-stream', error.message));
-        response.on('aborted', () => fail('broken-stream', 'the server closed the connection mid-response'));
-        response.on('end', () =>
-          finish({
-            status: 'complete',
-            sentAtMs,
-            httpStatus: httpStatus ?? 0,
-            chunkTimesMs,
-            chunks,
-            endedAtMs: this.#now(),
-          }),
-        );
-        response.on('close', () => {
-          if (!response.complete) fail('broken-stream', 'the server closed the connection mid-response');
+        request = current;
+        current.on('error', (error: Error) => {
+          // A kept-alive socket the server had already closed (llama-server closes it after a streamed response):
+          // nothing reached the server, so the request goes out again on another socket, sent from then.
+          if (httpStatus === undefined && current.reusedSocket && retries > 0 && !settled) {
+            attempt(retries - 1);
+            return;
+          }
+          fail(httpStatus === undefined ? 'connection' : 'broken-stream', error.message);
         });
-      });
-      sentAtMs = this.#now();
-      request.end(payload);
+        current.on('response', (response) => {
+          httpStatus = response.statusCode ?? 0;
+          response.on('data', (chunk: Buffer) => {
+            chunkTimesMs.push(this.#now());
+            chunks.push(chunk);
+          });
+          response.on('error', (error: Error) => fail('broken-stream', error.message));
+          response.on('aborted', () =>
+            fail('broken-stream', 'the server closed the connection mid-response'),
+          );
+          response.on('end', () =>
+            finish({
+              status: 'complete',
+              sentAtMs,
+              httpStatus: httpStatus ?? 0,
+              chunkTimesMs,
+              chunks,
+              endedAtMs: this.#now(),
+            }),
+          );
+          response.on('close', () => {
+            if (!response.complete) fail('broken-stream', 'the server closed the connection mid-response');
+          });
+        });
+        sentAtMs = this.#now();
+        current.end(payload);
+      };
+      attempt(STALE_SOCKET_RETRIES);
     });
   }
 

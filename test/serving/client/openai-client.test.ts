@@ -124,6 +124,14 @@ describe('OpenAiClient + runLoadPoint against the mock server', () => {
     ).toEqual(['timeout']);
   });
 
+  it('sends a request again on a fresh socket when the server had closed the kept-alive one (llama-server)', async () => {
+    const result = await load(
+      { ttftMs: 2, perTokenMs: 1, oneRequestPerConnection: true },
+      { requests: 12, output: 4 },
+    );
+    expect(result.records.map((r) => r.status)).toEqual(Array(12).fill('ok'));
+  });
+
   it('classifies a refused connection', async () => {
     server = await startMockServer();
     const url = server.url;
