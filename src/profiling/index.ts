@@ -24,6 +24,7 @@ export {
   type ManualClock,
   type ManualClockOptions,
 } from './clock.js';
+export { type DepthCost, type DepthCostOptions, depthCost } from './depth-cost.js';
 export {
   logGamma,
   normalQuantile,
@@ -66,6 +67,7 @@ export {
   LatencyTracker,
   type LatencyTrackerOptions,
 } from './latency-tracker.js';
+export { fitLine, type LinearFit } from './linear-fit.js';
 export {
   type MemoryFootprint,
   type MemoryFootprintOptions,

@@ -34,6 +34,7 @@ import {
   parseCalibrationMs,
   parseNameList,
   parseNonNegativeInt,
+  parseNonNegativeIntList,
   parseNonNegativeNumber,
   parsePositiveInt,
   parsePositiveIntList,
@@ -81,6 +82,12 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
       'batchSizes',
     ),
     parse: parsePositiveIntList,
+  },
+  depths: {
+    flags: '--depths <list>',
+    description:
+      'latency: also time prefill and decode with this many tokens already in the KV cache, e.g. 0,512,1024 (default: none)',
+    parse: parseNonNegativeIntList,
   },
   nWarmup: {
     flags: '--n-warmup <n>',
@@ -326,6 +333,8 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const registries = await loadPlugins(options.plugin ?? [], io.cwd);
   const tasks = options.tasks ?? DEFAULT_TASKS;
   checkPluginNames('task', tasks, registries.tasks.names());
+  if (config.depths.length > 0 && !tasks.includes('latency'))
+    throw new DantinoxError('INVALID_OPTION', messages.depthsWithoutLatency(tasks));
   const shard = resolveShard({
     ...(options.shard === undefined ? {} : { shard: options.shard }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),

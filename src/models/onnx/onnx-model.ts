@@ -177,6 +177,23 @@ export class OnnxModel implements Model {
     };
   }
 
+  /**
+   * A prefill at depth: `seq` new tokens per sequence on top of the `state.length` cached positions, in one
+   * session call that reads the cache in place. Consumes `state`.
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * other than `state.batch · seq`, bad ids, or a context that would exceed `maxContext`.
+   */
+  async extend(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> {
+    this.#checkOpen();
+    const taken = claimDecodeState(this.config, tokens, state, OnnxDecodeState, this.#token, seq);
+    const out = await this.#run(tokens, taken.batch, seq, { cache: taken.cache, length: taken.length }, true);
+    return {
+      logits: out.logits,
+      state: new OnnxDecodeState(this.#token, taken.batch, taken.length + seq, taken.cache),
+    };
+  }
+
   /** Resolves at once: every awaited call has already finished its engine work (`session.run` is synchronous). */
   async barrier(): Promise<void> {}
 
