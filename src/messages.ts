@@ -482,6 +482,12 @@ export const messages = {
   /** `--depths` with a task list that does not run the latency task, which times the depths. */
   depthsWithoutLatency: (tasks: readonly string[]): string =>
     `--depths is measured by the latency task, which --tasks ${tasks.join(',')} does not run; add latency to --tasks or drop --depths.`,
+  /** Why a `--trace` of an engine without an operator profiler has no kernel events. */
+  traceKernelsAbsent: (engine: string): string =>
+    `engine ${engine} gives dantinox no kernel profile (ONNX Runtime's enableProfiling is set only on the sessions dantinox opens itself, --engine ort), so this trace holds dantinox's spans only; run --engine ort for kernel events.`,
+  /** `--trace` could not write a variant's trace (the run's results are unaffected). */
+  traceNotWritten: (variant: string, why: string): string =>
+    `--trace: no trace.json for ${variant}: ${why}; the results are complete, rerun with --trace to get the trace.`,
   /** A model without `extend`, so no prefill at a non-zero depth. */
   depthPrefillUnavailable: (engine: string): string =>
     `prefill at depth needs Model.extend, which ${engine} does not implement; only decode steps at depth were timed.`,

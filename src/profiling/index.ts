@@ -17,6 +17,7 @@
  * @module dantinox/profiling
  */
 export { countAttendedKeys } from './attended-keys.js';
+export { buildChromeTrace, type ChromeTrace, type ChromeTraceInput, ENGINE_PID } from './chrome-trace.js';
 export {
   type Clock,
   createManualClock,
@@ -120,6 +121,13 @@ export {
   summarize,
 } from './statistics.js';
 export { type CalibrateTimerOptions, calibrateTimer, type TimerDiagnostics } from './timer-diagnostics.js';
+export {
+  DANTINOX_TRACK,
+  type EngineCallSpan,
+  type TraceEvent,
+  type TracePhase,
+  TraceRecorder,
+} from './trace-recorder.js';
 export {
   type BootstrapOptions,
   bootstrapRatio,

@@ -1,12 +1,13 @@
 /**
- * `dantinox bench --depths` end to end on the tiny preset: the depth cells and columns in results.json, the skip
- * line for depths beyond maxContext, the depth chart; and one clear usage error per bad value.
+ * `dantinox bench --depths --trace` end to end on the tiny preset: the depth cells and columns in results.json, the
+ * skip line for depths beyond maxContext, the depth chart, the trace; and one clear usage error per bad value.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
+import { chromeTraceProblems } from '../profiling/trace-schema.js';
 import { ensureBuilt, runCli } from './built-cli.js';
 
 beforeAll(() => ensureBuilt(), 180_000);
@@ -17,7 +18,7 @@ describe('dantinox bench --depths (tiny preset, real binary)', () => {
     const args = ['--config', 'tiny', '--threads', '1', '--tasks', 'latency', '--seq-lens', '16'];
     const quick = ['--n-warmup', '1', '--n-measure', '3', '--min-warmup-ms', '0', '--gen-tokens', '2'];
     const run = await runCli(
-      ['bench', ...args, ...quick, '--depths', '0,64,120,200', '--no-calibrate', '--out', 'out'],
+      ['bench', ...args, ...quick, '--depths', '0,64,120,200', '--no-calibrate', '--trace', '--out', 'out'],
       { cwd },
     );
     expect(run.code, run.stderr).toBe(0);
@@ -32,6 +33,11 @@ describe('dantinox bench --depths (tiny preset, real binary)', () => {
     expect(row.metrics['decode_depth_fit_r2']).toBeGreaterThanOrEqual(0);
     expect(row.meta['depths_skipped']).toBe(skipped);
     expect(existsSync(join(cwd, 'out', 'charts', 'tiny-depth.svg'))).toBe(true);
+    // --trace: one trace.json that imports, with ONNX Runtime's kernel events of the timed calls.
+    const trace = JSON.parse(readFileSync(join(cwd, 'out', 'trace.json'), 'utf8'));
+    expect(chromeTraceProblems(trace)).toEqual([]);
+    expect(trace.otherData.timed_calls_with_kernels).toBeGreaterThan(0);
+    expect(run.stderr).toMatch(/Trace: .*trace\.json/);
   }, 120_000);
 
   it('refuses a negative or fractional depth, and --depths without the latency task', async () => {

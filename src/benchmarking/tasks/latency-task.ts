@@ -146,7 +146,12 @@ export class LatencyTask implements BenchmarkTask {
     context.plan(3 + 2 * depths);
     const cells: CellRecord[] = [];
     const meta: Record<string, MetaValue> = {};
-    const env = { clock: context.clock, barrier: () => model.barrier(), signal: context.signal };
+    const env = {
+      clock: context.clock,
+      barrier: () => model.barrier(),
+      signal: context.signal,
+      tracer: context.tracer,
+    };
     const budget = budgetOf(config);
     const keep = (c: CellRecord): Promise<CellRecord> => keepCell(context, cells, c);
 

@@ -185,6 +185,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly recalibrate?: boolean;
   readonly calibrationMs: number;
   readonly profile?: boolean;
+  readonly trace?: boolean;
 } & HistoryOptions;
 
 const EXAMPLES = `
@@ -291,6 +292,10 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       '--profile',
       'add a "profile" row per variant: ONNX Runtime\'s kernel time per operator category (matmul, attention, norm, softmax, other) of one prefill and one decode step',
     )
+    .option(
+      '--trace',
+      "write trace.json per variant (Chrome trace format, opens in Perfetto): dantinox's spans, and ONNX Runtime's kernel events of the timed calls (--engine ort)",
+    )
     .option('--no-charts', 'skip charts/ and report.html')
     .option('--no-calibrate', 'skip the ceilings calibration (MFU/MBU then say unavailable)')
     .option('--recalibrate', "measure this machine's ceilings again instead of using the cache")
@@ -380,6 +385,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       : false,
     history: options,
     profile: options.profile === true,
+    trace: options.trace === true,
     logger: createWriterLogger(io.stderr, level),
     startedAt,
     commandLine: ['dantinox', ...ctx.argv].join(' '),
