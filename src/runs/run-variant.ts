@@ -98,6 +98,7 @@ export async function runVariant(
       trace?.profileFilePrefix === undefined ? {} : { profileFilePrefix: trace.profileFilePrefix },
     );
   } catch (error) {
+    trace?.discard();
     if (flat) throw error;
     const message = errorText(error);
     plan.logger.log('error', `variant ${variant.id}: the model could not be built: ${message}`);

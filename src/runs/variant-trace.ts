@@ -25,6 +25,8 @@ export interface VariantTrace {
   readonly profileFilePrefix?: string;
   /** Writes `trace.json` into `folder` (after the model was disposed) and removes the profile folder. */
   write(folder: string, name: string): string;
+  /** Removes the profile folder without writing a trace (the model could not be built). */
+  discard(): void;
 }
 
 /** Starts the trace of a variant on `engine`: ONNX Runtime's profiler on when the engine has one. */
@@ -35,6 +37,9 @@ export function startVariantTrace(engine: EngineName): VariantTrace {
   return {
     recorder,
     ...(dir === undefined ? {} : { profileFilePrefix: join(dir, 'ort') }),
+    discard(): void {
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    },
     write(folder: string, name: string): string {
       try {
         let ortProfile: unknown;
