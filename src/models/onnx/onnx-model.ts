@@ -194,6 +194,31 @@ export class OnnxModel implements Model {
     };
   }
 
+  /**
+   * KV-cache bytes of a decode state of this model, measured from its buffers: `heldBytes`, the key and value
+   * rows of its `state.length` positions (what the session reads: float32, every layer, every position — with a
+   * sliding window too), and `allocatedBytes`, the buffers' capacity (grown by doubling, so up to 2× held).
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a state this model did not make.
+   */
+  kvCacheBytes(state: DecodeState): {
+    /** Bytes of the key and value rows of the cached positions, every layer. */
+    readonly heldBytes: number;
+    /** Bytes of the key and value buffers allocated, every layer (capacity rows). */
+    readonly allocatedBytes: number;
+  } {
+    if (!(state instanceof OnnxDecodeState) || state.owner !== this.#token)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
+    const { cache } = state;
+    let heldBytes = 0;
+    // The tensors the next call feeds the session: each layer's key and value views of the cached positions.
+    for (let layer = 0; layer < this.config.numBlocks; layer++) {
+      const view = cache.view(layer, 0, state.length);
+      heldBytes += view.keys.byteLength + view.values.byteLength;
+    }
+    return { heldBytes, allocatedBytes: cache.allocatedBytes };
+  }
+
   /** Resolves at once: every awaited call has already finished its engine work (`session.run` is synchronous). */
   async barrier(): Promise<void> {}
 
