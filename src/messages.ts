@@ -39,6 +39,10 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
 
 const list = (names: readonly string[]): string => names.join(', ');
 
+/** `; only decode at 63` when some skipped depths still fit a decode step, else nothing. */
+const onlyDecodeAt = (depths: readonly number[]): string =>
+  depths.length > 0 ? `; only decode at ${depths.join(', ')}` : '';
+
 /** Whether `c` is a C0/C1 control character or a line/paragraph separator (unsafe to print as is). */
 const isControl = (c: string): boolean => {
   const code = c.charCodeAt(0);
@@ -466,6 +470,27 @@ export const messages = {
   /** No sequence length of the config fits the model. */
   noUsableSeqLen: (seqLens: readonly number[], maxContext: number): string =>
     `no sequence length in --seq-lens (seqLens: ${seqLens.join(', ')}) fits the model's maxContext ${maxContext}; add a shorter one.`,
+  /** Depths of `--depths` that do not fit the model's context, in one line. */
+  depthsSkipped: (
+    model: string,
+    skipped: readonly number[],
+    maxContext: number,
+    prompt: number,
+    decodeOnly: readonly number[],
+  ): string =>
+    `--depths ${skipped.join(', ')} skipped: ${model} has maxContext ${maxContext} (prefill at depth d needs d + ${prompt} ≤ ${maxContext}, decode d + 1 ≤ ${maxContext})${onlyDecodeAt(decodeOnly)}; use smaller --depths values or a model with a longer context.`,
+  /** `--depths` with a task list that does not run the latency task, which times the depths. */
+  depthsWithoutLatency: (tasks: readonly string[]): string =>
+    `--depths is measured by the latency task, which --tasks ${tasks.join(',')} does not run; add latency to --tasks or drop --depths.`,
+  /** Why a `--trace` of an engine without an operator profiler has no kernel events. */
+  traceKernelsAbsent: (engine: string): string =>
+    `engine ${engine} gives dantinox no kernel profile (ONNX Runtime's enableProfiling is set only on the sessions dantinox opens itself, --engine ort), so this trace holds dantinox's spans only; run --engine ort for kernel events.`,
+  /** `--trace` could not write a variant's trace (the run's results are unaffected). */
+  traceNotWritten: (variant: string, why: string): string =>
+    `--trace: no trace.json for ${variant}: ${why}; the results are complete, rerun with --trace to get the trace.`,
+  /** A model without `extend`, so no prefill at a non-zero depth. */
+  depthPrefillUnavailable: (engine: string): string =>
+    `prefill at depth needs Model.extend, which ${engine} does not implement; only decode steps at depth were timed.`,
   /** Perplexity on a model without a tokenizer. */
   perplexityNoTokenizer: (model: string): string =>
     `model "${model}" has no tokenizer and none is built in for its vocabulary; pass \`new PerplexityTask({ tokenizer })\`.`,

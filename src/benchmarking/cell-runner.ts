@@ -13,6 +13,7 @@ import {
   type FlopsBreakdown,
   LatencyTracker,
   type ProfilingResult,
+  type TraceRecorder,
 } from '../profiling/index.js';
 import type { CellRecord } from './task.js';
 
@@ -65,6 +66,11 @@ export interface CellEnvironment {
   readonly barrier?: Barrier;
   /** Abort signal, checked between calls. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Records the cell, each warm-up and timed call and each untimed preparation as trace spans (`bench --trace`);
+   * the engine calls made in a timed call are marked timed.
+   */
+  readonly tracer?: TraceRecorder | undefined;
 }
 
 /** A duration in ms rounded to 1 µs: what samples keep (finer digits are clock noise and cost file size). */
@@ -106,6 +112,29 @@ async function withDeadline<T>(
  * @throws the abort reason when `env.signal` fires (never a measurement error).
  */
 export async function runCell(spec: CellSpec, budget: CellBudget, env: CellEnvironment): Promise<CellRecord> {
+  const { tracer } = env;
+  if (tracer === undefined) return measureCell(spec, budget, env);
+  const before = spec.before;
+  const traced: CellSpec = {
+    ...spec,
+    call: (phase) =>
+      phase === 'measure'
+        ? tracer.span('timed call', 'timed', () => spec.call(phase), { phase: 'timed' })
+        : tracer.span('warm-up call', 'warmup', () => spec.call(phase), { phase: 'warmup' }),
+    ...(before === undefined
+      ? {}
+      : {
+          before: (phase: CallPhase) =>
+            tracer.span('prepare (untimed)', 'prepare', () => before.call(spec, phase), { phase: 'prepare' }),
+        }),
+  };
+  return tracer.span(spec.cell, 'cell', () => measureCell(traced, budget, env), {
+    args: { task: spec.task, phase: spec.phase },
+  });
+}
+
+/** {@link runCell} without tracing. */
+async function measureCell(spec: CellSpec, budget: CellBudget, env: CellEnvironment): Promise<CellRecord> {
   const { clock, barrier, signal } = env;
   const t0 = clock.now();
   const elapsedMs = (): number => Number(clock.now() - t0) / 1e6;

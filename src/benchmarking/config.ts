@@ -20,6 +20,12 @@ export interface BenchmarkConfig {
   readonly seqLens: readonly number[];
   /** Batch sizes of the throughput sweep at `seqLens[0]`. @default [1, 4, 16, 64, 128] */
   readonly batchSizes: readonly number[];
+  /**
+   * Context depths d of the latency task's depth sweep: at each, a prefill of the prompt and decode steps on a KV
+   * cache already holding d tokens (filled untimed, never counted as warm-up); depths that do not fit the model's
+   * `maxContext` are skipped with a note. Empty: no sweep. @default []
+   */
+  readonly depths: readonly number[];
   /** Warm-up calls per cell (not timed). @default 5 */
   readonly nWarmup: number;
   /** Timed calls per cell. @default 20 */
@@ -59,6 +65,7 @@ export type BenchmarkConfigInput = Partial<Record<keyof BenchmarkConfig, unknown
 const DEFAULTS: BenchmarkConfig = {
   seqLens: [64, 128, 256, 512],
   batchSizes: [1, 4, 16, 64, 128],
+  depths: [],
   nWarmup: 5,
   nMeasure: 20,
   minWarmupMs: 1000,
@@ -87,9 +94,15 @@ const sweep = z
     const twice = values.filter((v, i) => values.indexOf(v) !== i);
     if (twice.length > 0) ctx.addIssue({ code: 'custom', message: messages.duplicateSweepValues(twice) });
   });
+/** A depth list: non-negative integers, each once (may be empty: no depth sweep). */
+const depthList = z.array(z.number().int().min(0)).superRefine((values, ctx) => {
+  const twice = values.filter((v, i) => values.indexOf(v) !== i);
+  if (twice.length > 0) ctx.addIssue({ code: 'custom', message: messages.duplicateSweepValues(twice) });
+});
 const schema = z.strictObject({
   seqLens: sweep,
   batchSizes: sweep,
+  depths: depthList,
   nWarmup: z.number().int().min(0),
   nMeasure: posInt,
   minWarmupMs: nonNeg,
@@ -141,7 +154,12 @@ function normalise(raw: Record<string, unknown>, issues: ValidationIssue[]): Rec
 export const BenchmarkConfig = {
   /** The default configuration (the seed's defaults plus ours). */
   defaults(): BenchmarkConfig {
-    return { ...DEFAULTS, seqLens: [...DEFAULTS.seqLens], batchSizes: [...DEFAULTS.batchSizes] };
+    return {
+      ...DEFAULTS,
+      seqLens: [...DEFAULTS.seqLens],
+      batchSizes: [...DEFAULTS.batchSizes],
+      depths: [...DEFAULTS.depths],
+    };
   },
 
   /**

@@ -11,7 +11,14 @@ import { DantinoxError, errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Model } from '../models/model.js';
 import type { Paradigm } from '../models/paradigm.js';
-import { type Clock, calibrateTimer, hrtimeClock, readRss, resetPeakRss } from '../profiling/index.js';
+import {
+  type Clock,
+  calibrateTimer,
+  hrtimeClock,
+  readRss,
+  resetPeakRss,
+  type TraceRecorder,
+} from '../profiling/index.js';
 import { Rng } from '../rng.js';
 import type { Calibration } from './calibration.js';
 import { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
@@ -63,6 +70,11 @@ export interface SuiteRunOptions {
   readonly signal?: AbortSignal;
   /** Clock of all timing. @default hrtimeClock */
   readonly clock?: Clock;
+  /**
+   * Records each task, cell, warm-up and timed call as trace spans (`bench --trace`); use the same clock.
+   * @default undefined (no trace)
+   */
+  readonly tracer?: TraceRecorder;
   /** Run id (JSONL/report file stem and `run_id` column). @default `{model}-{ISO time}` */
   readonly runId?: string;
   /** Start time recorded in the environment. @default new Date() */
@@ -258,6 +270,7 @@ export class BenchmarkSuite {
         const context: BenchmarkContext = {
           logger,
           clock,
+          ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
           ...(options.signal === undefined ? {} : { signal: options.signal }),
           plan: (n) => progress.plan(task.name, n),
           recordCell: async (cell) => {
@@ -274,7 +287,11 @@ export class BenchmarkSuite {
         let result: BenchmarkResult;
         try {
           watch = watchTask(
-            task.run(paradigm, model, this.config, taskRngs[i] as Rng, context),
+            options.tracer === undefined
+              ? task.run(paradigm, model, this.config, taskRngs[i] as Rng, context)
+              : options.tracer.span(task.name, 'task', () =>
+                  task.run(paradigm, model, this.config, taskRngs[i] as Rng, context),
+                ),
             this.config.maxCellMs,
             options.signal,
           );

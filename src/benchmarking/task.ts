@@ -7,7 +7,7 @@
  */
 import type { Model } from '../models/model.js';
 import type { Paradigm } from '../models/paradigm.js';
-import type { Clock, FlopsBreakdown, ProfilingResult } from '../profiling/index.js';
+import type { Clock, FlopsBreakdown, ProfilingResult, TraceRecorder } from '../profiling/index.js';
 import type { Rng } from '../rng.js';
 import type { BenchmarkConfig } from './config.js';
 import type { Logger } from './logger.js';
@@ -147,6 +147,8 @@ export interface BenchmarkContext {
   plan(totalCells: number): void;
   /** Records one finished cell: appended to the JSONL file at once, forwarded to `onCell` and progress. */
   recordCell(cell: CellRecord): Promise<void>;
+  /** Trace recorder of `bench --trace`: tasks pass it to their cells' environment. @default undefined */
+  readonly tracer?: TraceRecorder;
 }
 
 /**

@@ -74,6 +74,17 @@ export function parsePositiveIntList(value: string): number[] {
   return parts.map(Number);
 }
 
+/** Parses a comma-separated list of non-negative integers such as `0,512,1024` (context depths). */
+export function parseNonNegativeIntList(value: string): number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^\d+$/.test(p) || !Number.isSafeInteger(Number(p)))) {
+    throw new InvalidArgumentError(
+      messages.badCliValue(value, 'a comma-separated list of non-negative integers', '0,512,1024'),
+    );
+  }
+  return parts.map(Number);
+}
+
 /** Parses a comma-separated list of names such as `throughput,latency`, dropping empty entries. */
 export function parseNameList(value: string): string[] {
   return value

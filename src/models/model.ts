@@ -114,6 +114,12 @@ export interface Model {
    * attends over the `state.length` cached positions plus itself. Consumes `state`.
    */
   decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult>;
+  /**
+   * A prefill at depth: `seq` new tokens per sequence (`tokens.length === state.batch · seq`, row-major) on top of
+   * the `state.length` cached positions, returning their logits and the cache of `state.length + seq` positions.
+   * Consumes `state`. Optional: the context-depth sweep skips the prefill-at-depth cells of a model without it.
+   */
+  extend?(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult>;
   /** Resolves when all work queued on the engine has finished (the seed's `effects_barrier`). */
   barrier(): Promise<void>;
   /** Number of parameters (weights), counting tied matrices once. */

@@ -6,7 +6,7 @@
  */
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import type { BatchShape, DecodeState } from './model.js';
+import type { BatchShape, DecodeState, Model } from './model.js';
 import type { ModelConfig } from './model-config.js';
 
 /**
@@ -60,8 +60,11 @@ export interface ClaimableDecodeState extends DecodeState {
 
 /**
  * Validates one decode step's input and takes the state: `state` must be an instance of `stateClass` made by
- * `owner`, neither disposed nor consumed; `tokens` must hold one id per sequence and fit in `maxContext` after
- * the cached positions. Marks the state consumed and returns it, narrowed.
+ * `owner`, neither disposed nor consumed; `tokens` must hold `seq` ids per sequence (one for a decode step, more
+ * for {@link Model.extend}) and fit in `maxContext` after the cached positions. Marks the state consumed and
+ * returns it, narrowed.
+ *
+ * @param seq - new tokens per sequence. @default 1
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming the first problem found.
  */
@@ -71,6 +74,7 @@ export function claimDecodeState<S extends ClaimableDecodeState>(
   state: DecodeState,
   stateClass: abstract new (...args: never[]) => S,
   owner: object,
+  seq = 1,
 ): S {
   if (!(state instanceof stateClass) || state.owner !== owner) {
     throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
@@ -82,10 +86,16 @@ export function claimDecodeState<S extends ClaimableDecodeState>(
       messages.badDecodeState('it was already consumed by decodeStep'),
     );
   }
-  if (tokens instanceof Int32Array && tokens.length !== state.batch) {
+  if (seq === 1 && tokens instanceof Int32Array && tokens.length !== state.batch) {
     throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, state.batch));
   }
-  checkTokenBatch(config, tokens, { batch: state.batch, seq: 1 }, state.length, 'decodeStep');
+  checkTokenBatch(
+    config,
+    tokens,
+    { batch: state.batch, seq },
+    state.length,
+    seq === 1 ? 'decodeStep' : 'extend',
+  );
   state.consumed = true;
   return state;
 }

@@ -17,6 +17,7 @@
  * @module dantinox/profiling
  */
 export { countAttendedKeys } from './attended-keys.js';
+export { buildChromeTrace, type ChromeTrace, type ChromeTraceInput, ENGINE_PID } from './chrome-trace.js';
 export {
   type Clock,
   createManualClock,
@@ -24,6 +25,7 @@ export {
   type ManualClock,
   type ManualClockOptions,
 } from './clock.js';
+export { type DepthCost, type DepthCostOptions, depthCost } from './depth-cost.js';
 export {
   logGamma,
   normalQuantile,
@@ -66,6 +68,7 @@ export {
   LatencyTracker,
   type LatencyTrackerOptions,
 } from './latency-tracker.js';
+export { fitLine, type LinearFit } from './linear-fit.js';
 export {
   type MemoryFootprint,
   type MemoryFootprintOptions,
@@ -118,6 +121,13 @@ export {
   summarize,
 } from './statistics.js';
 export { type CalibrateTimerOptions, calibrateTimer, type TimerDiagnostics } from './timer-diagnostics.js';
+export {
+  DANTINOX_TRACK,
+  type EngineCallSpan,
+  type TraceEvent,
+  type TracePhase,
+  TraceRecorder,
+} from './trace-recorder.js';
 export {
   type BootstrapOptions,
   bootstrapRatio,

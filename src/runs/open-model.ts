@@ -38,13 +38,21 @@ function engineOptions(selection: ModelSelection): Pick<ModelSelection, 'threads
 }
 
 /**
- * Builds (built-in config, seeded random weights) or loads (Hugging Face folder) the model.
+ * Builds (built-in config, seeded random weights) or loads (Hugging Face folder) the model; with
+ * `options.profileFilePrefix`, an engine with an operator profiler (ONNX Runtime) profiles every call.
  *
  * @throws the errors of {@link checkModelSelection}, `createModel` and `loadHfModel`.
  */
-export async function openModel(selection: ModelSelection, cwd: string): Promise<OpenedModel> {
+export async function openModel(
+  selection: ModelSelection,
+  cwd: string,
+  options: { readonly profileFilePrefix?: string } = {},
+): Promise<OpenedModel> {
   const checked = checkModelSelection(selection, cwd);
-  const engine = engineOptions(selection);
+  const engine = {
+    ...engineOptions(selection),
+    ...(options.profileFilePrefix === undefined ? {} : { profileFilePrefix: options.profileFilePrefix }),
+  };
   if (checked.config === undefined) {
     const folder = resolve(cwd, selection.model as string);
     const model = await loadEngineModel(selection.engine ?? 'ort', folder, {

@@ -94,6 +94,8 @@ export interface RunPlanInput {
   readonly history?: HistoryOptions;
   /** Add the profile task. @default false */
   readonly profile?: boolean;
+  /** Write each variant's `trace.json`. @default false */
+  readonly trace?: boolean;
   /** Where warnings go. @default warnings on stderr */
   readonly logger?: Logger;
   /** Start time of the run. @default now */
@@ -359,6 +361,7 @@ export function planRun(input: RunPlanInput): RunPlan {
         : (input.calibration ?? { budgetMs: DEFAULT_CALIBRATION_MS, recalibrate: false }),
     history: input.history ?? {},
     ...(input.profile === true ? { profile: true } : {}),
+    ...(input.trace === true ? { trace: true } : {}),
     isolate:
       input.isolate ?? (matrix.isMatrix && (input.registries === undefined || input.plugins !== undefined)),
     ...(input.plugins === undefined ? {} : { plugins: input.plugins }),

@@ -95,6 +95,11 @@ export interface RunPlan {
   /** Add the profile task (ONNX Runtime's time per operator category) after the other tasks. */
   readonly profile?: boolean;
   /**
+   * Write each variant's `trace.json` (Chrome trace event format): dantinox's spans, and ONNX Runtime's kernel
+   * events of the timed calls (engine `ort`).
+   */
+  readonly trace?: boolean;
+  /**
    * Run each variant in a fresh Node.js process, so that its peak RSS and load figures are its own, not the high
    * water mark of the variants before it. Needs the plugins as module specifiers (`plugins`), which the process
    * loads again.

@@ -15,11 +15,14 @@ import { errorText } from '../errors.js';
 import { messages } from '../messages.js';
 import type { ModelInfo } from '../models/model.js';
 import type { ModelSelection } from '../models/model-selection.js';
+import { hrtimeClock } from '../profiling/index.js';
 import { variantConfig, variantSelection } from './bench-matrix.js';
 import { runCalibration } from './calibration-step.js';
 import type { OpenedModel } from './open-model.js';
 import { timestampName } from './output-dir.js';
 import type { RunPlan } from './run-matrix.js';
+import { tracedModel } from './traced-model.js';
+import { startVariantTrace } from './variant-trace.js';
 
 /** One measured variant. */
 export interface VariantOutcome {
@@ -86,10 +89,16 @@ export async function runVariant(
   if (plan.profile === true)
     tasks.push(new ProfileTask({ profiler: runtime.opProfiler(selection, plan.cwd) }));
   options.note('Building the model…\n');
+  const trace = plan.trace === true ? startVariantTrace(selection.engine ?? 'ort') : undefined;
   let opened: OpenedModel;
   try {
-    opened = await runtime.openModel(selection, plan.cwd);
+    opened = await runtime.openModel(
+      selection,
+      plan.cwd,
+      trace?.profileFilePrefix === undefined ? {} : { profileFilePrefix: trace.profileFilePrefix },
+    );
   } catch (error) {
+    trace?.discard();
     if (flat) throw error;
     const message = errorText(error);
     plan.logger.log('error', `variant ${variant.id}: the model could not be built: ${message}`);
@@ -104,7 +113,8 @@ export async function runVariant(
   try {
     const ceilings = await calibrationFor(plan, selection, opened.model.info, options.note);
     const suite = new runtime.BenchmarkSuite({ tasks, config });
-    const report = await suite.run(opened.paradigm, opened.model, {
+    const model = trace === undefined ? opened.model : tracedModel(opened.model, trace.recorder);
+    const report = await suite.run(opened.paradigm, model, {
       runId: `${flat ? `${opened.model.info.name}-${timestampName(plan.startedAt)}` : variant.id}${plan.round === undefined ? '' : `-run-${plan.round}`}`,
       jsonl: false,
       sinks: new runtime.RunDirectory(folder).sinks(),
@@ -117,6 +127,7 @@ export async function runVariant(
       commandLine: plan.commandLine,
       identity: { weights: opened.weights },
       ...(plan.git === undefined ? {} : { git: plan.git }),
+      ...(trace === undefined ? {} : { clock: hrtimeClock, tracer: trace.recorder }),
       ...(ceilings === undefined
         ? {}
         : 'calibration' in ceilings
@@ -135,6 +146,15 @@ export async function runVariant(
     };
   } finally {
     await opened.model.dispose();
+    // Disposing wrote ONNX Runtime's profile: the trace can be assembled now.
+    if (trace !== undefined) {
+      try {
+        const path = trace.write(folder, variant.id);
+        options.note(`Trace: ${path}\n`);
+      } catch (error) {
+        plan.logger.log('warn', messages.traceNotWritten(variant.id, errorText(error)));
+      }
+    }
   }
 }
 

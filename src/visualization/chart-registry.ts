@@ -9,6 +9,7 @@ import { messages } from '../messages.js';
 import { type RegisterOptions, Registry } from '../registry.js';
 import { Chart, type ChartAccepts, type ChartClass, type ChartParam } from './chart.js';
 import { CompareChart } from './charts/compare-chart.js';
+import { DepthChart } from './charts/depth-chart.js';
 import { KldParetoChart } from './charts/kld-pareto-chart.js';
 import { LatencyChart } from './charts/latency-chart.js';
 import { ParetoChart } from './charts/pareto-chart.js';
@@ -43,6 +44,8 @@ export const builtinCharts = {
   roofline: RooflineChart,
   /** Share of ONNX Runtime kernel time per operator category (`TimeBreakdownChart`). */
   time_breakdown: TimeBreakdownChart,
+  /** Prefill and decode tokens/s vs context depth, fitted line and roofline bound ({@link DepthChart}). */
+  depth: DepthChart,
   /** Relative change per metric with its interval, coloured by verdict ({@link CompareChart}). */
   compare: CompareChart,
   /** A metric over runs, with its interval band ({@link TrendChart}). */
@@ -78,6 +81,8 @@ export interface BuiltinChartOptionsMap {
   roofline: NonNullable<ConstructorParameters<typeof RooflineChart>[0]>;
   /** Options of the `time_breakdown` chart (`TimeBreakdownChart`). */
   time_breakdown: NonNullable<ConstructorParameters<typeof TimeBreakdownChart>[0]>;
+  /** {@link DepthChart} options. */
+  depth: NonNullable<ConstructorParameters<typeof DepthChart>[0]>;
   /** {@link CompareChart} options. */
   compare: NonNullable<ConstructorParameters<typeof CompareChart>[0]>;
   /** {@link TrendChart} options. */

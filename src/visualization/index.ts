@@ -51,6 +51,14 @@ export {
   type RegisterChartOptions,
 } from './chart-registry.js';
 export { CompareChart, type CompareChartOptions } from './charts/compare-chart.js';
+export {
+  DEPTH_TPS_PATTERN,
+  DepthChart,
+  type DepthChartOptions,
+  type DepthPoint,
+  type DepthPointKind,
+  depthPoints,
+} from './charts/depth-chart.js';
 export { LatencyChart, type LatencyChartOptions, type LatencyPhase } from './charts/latency-chart.js';
 export { ParetoChart, type ParetoChartOptions } from './charts/pareto-chart.js';
 export { DEFAULT_RADAR_METRICS, RadarChart, type RadarChartOptions } from './charts/radar-chart.js';

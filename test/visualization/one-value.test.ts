@@ -74,6 +74,21 @@ const ONE_X: Record<
     rows: [{ model: 'small', profile_prefill_kernels_ms: 81, profile_prefill_matmul_ms: 61.2 }],
     outcome: 'drawn',
   },
+  // One depth: its measured points are drawn (and its roofline bound), no line to fit.
+  depth: {
+    rows: [
+      {
+        model: 'tiny',
+        decode_tps_d0: 300,
+        decode_ms_d0: 1000 / 300,
+        decode_gflop_d0: 0.001,
+        decode_mib_d0: 1,
+        ceiling_gflops_fp32: 374,
+        ceiling_bandwidth_gbs: 18.6,
+      },
+    ],
+    outcome: 'drawn',
+  },
   compare: { rows: [{ metric: 'decode_tps', change: -0.12, verdict: 'slower' }], outcome: 'drawn' },
   // One sweep point of a load: its points (and box) are drawn, a line needs no second point to be read.
   serving_latency: { rows: SERVING_POINTS.slice(0, 1), outcome: 'drawn' },

@@ -23,6 +23,7 @@ const BUILTINS = [
   'radar',
   'roofline',
   'time_breakdown',
+  'depth',
   'compare',
   'trend',
   'serving_latency',
@@ -174,7 +175,12 @@ describe('Visualizer.render', () => {
     for (const name of ['serving_latency', 'serving_throughput', 'serving_distribution']) {
       expect(results[name], name).toMatchObject({ status: 'skipped' });
     }
-    for (const name of BUILTINS.slice(1, -7).filter((n) => n !== 'pareto_kld')) {
+    // Nor a depth sweep without --depths.
+    expect(results['depth']).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('{phase}_tps_d{D}'),
+    });
+    for (const name of BUILTINS.slice(1, -8).filter((n) => n !== 'pareto_kld')) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

@@ -1,7 +1,7 @@
 /**
  * `LatencyTask`: prefill latency at the prompt length; for paradigms with a KV cache, real decode-step latency at
  * that context and a timed generation (TTFT, TPOT, end to end); for diffusion, per-pass and end-to-end
- * generation latency.
+ * generation latency; with `depths`, the context-depth sweep (see `depth-sweep.ts`).
  *
  * @packageDocumentation
  */
@@ -21,6 +21,7 @@ import type {
   MetaValue,
   MetricDescriptor,
 } from '../task.js';
+import { DEPTH_METRICS, depthMetrics, runDepthSweep } from './depth-sweep.js';
 import { budgetOf, failedCellsNote, keepCell, standaloneContext } from './task-context.js';
 
 const ms = (key: string, description: string): MetricDescriptor => ({
@@ -68,6 +69,7 @@ export const LATENCY_METRICS: readonly MetricDescriptor[] = [
     'gen_e2e_ms',
     'End-to-end generation latency of diffusionSteps denoising passes, mean over timed generations (diffusion).',
   ),
+  ...DEPTH_METRICS,
 ];
 
 /** Options of {@link LatencyTask}. */
@@ -140,10 +142,16 @@ export class LatencyTask implements BenchmarkTask {
     if (prompt === undefined)
       throw new DantinoxError('INVALID_OPTION', messages.noUsableSeqLen(config.seqLens, maxContext));
     const kv = paradigm.supportsKvDecode;
-    context.plan(3);
+    const depths = kv ? config.depths.length : 0;
+    context.plan(3 + 2 * depths);
     const cells: CellRecord[] = [];
     const meta: Record<string, MetaValue> = {};
-    const env = { clock: context.clock, barrier: () => model.barrier(), signal: context.signal };
+    const env = {
+      clock: context.clock,
+      barrier: () => model.barrier(),
+      signal: context.signal,
+      tracer: context.tracer,
+    };
     const budget = budgetOf(config);
     const keep = (c: CellRecord): Promise<CellRecord> => keepCell(context, cells, c);
 
@@ -169,6 +177,17 @@ export class LatencyTask implements BenchmarkTask {
 
     if (kv) await this.#autoregressive(paradigm, model, config, rng, prompt, { env, keep, meta });
     else await this.#diffusion(paradigm, model, config, rng, prompt, { env, keep, meta });
+    if (depths > 0) {
+      const [depthRng] = rng.split(1) as [Rng];
+      const notes = await runDepthSweep(model, config, depthRng, {
+        task: this.name,
+        prompt,
+        env,
+        keep,
+        warn: (message) => context.logger.log('warn', message),
+      });
+      Object.assign(meta, notes);
+    }
 
     const result = this.summarize(cells, config);
     return { ...result, meta: { ...meta, ...result.meta } };
@@ -222,6 +241,7 @@ export class LatencyTask implements BenchmarkTask {
       meta['gen_prompt'] = gen.seqLen ?? null;
       meta['diffusion_steps'] = config.diffusionSteps;
     }
+    Object.assign(metrics, depthMetrics(cells));
     const failed = failedCellsNote(cells);
     if (failed !== '') meta['failed_cells'] = failed;
     if (Object.keys(metrics).length === 0)

@@ -109,7 +109,14 @@ export class PerplexityTask implements BenchmarkTask {
     rng: Rng,
     context: BenchmarkContext = standaloneContext(),
   ): Promise<BenchmarkResult> {
-    const plan = planEvalWindows(paradigm, model, config, rng, context, this.#options);
+    const { tracer } = context;
+    // `bench --trace`: tokenization and each batch's scoring as spans.
+    const plan =
+      tracer === undefined
+        ? planEvalWindows(paradigm, model, config, rng, context, this.#options)
+        : await tracer.span('tokenize and cut windows', 'tokenize', async () =>
+            planEvalWindows(paradigm, model, config, rng, context, this.#options),
+          );
     const { ids, batches, planned, seqLen, strided, source, tokenizer, ar, lossRng } = plan;
     context.plan(planned);
 
@@ -126,13 +133,15 @@ export class PerplexityTask implements BenchmarkTask {
         const scored = ids.subarray(start + batch.scoreFrom + 1, start + batch.length);
         batchBytes += utf8.encode(tokenizer.decode(Array.from(scored))).length;
       }
-      const loss = await paradigm.lossFn(
-        model,
-        rows,
-        { batch: batch.starts.length, seq: batch.length },
-        lossRng,
-        batch.scoreFrom > 0 ? { scoreFrom: batch.scoreFrom } : {},
-      );
+      const score = () =>
+        paradigm.lossFn(
+          model,
+          rows,
+          { batch: batch.starts.length, seq: batch.length },
+          lossRng,
+          batch.scoreFrom > 0 ? { scoreFrom: batch.scoreFrom } : {},
+        );
+      const loss = await (tracer === undefined ? score() : tracer.span(`score batch ${i}`, 'scoring', score));
       await keepCell(context, cells, {
         task: this.name,
         cell: `batch=${i}`,

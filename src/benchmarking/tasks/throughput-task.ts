@@ -109,7 +109,12 @@ export class ThroughputTask implements BenchmarkTask {
     const seq0 = config.seqLens[0] as number;
     const batchCells = config.batchSizes.filter((b) => b !== 1);
     context.plan(config.seqLens.length + batchCells.length);
-    const env = { clock: context.clock, barrier: () => model.barrier(), signal: context.signal };
+    const env = {
+      clock: context.clock,
+      barrier: () => model.barrier(),
+      signal: context.signal,
+      tracer: context.tracer,
+    };
 
     const measure = async (
       batch: number,

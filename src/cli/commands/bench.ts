@@ -34,6 +34,7 @@ import {
   parseCalibrationMs,
   parseNameList,
   parseNonNegativeInt,
+  parseNonNegativeIntList,
   parseNonNegativeNumber,
   parsePositiveInt,
   parsePositiveIntList,
@@ -81,6 +82,12 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
       'batchSizes',
     ),
     parse: parsePositiveIntList,
+  },
+  depths: {
+    flags: '--depths <list>',
+    description:
+      'latency: also time prefill and decode with this many tokens already in the KV cache, e.g. 0,512,1024 (default: none)',
+    parse: parseNonNegativeIntList,
   },
   nWarmup: {
     flags: '--n-warmup <n>',
@@ -178,6 +185,7 @@ type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfi
   readonly recalibrate?: boolean;
   readonly calibrationMs: number;
   readonly profile?: boolean;
+  readonly trace?: boolean;
 } & HistoryOptions;
 
 const EXAMPLES = `
@@ -284,6 +292,10 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       '--profile',
       'add a "profile" row per variant: ONNX Runtime\'s kernel time per operator category (matmul, attention, norm, softmax, other) of one prefill and one decode step',
     )
+    .option(
+      '--trace',
+      "write trace.json per variant (Chrome trace format, opens in Perfetto): dantinox's spans, and ONNX Runtime's kernel events of the timed calls (--engine ort)",
+    )
     .option('--no-charts', 'skip charts/ and report.html')
     .option('--no-calibrate', 'skip the ceilings calibration (MFU/MBU then say unavailable)')
     .option('--recalibrate', "measure this machine's ceilings again instead of using the cache")
@@ -326,6 +338,8 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
   const registries = await loadPlugins(options.plugin ?? [], io.cwd);
   const tasks = options.tasks ?? DEFAULT_TASKS;
   checkPluginNames('task', tasks, registries.tasks.names());
+  if (config.depths.length > 0 && !tasks.includes('latency'))
+    throw new DantinoxError('INVALID_OPTION', messages.depthsWithoutLatency(tasks));
   const shard = resolveShard({
     ...(options.shard === undefined ? {} : { shard: options.shard }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
@@ -371,6 +385,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       : false,
     history: options,
     profile: options.profile === true,
+    trace: options.trace === true,
     logger: createWriterLogger(io.stderr, level),
     startedAt,
     commandLine: ['dantinox', ...ctx.argv].join(' '),

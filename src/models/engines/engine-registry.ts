@@ -36,10 +36,18 @@ export interface EngineModelOptions
   readonly executionProvider?: ExecutionProvider;
   /** Build even when the memory estimate exceeds the available memory (`ort`). @default false */
   readonly force?: boolean;
+  /**
+   * Turn on ONNX Runtime's profiler, writing its Chrome trace to `${profileFilePrefix}_<date>.json` when the model
+   * is disposed (engines with `operatorProfile` only; the others ignore it). @default undefined (no profiling)
+   */
+  readonly profileFilePrefix?: string;
 }
 
-/** Options of {@link loadEngineModel}: threads, name, execution provider and the dtype file to load. */
-export type EngineLoadOptions = Pick<EngineModelOptions, 'threads' | 'name' | 'executionProvider'> & {
+/** Options of {@link loadEngineModel}: threads, name, execution provider, profiler and the dtype file to load. */
+export type EngineLoadOptions = Pick<
+  EngineModelOptions,
+  'threads' | 'name' | 'executionProvider' | 'profileFilePrefix'
+> & {
   /** The dtype file of the folder. @default 'fp32' */
   readonly dtype?: BuiltinDtype;
 };

@@ -73,6 +73,11 @@ export class KvCache {
     };
   }
 
+  /** Bytes of the key and value buffers allocated for every layer (capacity rows, float32). */
+  get allocatedBytes(): number {
+    return 2 * this.config.numBlocks * this.#capacity * this.rowSize * Float32Array.BYTES_PER_ELEMENT;
+  }
+
   /** Drops the buffers. */
   release(): void {
     this.#keys = [];

@@ -177,6 +177,48 @@ export class OnnxModel implements Model {
     };
   }
 
+  /**
+   * A prefill at depth: `seq` new tokens per sequence on top of the `state.length` cached positions, in one
+   * session call that reads the cache in place. Consumes `state`.
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * other than `state.batch · seq`, bad ids, or a context that would exceed `maxContext`.
+   */
+  async extend(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> {
+    this.#checkOpen();
+    const taken = claimDecodeState(this.config, tokens, state, OnnxDecodeState, this.#token, seq);
+    const out = await this.#run(tokens, taken.batch, seq, { cache: taken.cache, length: taken.length }, true);
+    return {
+      logits: out.logits,
+      state: new OnnxDecodeState(this.#token, taken.batch, taken.length + seq, taken.cache),
+    };
+  }
+
+  /**
+   * KV-cache bytes of a decode state of this model, measured from its buffers: `heldBytes`, the key and value
+   * rows of its `state.length` positions (what the session reads: float32, every layer, every position — with a
+   * sliding window too), and `allocatedBytes`, the buffers' capacity (grown by doubling, so up to 2× held).
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a state this model did not make.
+   */
+  kvCacheBytes(state: DecodeState): {
+    /** Bytes of the key and value rows of the cached positions, every layer. */
+    readonly heldBytes: number;
+    /** Bytes of the key and value buffers allocated, every layer (capacity rows). */
+    readonly allocatedBytes: number;
+  } {
+    if (!(state instanceof OnnxDecodeState) || state.owner !== this.#token)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
+    const { cache } = state;
+    let heldBytes = 0;
+    // The tensors the next call feeds the session: each layer's key and value views of the cached positions.
+    for (let layer = 0; layer < this.config.numBlocks; layer++) {
+      const view = cache.view(layer, 0, state.length);
+      heldBytes += view.keys.byteLength + view.values.byteLength;
+    }
+    return { heldBytes, allocatedBytes: cache.allocatedBytes };
+  }
+
   /** Resolves at once: every awaited call has already finished its engine work (`session.run` is synchronous). */
   async barrier(): Promise<void> {}
 

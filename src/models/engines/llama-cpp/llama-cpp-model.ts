@@ -246,6 +246,34 @@ export class LlamaCppModel implements Model {
     }
   }
 
+  /**
+   * A prefill at depth: `seq` new tokens per sequence evaluated on the sequences that already hold
+   * `state.length` positions. Consumes `state`.
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * other than `state.batch · seq`, bad ids, or a context that would exceed `maxContext`.
+   */
+  async extend(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> {
+    this.#checkOpen();
+    const taken = claimDecodeState(this.config, tokens, state, LlamaCppDecodeState, this.#token, seq);
+    try {
+      const logits = await this.#evaluate(taken.cache, tokens, seq);
+      return {
+        logits,
+        state: new LlamaCppDecodeState(
+          this.#token,
+          taken.batch,
+          taken.length + seq,
+          taken.cache,
+          this.#release,
+        ),
+      };
+    } catch (cause) {
+      this.#release(taken.cache);
+      throw cause;
+    }
+  }
+
   /** Resolves at once: every evaluation has finished when its promise resolves. */
   async barrier(): Promise<void> {}
 

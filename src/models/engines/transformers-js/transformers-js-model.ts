@@ -184,6 +184,32 @@ export class TransformersJsModel implements Model {
     }
   }
 
+  /**
+   * A prefill at depth: `seq` new tokens per sequence after the `state.length` cached positions. Consumes `state`.
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
+   * other than `state.batch · seq`, bad ids, or a context that would exceed `maxContext`.
+   */
+  async extend(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> {
+    this.#checkOpen();
+    const taken = claimDecodeState(this.config, tokens, state, TransformersJsDecodeState, this.#token, seq);
+    try {
+      const { logits, present } = await this.#run(tokens, taken.batch, seq, taken.length, taken.cache);
+      return {
+        logits,
+        state: new TransformersJsDecodeState(
+          this.#token,
+          taken.batch,
+          taken.length + seq,
+          present,
+          releaseTensors,
+        ),
+      };
+    } finally {
+      for (const t of Object.values(taken.cache)) t.dispose();
+    }
+  }
+
   /** Resolves at once: every forward has finished when its promise resolves. */
   async barrier(): Promise<void> {}
 

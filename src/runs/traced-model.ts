@@ -1,0 +1,34 @@
+/**
+ * A {@link Model} that records each of its engine calls as a span of a {@link TraceRecorder} (`bench --trace`),
+ * with the phase of the cell call that made it, so that the engine's kernel events can be matched to them.
+ *
+ * @packageDocumentation
+ */
+import type { BatchShape, DecodeState, Logits, Model, StepResult } from '../models/model.js';
+import type { TraceRecorder } from '../profiling/index.js';
+
+/** `model` with every `forward`, `prefill`, `extend` and `decodeStep` recorded by `tracer` (one engine call each). */
+export function tracedModel(model: Model, tracer: TraceRecorder): Model {
+  const extend = model.extend?.bind(model);
+  const traced: Model = {
+    config: model.config,
+    info: model.info,
+    ...(model.tokenizer === undefined ? {} : { tokenizer: model.tokenizer }),
+    forward: (tokens: Int32Array, shape: BatchShape): Promise<Logits> =>
+      tracer.engineCall('forward', () => model.forward(tokens, shape)),
+    prefill: (tokens: Int32Array, shape: BatchShape): Promise<StepResult> =>
+      tracer.engineCall('prefill', () => model.prefill(tokens, shape)),
+    decodeStep: (tokens: Int32Array, state: DecodeState): Promise<StepResult> =>
+      tracer.engineCall('decodeStep', () => model.decodeStep(tokens, state)),
+    barrier: () => model.barrier(),
+    numParameters: () => model.numParameters(),
+    dispose: () => model.dispose(),
+  };
+  return extend === undefined
+    ? traced
+    : {
+        ...traced,
+        extend: (tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> =>
+          tracer.engineCall('extend', () => extend(tokens, seq, state)),
+      };
+}

@@ -1,0 +1,88 @@
+/**
+ * `bench --trace` on the real engine: the tiny preset on ONNX Runtime with its profiler on, the latency task with a
+ * depth sweep, assembled into a trace that Perfetto's JSON importer accepts, whose kernel events are those of the
+ * timed calls, inside their calls and inside the task span; and the metadata of an engine without kernel events.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BenchmarkConfig } from '../../src/benchmarking/config.js';
+import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
+import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
+import { messages } from '../../src/messages.js';
+import { createModel, ModelConfig } from '../../src/models/index.js';
+import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
+import { hrtimeClock } from '../../src/profiling/clock.js';
+import { tracedModel } from '../../src/runs/traced-model.js';
+import { startVariantTrace } from '../../src/runs/variant-trace.js';
+import { chromeTraceProblems, within, type XEvent } from '../profiling/trace-schema.js';
+
+describe('a variant trace', () => {
+  it('ort: our spans and the kernel events of the timed calls, on one clock', async () => {
+    const trace = startVariantTrace('ort');
+    const config = ModelConfig.preset('tiny');
+    const engine = await createModel(config, {
+      seed: 1,
+      threads: 1,
+      profileFilePrefix: trace.profileFilePrefix as string,
+    });
+    const model = tracedModel(engine, trace.recorder);
+    const bench = BenchmarkConfig.parse({
+      seqLens: [16],
+      depths: [0, 32],
+      nWarmup: 1,
+      nMeasure: 2,
+      minWarmupMs: 0,
+      genTokens: 2,
+    });
+    try {
+      await new BenchmarkSuite({ tasks: [new LatencyTask()], config: bench }).run(
+        new ARParadigm(config),
+        model,
+        {
+          jsonl: false,
+          clock: hrtimeClock,
+          tracer: trace.recorder,
+        },
+      );
+    } finally {
+      await model.dispose();
+    }
+    const folder = mkdtempSync(join(tmpdir(), 'dantinox-trace-test-'));
+    const parsed = JSON.parse(readFileSync(trace.write(folder, 'tiny'), 'utf8'));
+    expect(chromeTraceProblems(parsed)).toEqual([]);
+    const events = parsed.traceEvents.filter((e: XEvent) => e.ph === 'X') as XEvent[];
+    const task = events.find((e) => e.cat === 'task') as XEvent;
+    expect(task.name).toBe('latency');
+    // Every span and every kernel event falls inside the task span.
+    for (const e of events) expect(within(e, task), `${e.cat} ${e.name}`).toBe(true);
+    // One model_run per engine call; kernel events only of timed calls, each inside its call.
+    expect(parsed.otherData.ort_runs).toBe(parsed.otherData.engine_calls);
+    const calls = new Map(
+      events.filter((e) => e.cat?.startsWith('engine')).map((e) => [e.args?.['call'], e]),
+    );
+    const kernels = events.filter((e) => e.pid === 2);
+    expect(kernels.some((e) => e.cat === 'ort,Node' && e.name === 'MatMul')).toBe(true);
+    for (const k of kernels) {
+      const call = calls.get(k.args?.['call']) as XEvent;
+      expect(call.args?.['phase']).toBe('timed');
+      expect(within(k, call), k.name).toBe(true);
+    }
+    const cells = events.filter((e) => e.cat === 'cell').map((e) => e.name);
+    expect(cells).toEqual(
+      expect.arrayContaining(['prefill@16', 'decode@16', 'prefill@16+d32', 'decode@d32']),
+    );
+  }, 60_000);
+
+  it('llama.cpp: our spans and a metadata event saying why kernel events are absent', () => {
+    const trace = startVariantTrace('llama.cpp');
+    expect(trace.profileFilePrefix).toBeUndefined();
+    const folder = mkdtempSync(join(tmpdir(), 'dantinox-trace-test-'));
+    const parsed = JSON.parse(readFileSync(trace.write(folder, 'tiny-llama'), 'utf8'));
+    expect(chromeTraceProblems(parsed)).toEqual([]);
+    expect(parsed.traceEvents.find((e: XEvent) => e.name === 'kernel_events_absent')?.args?.reason).toBe(
+      messages.traceKernelsAbsent('llama.cpp'),
+    );
+  });
+});
