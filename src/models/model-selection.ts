@@ -11,6 +11,7 @@ import { messages } from '../messages.js';
 import type { EngineName } from './engines/engine-name.js';
 import { defaultEngines } from './engines/engine-registry.js';
 import type { ExecutionProvider } from './engines/ort/index.js';
+import type { TargetName } from './engines/target-name.js';
 import { hfDtypeFile } from './hf/hf-dtype-files.js';
 import { ModelConfig, type ParadigmKind } from './model-config.js';
 import {
@@ -32,6 +33,10 @@ export interface ModelSelection {
   readonly paradigm?: ParadigmKind;
   /** Engine that runs the model. @default 'ort' */
   readonly engine?: EngineName;
+  /** `--target`: where the model runs. @default 'node' */
+  readonly target?: TargetName;
+  /** `--browser-path`: the Chromium executable of the browser target. @default found on `PATH` */
+  readonly browserPath?: string;
   /** Intra-op threads; engine default when undefined. */
   readonly threads?: number;
   /** `--ep`: ONNX Runtime execution provider, checked against the binding before any weights are built. */
@@ -90,6 +95,7 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     ...(selection.dtype === undefined ? {} : { dtype: selection.dtype }),
     ...(selection.headDtype === undefined ? {} : { headDtype: selection.headDtype }),
     ...(selection.executionProvider === undefined ? {} : { executionProvider: selection.executionProvider }),
+    ...(selection.target === undefined ? {} : { target: selection.target }),
   };
   if (selection.model !== undefined) {
     if (selection.config !== undefined) throw new DantinoxError('INVALID_OPTION', messages.configAndModel());

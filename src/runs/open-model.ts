@@ -37,6 +37,14 @@ function engineOptions(selection: ModelSelection): Pick<ModelSelection, 'threads
   };
 }
 
+/** Where a built-in model runs (`--target`, `--browser-path`), when given. */
+function targetOptions(selection: ModelSelection): Pick<ModelSelection, 'target' | 'browserPath'> {
+  return {
+    ...(selection.target === undefined ? {} : { target: selection.target }),
+    ...(selection.browserPath === undefined ? {} : { browserPath: selection.browserPath }),
+  };
+}
+
 /**
  * Builds (built-in config, seeded random weights) or loads (Hugging Face folder) the model.
  *
@@ -64,6 +72,7 @@ export async function openModel(selection: ModelSelection, cwd: string): Promise
     seed: selection.seed,
     name,
     ...engine,
+    ...targetOptions(selection),
     ...(selection.force === true ? { force: true } : {}),
     ...(checked.precision ?? {}),
   });

@@ -156,6 +156,7 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
 /** Parsed options of `dantinox bench`. */
 type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
   readonly ep?: string;
+  readonly browserPath?: string;
   readonly tasks?: string[];
   readonly plugin?: string[];
   readonly data?: string;
@@ -193,6 +194,7 @@ Examples:
   $ dantinox bench --bench-config study.yaml --out /shared/study --shard 0/4  # shard 0 of 4 (also: JOB_COMPLETION_INDEX
                                                                               #   with --shards, SLURM_ARRAY_TASK_ID)
   $ dantinox bench --config small --engine ort,llama.cpp --dtype q8 --threads 2  # same weights, two engines
+  $ dantinox bench --config small --target node,browser --tasks throughput,latency  # Node vs onnxruntime-web in Chromium
   $ dantinox bench --config tiny --dtype fp32,q8 --repeat 5 --out results/base  # 5 interleaved runs per variant
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
@@ -223,12 +225,16 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     .command('bench')
     .summary('run the benchmark suite (throughput, latency, perplexity) on a model and write results')
     .description(
-      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out. Lists on the model axes (--config, --model, --engine, --dtype, --threads, --paradigm, or a matrix: section in --bench-config) run every combination as a variant, one model at a time, each in its own sub-folder of --out, with the combined results, charts and report at the top.',
+      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out. Lists on the model axes (--config, --model, --engine, --target, --dtype, --threads, --paradigm, or a matrix: section in --bench-config) run every combination as a variant, one model at a time, each in its own sub-folder of --out, with the combined results, charts and report at the top.',
     );
   addMatrixAxisOptions(command)
     .option(
       '--ep <name>',
-      'ONNX Runtime execution provider (default: cpu); an unavailable one is refused, naming those available',
+      'ONNX Runtime execution provider (default: cpu); an unavailable one is refused, naming those available; --target browser: wasm (default) or webgpu',
+    )
+    .option(
+      '--browser-path <path>',
+      '--target browser: the Chromium (or Chrome) executable (default: chromium, chromium-browser or google-chrome on PATH, else /usr/bin/chromium)',
     )
     .option(
       '-t, --tasks <list>',
@@ -360,6 +366,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       ...(options.blockSize === undefined ? {} : { blockSize: options.blockSize }),
       ...(options.reference === undefined ? {} : { reference: options.reference }),
       ...(options.referenceEngine === undefined ? {} : { referenceEngine: options.referenceEngine }),
+      ...(options.browserPath === undefined ? {} : { browserPath: options.browserPath }),
     },
     ...(shard === undefined ? {} : { shard }),
     resume: options.resume === true,
