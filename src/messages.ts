@@ -204,8 +204,8 @@ export const messages = {
   browserPathNotExecutable: (path: string): string =>
     `--browser-path "${path}" is not an executable file. Pass the path of a Chromium or Chrome executable (e.g. /usr/bin/chromium), or drop --browser-path to look for one on PATH.`,
   /** No Chromium found for the browser target. */
-  browserNotFound: (names: readonly string[]): string =>
-    `--target browser needs Chromium, and none was found: looked for ${list(names)} on PATH and for /usr/bin/chromium. Install Chromium (e.g. apt-get install chromium) or pass its executable with --browser-path.`,
+  browserNotFound: (names: readonly string[], fallbacks: readonly string[]): string =>
+    `--target browser needs Chromium, and none was found: looked for ${list(names)} on PATH${fallbacks.length > 0 ? ` and for ${list(fallbacks)}` : ''}. Install Chromium (e.g. apt-get install chromium) or pass its executable with --browser-path.`,
   /** The browser could not be started or the page failed to load. */
   browserLaunchFailed: (path: string, cause: unknown): string =>
     `Cannot start the browser "${path}": ${errorText(cause)}. Check that it is a Chromium (or Chrome) executable that runs headless here, or pass another with --browser-path.`,

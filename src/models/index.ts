@@ -26,7 +26,7 @@ export {
   type CreateBrowserModelOptions,
   createBrowserModel,
 } from './engines/browser/browser-model.js';
-export { BROWSER_NAMES, findBrowser } from './engines/browser/find-browser.js';
+export { BROWSER_FALLBACKS, BROWSER_NAMES, findBrowser } from './engines/browser/find-browser.js';
 export { PageClock } from './engines/browser/page-clock.js';
 export { type PageServer, type PageServerOptions, startPageServer } from './engines/browser/page-server.js';
 export { ENGINE_NAMES, type EngineName } from './engines/engine-name.js';

@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { findBrowser } from './engines/browser/find-browser.js';
 import type { EngineName } from './engines/engine-name.js';
 import { defaultEngines } from './engines/engine-registry.js';
 import type { ExecutionProvider } from './engines/ort/index.js';
@@ -108,6 +109,8 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     return { name: basename(folder), isPreset: false, dtype, ...reference };
   }
   defaultEngines.check(engine, { source: { kind: 'config' }, ...request });
+  // The browser is looked for now: a missing one is a usage error, not a failed variant after a model was built.
+  if (selection.target === 'browser') findBrowser(selection.browserPath);
   const resolved = resolveModelConfig(selection.config ?? DEFAULT_PRESET, cwd);
   const config =
     selection.paradigm === undefined || selection.paradigm === resolved.config.paradigm

@@ -28,13 +28,20 @@ function isExecutable(path: string): boolean {
   }
 }
 
+/** Where Chromium is looked for when `PATH` has none. */
+export const BROWSER_FALLBACKS: readonly string[] = ['/usr/bin/chromium'];
+
 /**
  * The Chromium executable to launch: `explicit` when given (it must be an executable file), else the first of
- * {@link BROWSER_NAMES} on `pathVariable`, else `/usr/bin/chromium` when it exists.
+ * {@link BROWSER_NAMES} on `pathVariable`, else the first of `fallbacks` that exists.
  *
  * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` naming `--browser-path` when none is found.
  */
-export function findBrowser(explicit?: string, pathVariable: string = process.env['PATH'] ?? ''): string {
+export function findBrowser(
+  explicit?: string,
+  pathVariable: string = process.env['PATH'] ?? '',
+  fallbacks: readonly string[] = BROWSER_FALLBACKS,
+): string {
   if (explicit !== undefined) {
     if (isExecutable(explicit)) return explicit;
     throw new DantinoxError('DEPENDENCY_MISSING', messages.browserPathNotExecutable(explicit));
@@ -42,6 +49,6 @@ export function findBrowser(explicit?: string, pathVariable: string = process.en
   const folders = pathVariable.split(delimiter).filter((f) => f !== '');
   for (const name of BROWSER_NAMES)
     for (const folder of folders) if (isExecutable(join(folder, name))) return join(folder, name);
-  if (isExecutable('/usr/bin/chromium')) return '/usr/bin/chromium';
-  throw new DantinoxError('DEPENDENCY_MISSING', messages.browserNotFound(BROWSER_NAMES));
+  for (const path of fallbacks) if (isExecutable(path)) return path;
+  throw new DantinoxError('DEPENDENCY_MISSING', messages.browserNotFound(BROWSER_NAMES, fallbacks));
 }

@@ -31,23 +31,20 @@ describe('browser target refusals and detections', () => {
     }
   }, 60_000);
 
-  it('no browser on PATH: one line naming --browser-path', () => {
+  it('no browser on PATH nor in the fallbacks: one line naming --browser-path', () => {
     const empty = mkdtempSync(join(tmpdir(), 'dantinox-nobrowser-'));
     try {
-      const search = (): string => findBrowser(undefined, empty);
-      // /usr/bin/chromium is the last resort: only when it is absent does the search fail.
       let error: unknown;
       try {
-        search();
+        findBrowser(undefined, empty, [join(empty, 'chromium')]);
       } catch (e) {
         error = e;
       }
-      if (error === undefined) expect(search()).toBe('/usr/bin/chromium');
-      else {
-        expect((error as DantinoxError).code).toBe('DEPENDENCY_MISSING');
-        expect((error as Error).message).toContain('--browser-path');
-        expect((error as Error).message).not.toContain('\n');
-      }
+      expect(error).toBeInstanceOf(DantinoxError);
+      expect((error as DantinoxError).code).toBe('DEPENDENCY_MISSING');
+      expect((error as Error).message).toMatch(/^--target browser needs Chromium, and none was found/);
+      expect((error as Error).message).toContain('--browser-path');
+      expect((error as Error).message).not.toContain('\n');
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
