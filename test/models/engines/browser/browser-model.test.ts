@@ -5,11 +5,14 @@
  * the caller does not read them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BenchmarkSuite } from '../../../../src/benchmarking/suite.js';
+import { ThroughputTask } from '../../../../src/benchmarking/tasks/throughput-task.js';
 import {
   type BrowserModel,
   createBrowserModel,
 } from '../../../../src/models/engines/browser/browser-model.js';
 import { createModel, ModelConfig, type OnnxModel } from '../../../../src/models/index.js';
+import { ARParadigm } from '../../../../src/models/paradigms/ar-paradigm.js';
 
 const config = ModelConfig.preset('tiny');
 let browser: BrowserModel;
@@ -82,5 +85,28 @@ describe('BrowserModel (tiny, real Chromium)', () => {
     expect(out.data.length).toBe(0);
     expect(out.dims).toEqual([1, 16, config.vocabSize]);
     expect(browser.clock.now()).toBeGreaterThan(before);
+  });
+
+  it('times a suite inside the page: the samples are the page clock’s steps, recorded as such', async () => {
+    const suite = new BenchmarkSuite({
+      tasks: [new ThroughputTask()],
+      config: { seqLens: [8], batchSizes: [1], nWarmup: 1, nMeasure: 5, minWarmupMs: 0, minMeasureMs: 0 },
+    });
+    const before = browser.clock.now();
+    const report = await suite.run(new ARParadigm(config), browser, { jsonl: false, progress: 'silent' });
+    const advancedMs = Number(browser.clock.now() - before) / 1e6;
+    expect(report.environment?.timer?.['clockName']).toBe(browser.clock.name);
+    expect(report.environment?.timer?.['resolutionNs']).toBe(
+      Math.round((browser.info.browser?.timerResolutionMs as number) * 1e6),
+    );
+    expect(report.environment?.browser?.threadsUsed).toBe(2);
+    const samples = report.results[0]?.cells?.[0]?.samplesMs ?? [];
+    expect(samples.length).toBeGreaterThanOrEqual(5);
+    // Every timed call is an in-page duration: together at most what the page clock moved (warm-up included).
+    const sum = samples.reduce((a, b) => a + b, 0);
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThanOrEqual(advancedMs + 1e-3 * samples.length);
+    expect(report.modelMeta['target']).toBe('browser');
+    expect(report.modelMeta['cross_origin_isolated']).toBe(true);
   });
 });

@@ -96,6 +96,7 @@ describe('browser target refusals and detections', () => {
       (e: unknown) => e,
     );
     if (error === undefined) return;
+    // Headless Chromium without a GPU offers SwiftShader: refused as a fallback adapter, naming it.
     expect((error as DantinoxError).code).toBe('UNSUPPORTED');
     expect((error as Error).message).toMatch(
       /no WebGPU adapter|is a fallback adapter — a software rasterizer, not a GPU/,
