@@ -38,6 +38,8 @@ export interface ModelSelection {
   readonly target?: TargetName;
   /** `--browser-path`: the Chromium executable of the browser target. @default found on `PATH` */
   readonly browserPath?: string;
+  /** `--no-isolation`: serve the browser target's page without COOP/COEP. @default true */
+  readonly isolated?: boolean;
   /** Intra-op threads; engine default when undefined. */
   readonly threads?: number;
   /** `--ep`: ONNX Runtime execution provider, checked against the binding before any weights are built. */

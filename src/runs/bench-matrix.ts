@@ -187,11 +187,18 @@ export function variantSelection(
 
 /**
  * The parts of a model selection every variant shares: `--ep`, `--force`, `--head-dtype`, `--block-size`,
- * `--reference`, `--reference-engine`, `--browser-path`.
+ * `--reference`, `--reference-engine`, `--browser-path`, `--no-isolation`.
  */
 export type SharedSelection = Pick<
   ModelSelection,
-  'executionProvider' | 'force' | 'headDtype' | 'blockSize' | 'reference' | 'referenceEngine' | 'browserPath'
+  | 'executionProvider'
+  | 'force'
+  | 'headDtype'
+  | 'blockSize'
+  | 'reference'
+  | 'referenceEngine'
+  | 'browserPath'
+  | 'isolated'
 >;
 
 /** The benchmark config of a variant: the shared one with the variant's threads. */

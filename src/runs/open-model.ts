@@ -37,11 +37,14 @@ function engineOptions(selection: ModelSelection): Pick<ModelSelection, 'threads
   };
 }
 
-/** Where a built-in model runs (`--target`, `--browser-path`), when given. */
-function targetOptions(selection: ModelSelection): Pick<ModelSelection, 'target' | 'browserPath'> {
+/** Where a built-in model runs (`--target`, `--browser-path`, `--no-isolation`), when given. */
+function targetOptions(
+  selection: ModelSelection,
+): Pick<ModelSelection, 'target' | 'browserPath' | 'isolated'> {
   return {
     ...(selection.target === undefined ? {} : { target: selection.target }),
     ...(selection.browserPath === undefined ? {} : { browserPath: selection.browserPath }),
+    ...(selection.isolated === false ? { isolated: false } : {}),
   };
 }
 

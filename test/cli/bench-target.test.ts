@@ -59,7 +59,7 @@ describe('bench --target node,browser', () => {
     expect(existsSync(join(cwd, 'out', 'charts', 'matrix-parity.svg'))).toBe(true);
   });
 
-  it('resumes the same run, and refuses a run measured on another target naming --target', {
+  it('resumes the same run; --no-isolation is recorded; a run measured on another target is refused naming --target', {
     timeout: 120_000,
   }, async () => {
     const results = join(cwd, 'out', 'tiny-browser-t2', 'results.json');
@@ -68,8 +68,13 @@ describe('bench --target node,browser', () => {
     expect(same.code, same.stderr).toBe(0);
     // Both variants were complete: neither is measured again.
     expect(statSync(results).mtimeMs).toBe(written);
-    const browserRun = await bench('browser', 'single');
+    // --no-isolation: the page served without COOP/COEP runs one thread whatever was asked, and says so.
+    const browserRun = await bench('browser', 'single', '--no-isolation');
     expect(browserRun.code, browserRun.stderr).toBe(0);
+    const unisolated = SuiteReport.load(join(cwd, 'single', 'results.json'));
+    expect(unisolated.modelMeta['cross_origin_isolated']).toBe(false);
+    expect(unisolated.modelMeta['threads_asked']).toBe(2);
+    expect(unisolated.modelMeta['threads']).toBe(1);
     const onNode = await bench('node', 'single', '--resume');
     expect(onNode.code).toBe(2);
     expect(onNode.stderr).toMatch(

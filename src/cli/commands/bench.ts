@@ -157,6 +157,7 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
 type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
   readonly ep?: string;
   readonly browserPath?: string;
+  readonly isolation: boolean;
   readonly tasks?: string[];
   readonly plugin?: string[];
   readonly data?: string;
@@ -237,6 +238,10 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       '--target browser: the Chromium (or Chrome) executable (default: chromium, chromium-browser or google-chrome on PATH, else /usr/bin/chromium)',
     )
     .option(
+      '--no-isolation',
+      '--target browser: serve the page without COOP/COEP, to measure what a page that forgot them gets (one WASM thread, a 100 µs timer)',
+    )
+    .option(
       '-t, --tasks <list>',
       `tasks to run, in order: ${Object.keys(builtinTasks).join(', ')}, or one registered by a --plugin (default: ${DEFAULT_TASKS.join(',')})`,
       parseNameList,
@@ -301,7 +306,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '--force',
-      'replace a run already in --out, and build a model or measure a cell whose memory estimate exceeds the available memory',
+      'replace a run already in --out, build a model or measure a cell whose memory estimate exceeds the available memory, and (--target browser --ep webgpu) accept a fallback (software) adapter',
     )
     .addOption(
       new Option(
@@ -367,6 +372,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       ...(options.reference === undefined ? {} : { reference: options.reference }),
       ...(options.referenceEngine === undefined ? {} : { referenceEngine: options.referenceEngine }),
       ...(options.browserPath === undefined ? {} : { browserPath: options.browserPath }),
+      ...(options.isolation ? {} : { isolated: false }),
     },
     ...(shard === undefined ? {} : { shard }),
     resume: options.resume === true,

@@ -44,6 +44,11 @@ export interface EngineModelOptions
   readonly target?: TargetName;
   /** The Chromium executable of the browser target. @default found on `PATH`, else `/usr/bin/chromium` */
   readonly browserPath?: string;
+  /**
+   * Serve the browser target's page cross-origin isolated. `false` measures what a page without COOP/COEP gets
+   * (one WASM thread, a 100 µs timer). @default true
+   */
+  readonly isolated?: boolean;
 }
 
 /** Options of {@link loadEngineModel}: threads, name, execution provider and the dtype file to load. */
