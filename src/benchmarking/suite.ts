@@ -307,8 +307,10 @@ export class BenchmarkSuite {
         };
         let watch: TaskWatch<BenchmarkResult> | undefined;
         const start = clock.now();
-        // Peak RSS is a real-process figure: a run on a manual clock is simulated and records none.
-        if (clock === hrtimeClock) resetPeakRss();
+        // Peak RSS is a real-process figure: a run on a manual clock is simulated and records none, and a model run
+        // in a browser page holds its memory in the browser's processes, not this one.
+        const measuresRss = clock === hrtimeClock && model.info.target !== 'browser';
+        if (measuresRss) resetPeakRss();
         let result: BenchmarkResult;
         try {
           watch = watchTask(
@@ -336,7 +338,7 @@ export class BenchmarkSuite {
           ...(options.efficiencyUnavailable === undefined
             ? {}
             : { unavailable: options.efficiencyUnavailable }),
-          ...(clock === hrtimeClock ? { peakRssBytes: readRss().peakRssBytes } : {}),
+          ...(measuresRss ? { peakRssBytes: readRss().peakRssBytes } : {}),
         });
         results.push(result);
         progress.taskEnd(result);
