@@ -203,6 +203,37 @@ export const messages = {
   /** An execution provider given to an engine that runs on the CPU only. */
   engineCpuOnly: (engine: string, provider: string): string =>
     `The ${engine} engine runs on the CPU only; --ep ${provider} applies to --engine ort. Drop --ep or use --engine ort.`,
+  // ── the browser target ────────────────────────────────────────────────────
+  /** `--browser-path` that is not an executable file. */
+  browserPathNotExecutable: (path: string): string =>
+    `--browser-path "${path}" is not an executable file. Pass the path of a Chromium or Chrome executable (e.g. /usr/bin/chromium), or drop --browser-path to look for one on PATH.`,
+  /** No Chromium found for the browser target. */
+  browserNotFound: (names: readonly string[], fallbacks: readonly string[]): string =>
+    `--target browser needs Chromium, and none was found: looked for ${list(names)} on PATH${fallbacks.length > 0 ? ` and for ${list(fallbacks)}` : ''}. Install Chromium (e.g. apt-get install chromium) or pass its executable with --browser-path.`,
+  /** The browser could not be started or the page failed to load. */
+  browserLaunchFailed: (path: string, cause: unknown): string =>
+    `Cannot start the browser "${path}": ${errorText(cause)}. Check that it is a Chromium (or Chrome) executable that runs headless here, or pass another with --browser-path.`,
+  /** An engine other than ort asked to run in the browser. */
+  targetNeedsOrt: (engine: string, target: string): string =>
+    `--target ${target} runs the built-in ONNX graph on onnxruntime-web, so it needs --engine ort, not ${engine}. Use --engine ort with --target browser, or --target node for ${engine}.`,
+  /** A Hugging Face folder asked to run in the browser. */
+  targetNeedsBuiltin: (source: string): string =>
+    `--target browser runs built-in models (--config) only in this version; "${source}" is a Hugging Face folder. Use --config, or --target node for --model.`,
+  /** An execution provider the browser target does not have. */
+  browserProvider: (provider: string): string =>
+    `--ep ${provider} is not a browser execution provider: --target browser runs wasm (the default; cpu means wasm) or webgpu. Pass --ep wasm or --ep webgpu.`,
+  /** WebGPU asked for and the page has no adapter. */
+  noWebgpuAdapter: (): string =>
+    'The page found no WebGPU adapter (navigator.gpu.requestAdapter() gave none): this browser or machine has no WebGPU. Use --ep wasm.',
+  /** A fallback (software) WebGPU adapter refused. */
+  fallbackAdapter: (vendor: string, architecture: string): string =>
+    `The page's WebGPU adapter (${vendor || 'unknown vendor'} ${architecture || 'unknown architecture'}) is a fallback adapter — a software rasterizer, not a GPU — so a "webgpu" figure would measure the CPU. Use --ep wasm, or pass --force to measure it anyway.`,
+  /** MFU/MBU asked of a model run in the browser. */
+  ceilingsNotInBrowser: (): string =>
+    'no ceilings for --target browser: the calibration probes run on onnxruntime-node in this process, not on onnxruntime-web in the page, so a browser run has no measured ceiling to be a fraction of',
+  /** onnxruntime-web failed inside the page. */
+  pageFailed: (what: string, cause: unknown): string =>
+    `onnxruntime-web failed in the browser page while ${what}: ${errorText(cause)}. Rerun with --target node to check the model, or with --verbose for details.`,
   // ── shared ────────────────────────────────────────────────────────────────
   /** An unknown name looked up in a fixed set (preset, task, chart, format…), with an optional how-to-add hint. */
   unknownName: (kind: string, name: string, available: readonly string[], hint?: string): string =>

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { messages } from '../messages.js';
-import type { ModelInfo } from '../models/model.js';
+import type { BrowserInfo, ModelInfo } from '../models/model.js';
 import type { Calibration } from './calibration.js';
 import type { BenchmarkConfig } from './config.js';
 
@@ -33,6 +33,11 @@ export interface Environment {
   readonly engine: string;
   /** Intra-op threads of the model's engine. */
   readonly threads: number | null;
+  /**
+   * The browser page the model ran in (`--target browser`): browser name and version, cross-origin isolation,
+   * logical CPUs it saw, threads asked and actually used, timer resolution, execution provider, WebGPU adapter.
+   */
+  readonly browser?: BrowserInfo;
   /** dantinox version (from its package.json). */
   readonly packageVersion: string;
   /** Suite seed. */
@@ -263,6 +268,7 @@ export function collectEnvironment(options: EnvironmentOptions): Environment {
     node: process.version,
     engine: options.modelInfo?.engine ?? 'unknown',
     threads: options.modelInfo?.threads ?? options.config.threads,
+    ...(options.modelInfo?.browser === undefined ? {} : { browser: options.modelInfo.browser }),
     packageVersion: readPackageVersion(),
     seed: options.config.seed,
     config: options.config,

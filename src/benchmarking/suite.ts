@@ -139,8 +139,38 @@ export function modelIdentity(
     block_size: q?.blockSize ?? null,
     quantized_matrices: q === undefined ? 0 : Object.keys(q.matrices).length,
     weight_bytes: model.info.weightBytes ?? null,
+    ...browserIdentity(model.info),
     run_id: runId,
     ...extra,
+  };
+}
+
+/**
+ * The identity columns of a model run in a browser page: `target`, the browser and what its page could do
+ * (isolation, threads asked, logical CPUs seen, timer resolution, provider, WebGPU adapter). None for a model run in
+ * this process (its `target` is `node`).
+ */
+function browserIdentity(info: Model['info']): Record<string, MetaValue> {
+  const b = info.browser;
+  if (info.target === undefined && b === undefined) return {};
+  return {
+    target: info.target ?? 'node',
+    ...(b === undefined
+      ? {}
+      : {
+          browser: b.name,
+          cross_origin_isolated: b.crossOriginIsolated,
+          threads_asked: b.threadsAsked,
+          hardware_concurrency: b.hardwareConcurrency,
+          timer_resolution_ms: b.timerResolutionMs,
+          execution_provider: b.provider,
+          ...(b.adapter === undefined
+            ? {}
+            : {
+                gpu_adapter: `${b.adapter.vendor} ${b.adapter.architecture}`.trim(),
+                gpu_fallback_adapter: b.adapter.isFallbackAdapter,
+              }),
+        }),
   };
 }
 
@@ -217,12 +247,20 @@ export class BenchmarkSuite {
       ...efficiencyIdentity(model, options.calibration),
     };
     const descriptors: MetricDescriptor[] = this.tasks.flatMap((t) => t.metrics ?? []);
+    // A model that times its calls itself (the browser page) gives the tasks its clock: they time the engine.
+    const taskClock = model.clock ?? clock;
+    const pageTimer = model.info.browser?.timerResolutionMs;
     const timer =
-      clock === hrtimeClock
-        ? (({ clockName, overheadNs, resolutionNs }) => ({ clockName, overheadNs, resolutionNs }))(
-            calibrateTimer(clock),
-          )
-        : { clockName: clock.name };
+      model.clock !== undefined
+        ? {
+            clockName: model.clock.name,
+            ...(pageTimer === undefined ? {} : { resolutionNs: Math.round(pageTimer * 1e6) }),
+          }
+        : clock === hrtimeClock
+          ? (({ clockName, overheadNs, resolutionNs }) => ({ clockName, overheadNs, resolutionNs }))(
+              calibrateTimer(clock),
+            )
+          : { clockName: clock.name };
     const cpuStart = readCpuTimes();
     const environment = collectEnvironment({
       config: this.config,
@@ -269,7 +307,7 @@ export class BenchmarkSuite {
         const cells: CellRecord[] = [];
         const context: BenchmarkContext = {
           logger,
-          clock,
+          clock: taskClock,
           ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
           ...(options.signal === undefined ? {} : { signal: options.signal }),
           plan: (n) => progress.plan(task.name, n),
@@ -282,8 +320,10 @@ export class BenchmarkSuite {
         };
         let watch: TaskWatch<BenchmarkResult> | undefined;
         const start = clock.now();
-        // Peak RSS is a real-process figure: a run on a manual clock is simulated and records none.
-        if (clock === hrtimeClock) resetPeakRss();
+        // Peak RSS is a real-process figure: a run on a manual clock is simulated and records none, and a model run
+        // in a browser page holds its memory in the browser's processes, not this one.
+        const measuresRss = clock === hrtimeClock && model.info.target !== 'browser';
+        if (measuresRss) resetPeakRss();
         let result: BenchmarkResult;
         try {
           watch = watchTask(
@@ -315,7 +355,7 @@ export class BenchmarkSuite {
           ...(options.efficiencyUnavailable === undefined
             ? {}
             : { unavailable: options.efficiencyUnavailable }),
-          ...(clock === hrtimeClock ? { peakRssBytes: readRss().peakRssBytes } : {}),
+          ...(measuresRss ? { peakRssBytes: readRss().peakRssBytes } : {}),
         });
         results.push(result);
         progress.taskEnd(result);

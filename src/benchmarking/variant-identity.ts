@@ -38,6 +38,9 @@ export const VARIANT_IDENTITY_KEYS = [
   'block_size',
   'quantized_matrices',
   'engine',
+  'target',
+  'browser',
+  'cross_origin_isolated',
   'threads',
 ] as const;
 

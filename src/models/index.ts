@@ -19,6 +19,16 @@ export {
 } from './calibration/calibrate-ort.js';
 export { describeModel } from './describe-model.js';
 // ── engines ─────────────────────────────────────────────────────────────────
+export {
+  BrowserModel,
+  type BrowserProvider,
+  browserProvider,
+  type CreateBrowserModelOptions,
+  createBrowserModel,
+} from './engines/browser/browser-model.js';
+export { BROWSER_FALLBACKS, BROWSER_NAMES, findBrowser } from './engines/browser/find-browser.js';
+export { PageClock } from './engines/browser/page-clock.js';
+export { type PageServer, type PageServerOptions, startPageServer } from './engines/browser/page-server.js';
 export { ENGINE_NAMES, type EngineName } from './engines/engine-name.js';
 export {
   builtinEngines,
@@ -56,6 +66,7 @@ export {
   profileModelCalls,
   supportedExecutionProviders,
 } from './engines/ort/index.js';
+export { TARGET_NAMES, type TargetName } from './engines/target-name.js';
 export {
   type CreateTransformersJsModelOptions,
   createTransformersJsModel,
@@ -97,7 +108,18 @@ export { HfTokenizer, loadHfTokenizer } from './hf/hf-tokenizer.js';
 export { byteTokenizerFiles, gpt2TokenizerFiles, type HfTokenizerFiles } from './hf/hf-tokenizer-json.js';
 export { type HfWeights, readHfWeights } from './hf/hf-weights.js';
 // ── contracts ───────────────────────────────────────────────────────────────
-export type { BatchShape, DecodeState, Logits, Model, ModelInfo, ModelLoad, StepResult } from './model.js';
+export type {
+  BatchShape,
+  BrowserInfo,
+  CallOptions,
+  DecodeState,
+  GpuAdapterInfo,
+  Logits,
+  Model,
+  ModelInfo,
+  ModelLoad,
+  StepResult,
+} from './model.js';
 // ── config ──────────────────────────────────────────────────────────────────
 export {
   type Activation,

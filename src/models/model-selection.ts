@@ -8,9 +8,11 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { findBrowser } from './engines/browser/find-browser.js';
 import type { EngineName } from './engines/engine-name.js';
 import { defaultEngines } from './engines/engine-registry.js';
 import type { ExecutionProvider } from './engines/ort/index.js';
+import type { TargetName } from './engines/target-name.js';
 import { hfDtypeFile } from './hf/hf-dtype-files.js';
 import { ModelConfig, type ParadigmKind } from './model-config.js';
 import {
@@ -32,6 +34,12 @@ export interface ModelSelection {
   readonly paradigm?: ParadigmKind;
   /** Engine that runs the model. @default 'ort' */
   readonly engine?: EngineName;
+  /** `--target`: where the model runs. @default 'node' */
+  readonly target?: TargetName;
+  /** `--browser-path`: the Chromium executable of the browser target. @default found on `PATH` */
+  readonly browserPath?: string;
+  /** `--no-isolation`: serve the browser target's page without COOP/COEP. @default true */
+  readonly isolated?: boolean;
   /** Intra-op threads; engine default when undefined. */
   readonly threads?: number;
   /** `--ep`: ONNX Runtime execution provider, checked against the binding before any weights are built. */
@@ -90,6 +98,7 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     ...(selection.dtype === undefined ? {} : { dtype: selection.dtype }),
     ...(selection.headDtype === undefined ? {} : { headDtype: selection.headDtype }),
     ...(selection.executionProvider === undefined ? {} : { executionProvider: selection.executionProvider }),
+    ...(selection.target === undefined ? {} : { target: selection.target }),
   };
   if (selection.model !== undefined) {
     if (selection.config !== undefined) throw new DantinoxError('INVALID_OPTION', messages.configAndModel());
@@ -102,6 +111,8 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     return { name: basename(folder), isPreset: false, dtype, ...reference };
   }
   defaultEngines.check(engine, { source: { kind: 'config' }, ...request });
+  // The browser is looked for now: a missing one is a usage error, not a failed variant after a model was built.
+  if (selection.target === 'browser') findBrowser(selection.browserPath);
   const resolved = resolveModelConfig(selection.config ?? DEFAULT_PRESET, cwd);
   const config =
     selection.paradigm === undefined || selection.paradigm === resolved.config.paradigm

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type { Dtype } from '../dtype.js';
+import type { Clock } from '../profiling/clock.js';
 import type { ModelConfig } from './model-config.js';
 import type { Tokenizer } from './tokenizer.js';
 
@@ -45,6 +46,19 @@ export interface StepResult {
   readonly state: DecodeState;
 }
 
+/**
+ * What a caller needs back from a call. An engine whose logits cross a process or page boundary (the browser
+ * target) skips sending them when `logits` is `false`; the others ignore it.
+ */
+export interface CallOptions {
+  /**
+   * Whether the caller reads the logits. When `false` an engine may return them empty (`data.length === 0`,
+   * `dims` still the shape they would have).
+   * @default true
+   */
+  readonly logits?: boolean;
+}
+
 /** Which weight matrices a model stores in a dtype other than float32, and how. */
 export interface QuantizationInfo {
   /** Dtype of the matrices inside the blocks (attention, MLP, experts, router). */
@@ -81,6 +95,40 @@ export interface ModelInfo {
    * reads `fp32` bytes. Bandwidth figures (MBU) use it.
    */
   readonly runtimeDtype?: Dtype;
+  /** Where the engine runs: `node` (this process) or `browser` (a page driven by this process). @default 'node' */
+  readonly target?: 'node' | 'browser';
+  /** What the browser page reported about itself (browser target only). */
+  readonly browser?: BrowserInfo;
+}
+
+/** The browser a model runs in and what its page could do, as the page measured it. */
+export interface BrowserInfo {
+  /** Browser name and version, e.g. `chromium 156.0.8078.114`. */
+  readonly name: string;
+  /** Whether the page was cross-origin isolated (WASM threads and 5 µs timers need it). */
+  readonly crossOriginIsolated: boolean;
+  /** `navigator.hardwareConcurrency`: logical CPUs the page sees. */
+  readonly hardwareConcurrency: number;
+  /** WASM threads onnxruntime-web actually used (1 when the page is not isolated, whatever was asked). */
+  readonly threadsUsed: number;
+  /** Threads asked for (`--threads`). */
+  readonly threadsAsked: number;
+  /** Smallest step of the page's `performance.now()`, in ms. */
+  readonly timerResolutionMs: number;
+  /** Execution provider of the page's session: `wasm` or `webgpu`. */
+  readonly provider: string;
+  /** The WebGPU adapter (vendor, architecture, fallback or not), for `webgpu`. */
+  readonly adapter?: GpuAdapterInfo;
+}
+
+/** A WebGPU adapter as the page's `GPUAdapter.info` describes it. */
+export interface GpuAdapterInfo {
+  /** GPU vendor, e.g. `nvidia`; `google` for SwiftShader. */
+  readonly vendor: string;
+  /** GPU architecture, e.g. `ampere`; `swiftshader` for the software rasterizer. */
+  readonly architecture: string;
+  /** Whether it is a fallback adapter (a software rasterizer: not a GPU). */
+  readonly isFallbackAdapter: boolean;
 }
 
 /** Cost of creating or loading a model: wall time and the process's peak resident memory meanwhile. */
@@ -105,15 +153,21 @@ export interface Model {
   readonly info: ModelInfo;
   /** The model's own tokenizer, when it has one (the built-in GPT-2-vocabulary models and HF folders do). */
   readonly tokenizer?: Tokenizer;
+  /**
+   * A clock that only the engine's calls advance, by the time each call took inside the engine, in ns: set by
+   * engines whose calls cross a boundary (the browser target times inside the page), so that tasks time the
+   * engine and not the message round trip. Absent: time with the process's own clock.
+   */
+  readonly clock?: Clock;
   /** Full forward pass over `tokens` (no cache): logits for every position. */
-  forward(tokens: Int32Array, shape: BatchShape): Promise<Logits>;
+  forward(tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<Logits>;
   /** Forward pass over a prompt that also returns the KV cache, ready for {@link Model.decodeStep}. */
-  prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult>;
+  prefill(tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<StepResult>;
   /**
    * One real KV-cache decode step: `tokens` holds one new id per sequence (`length === state.batch`); the step
    * attends over the `state.length` cached positions plus itself. Consumes `state`.
    */
-  decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult>;
+  decodeStep(tokens: Int32Array, state: DecodeState, options?: CallOptions): Promise<StepResult>;
   /**
    * A prefill at depth: `seq` new tokens per sequence (`tokens.length === state.batch · seq`, row-major) on top of
    * the `state.length` cached positions, returning their logits and the cache of `state.length + seq` positions.

@@ -18,6 +18,7 @@ import type { MatrixDefinition } from '../benchmarking/matrix/matrix-manifest.js
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { EngineName } from '../models/engines/engine-name.js';
+import type { TargetName } from '../models/engines/target-name.js';
 import { checkFitsInMemory, modelBuildBytes } from '../models/memory-check.js';
 import type { ParadigmKind } from '../models/model-config.js';
 import {
@@ -173,7 +174,7 @@ export function variantSelection(
   config: BenchmarkConfig,
   shared: SharedSelection = {},
 ): ModelSelection {
-  const { config: source, model, engine, paradigm, threads, dtype } = variant.axes;
+  const { config: source, model, engine, target, paradigm, threads, dtype } = variant.axes;
   const n = threads === undefined ? config.threads : Number(threads);
   return {
     ...shared,
@@ -181,6 +182,7 @@ export function variantSelection(
     ...(model === undefined ? {} : { model }),
     ...(paradigm === undefined ? {} : { paradigm: paradigm as ParadigmKind }),
     ...(engine === undefined ? {} : { engine: engine as EngineName }),
+    ...(target === undefined ? {} : { target: target as TargetName }),
     ...(dtype === undefined ? {} : { dtype }),
     ...(n === null ? {} : { threads: n }),
     seed: config.seed,
@@ -189,11 +191,18 @@ export function variantSelection(
 
 /**
  * The parts of a model selection every variant shares: `--ep`, `--force`, `--head-dtype`, `--block-size`,
- * `--reference`, `--reference-engine`.
+ * `--reference`, `--reference-engine`, `--browser-path`, `--no-isolation`.
  */
 export type SharedSelection = Pick<
   ModelSelection,
-  'executionProvider' | 'force' | 'headDtype' | 'blockSize' | 'reference' | 'referenceEngine'
+  | 'executionProvider'
+  | 'force'
+  | 'headDtype'
+  | 'blockSize'
+  | 'reference'
+  | 'referenceEngine'
+  | 'browserPath'
+  | 'isolated'
 >;
 
 /** The benchmark config of a variant: the shared one with the variant's threads. */

@@ -37,6 +37,17 @@ function engineOptions(selection: ModelSelection): Pick<ModelSelection, 'threads
   };
 }
 
+/** Where a built-in model runs (`--target`, `--browser-path`, `--no-isolation`), when given. */
+function targetOptions(
+  selection: ModelSelection,
+): Pick<ModelSelection, 'target' | 'browserPath' | 'isolated'> {
+  return {
+    ...(selection.target === undefined ? {} : { target: selection.target }),
+    ...(selection.browserPath === undefined ? {} : { browserPath: selection.browserPath }),
+    ...(selection.isolated === false ? { isolated: false } : {}),
+  };
+}
+
 /**
  * Builds (built-in config, seeded random weights) or loads (Hugging Face folder) the model; with
  * `options.profileFilePrefix`, an engine with an operator profiler (ONNX Runtime) profiles every call.
@@ -72,6 +83,7 @@ export async function openModel(
     seed: selection.seed,
     name,
     ...engine,
+    ...targetOptions(selection),
     ...(selection.force === true ? { force: true } : {}),
     ...(checked.precision ?? {}),
   });

@@ -24,6 +24,7 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { EngineName } from '../models/engines/engine-name.js';
 import { defaultEngines } from '../models/engines/engine-registry.js';
+import type { TargetName } from '../models/engines/target-name.js';
 import { checkThreads } from '../models/engines/threads.js';
 import { type CheckedSelection, checkedModelName } from '../models/model-selection.js';
 import type { PluginRegistries } from '../plugin.js';
@@ -145,11 +146,16 @@ interface ResumedRun {
   readonly identity: VariantIdentity;
   /** The engine that runs it. */
   readonly engine: EngineName;
+  /** Where it runs (`--target`). */
+  readonly target: TargetName;
   /** Its benchmark config (threads and sweep included). */
   readonly config: BenchmarkConfig;
   /** The task rows it writes, in order. */
   readonly tasks: readonly string[];
 }
+
+/** The first word of a browser run's engine label. */
+const BROWSER_RUNTIME = 'onnxruntime-web';
 
 /** The flag of each identity field a command sets. */
 const IDENTITY_FLAGS: Partial<Record<IdentityField, string>> = {
@@ -168,6 +174,7 @@ const shown = (value: unknown): string =>
 function resumedRun(
   selection: CheckedSelection,
   engine: EngineName,
+  target: TargetName,
   config: BenchmarkConfig,
   tasks: readonly string[],
 ): ResumedRun {
@@ -180,7 +187,7 @@ function resumedRun(
       ? {}
       : { dtype: precision.dtype, head_dtype: precision.headDtype, block_size: precision.blockSize }),
   };
-  return { identity, engine, config, tasks };
+  return { identity, engine, target, config, tasks };
 }
 
 /**
@@ -197,11 +204,17 @@ function resumedRunDifferences(
     return flag === undefined ? [] : [{ flag, there: shown(d.baseline), here: shown(d.candidate) }];
   });
   const engineLabel = report.modelMeta['engine'];
-  const runtime = defaultEngines.get(asked.engine).runtime;
+  // A browser run's engine label names the runtime of the page (onnxruntime-web), not the engine's Node package.
+  const runtime = asked.target === 'browser' ? BROWSER_RUNTIME : defaultEngines.get(asked.engine).runtime;
+  const byTarget = asked.target === 'browser' || String(engineLabel).startsWith(`${BROWSER_RUNTIME} `);
   const engine =
     typeof engineLabel !== 'string' || runtime === undefined || engineLabel.startsWith(`${runtime} `)
       ? []
-      : [{ flag: '--engine', there: engineLabel, here: asked.engine }];
+      : [
+          byTarget
+            ? { flag: '--target', there: engineLabel, here: asked.target }
+            : { flag: '--engine', there: engineLabel, here: asked.engine },
+        ];
   const tasks = [...new Set(report.results.map((r) => r.task))];
   const sameTasks = tasks.length === asked.tasks.length && asked.tasks.every((t) => tasks.includes(t));
   const recorded = report.environment?.config;
@@ -314,10 +327,12 @@ export function planRun(input: RunPlanInput): RunPlan {
       // What each variant measures; a single run is one variant and no shard (a shard folder holds a matrix).
       const asked = matrix.variants.flatMap((v) => {
         const selection = checked.get(v.id);
-        const engine = variantSelection(v, config, shared).engine ?? 'ort';
+        const chosen = variantSelection(v, config, shared);
+        const engine = chosen.engine ?? 'ort';
+        const target = chosen.target ?? 'node';
         return selection === undefined
           ? []
-          : [{ id: v.id, run: resumedRun(selection, engine, variantConfig(v, config), runTasks) }];
+          : [{ id: v.id, run: resumedRun(selection, engine, target, variantConfig(v, config), runTasks) }];
       });
       const single = !matrix.isMatrix && input.shard === undefined;
       const folders = repeat === 1 ? [dir] : roundFolders(dir).map((f) => join(dir, f));

@@ -171,6 +171,7 @@ async function calibrationFor(
 ): Promise<{ readonly calibration: Calibration } | { readonly unavailable: string } | undefined> {
   if (!plan.tasks.some((t) => t === 'throughput' || t === 'latency')) return undefined;
   if (plan.calibration === undefined) return { unavailable: messages.noCalibration() };
+  if (selection.target === 'browser') return { unavailable: messages.ceilingsNotInBrowser() };
   const provider = selection.executionProvider ?? 'cpu';
   if (provider !== 'cpu') return { unavailable: messages.ceilingsCpuOnly(provider) };
   const outcome = await runCalibration({

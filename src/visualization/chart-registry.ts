@@ -13,6 +13,7 @@ import { DepthChart } from './charts/depth-chart.js';
 import { KldParetoChart } from './charts/kld-pareto-chart.js';
 import { LatencyChart } from './charts/latency-chart.js';
 import { ParetoChart } from './charts/pareto-chart.js';
+import { ParityChart } from './charts/parity-chart.js';
 import { RadarChart } from './charts/radar-chart.js';
 import { RooflineChart } from './charts/roofline-chart.js';
 import { ServingDistributionChart } from './charts/serving-distribution-chart.js';
@@ -40,6 +41,8 @@ export const builtinCharts = {
   pareto_kld: KldParetoChart,
   /** Several metrics per model, each spoke min-max normalised ({@link RadarChart}). */
   radar: RadarChart,
+  /** Browser ÷ Node speed of each variant run in the browser (`ParityChart`). */
+  parity: ParityChart,
   /** Achieved GFLOP/s vs arithmetic intensity under the calibrated roofs ({@link RooflineChart}). */
   roofline: RooflineChart,
   /** Share of ONNX Runtime kernel time per operator category (`TimeBreakdownChart`). */
@@ -77,6 +80,8 @@ export interface BuiltinChartOptionsMap {
   pareto_kld: NonNullable<ConstructorParameters<typeof KldParetoChart>[0]>;
   /** {@link RadarChart} options. */
   radar: NonNullable<ConstructorParameters<typeof RadarChart>[0]>;
+  /** Options of the `parity` chart (`ParityChart`): none. */
+  parity: Record<string, never>;
   /** {@link RooflineChart} options. */
   roofline: NonNullable<ConstructorParameters<typeof RooflineChart>[0]>;
   /** Options of the `time_breakdown` chart (`TimeBreakdownChart`). */

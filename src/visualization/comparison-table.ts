@@ -12,6 +12,7 @@ import { escapeHtml } from './escape-html.js';
 import { isLowerBetter, metricTitle } from './metric-labels.js';
 import type { Direction } from './pareto-frontier.js';
 import type { ModelRecord } from './series.js';
+import { withTargetParity } from './target-parity.js';
 
 /** How a summary column's values are written. */
 export type ComparisonValueFormat = 'number' | 'percent' | 'text';
@@ -45,7 +46,8 @@ const group = (title: string, columns: readonly ComparisonColumn[], setup = fals
  * The comparison table's columns, grouped, in order; a column appears when some row has a value. Setup columns
  * (paradigm, dtype, engine, threads, params) are descriptive; every other column is a metric whose better
  * direction comes from {@link isLowerBetter} (marked ↑ or ↓ in its header). The `kld` task's columns (KLD,
- * top-1 agreement and perplexity ratio against the reference model) form their own group.
+ * top-1 agreement and perplexity ratio against the reference model) form their own group; so do the browser
+ * target's parity ratios (browser speed ÷ the speed of the same variant on Node, see `withTargetParity`).
  */
 export const COMPARISON_GROUPS: readonly ComparisonGroup[] = Object.freeze([
   group(
@@ -54,6 +56,7 @@ export const COMPARISON_GROUPS: readonly ComparisonGroup[] = Object.freeze([
       column('paradigm', 'paradigm', 'text'),
       column('dtype', 'dtype', 'text'),
       column('engine', 'engine', 'text'),
+      column('target', 'target', 'text'),
       column('threads', 'threads'),
       column('params', 'params'),
     ],
@@ -63,6 +66,7 @@ export const COMPARISON_GROUPS: readonly ComparisonGroup[] = Object.freeze([
   group('Prefill (ms)', [column('prefill_mean_ms', 'mean'), column('prefill_p99_ms', 'p99')]),
   group('Decode step (ms)', [column('decode_mean_ms', 'mean'), column('decode_p99_ms', 'p99')]),
   group('Generation (ms)', [column('ttft_ms', 'TTFT'), column('tpot_ms', 'TPOT')]),
+  group('Browser ÷ Node (speed)', [column('parity_prefill', 'prefill'), column('parity_decode', 'decode')]),
   group('Quality', [column('perplexity', 'PPL'), column('bits_per_byte', 'bits/byte')]),
   group('Vs reference (KLD in nats)', [
     column('kld_mean', 'KLD mean'),
@@ -101,7 +105,8 @@ function directionOf(group: ComparisonGroup, key: string): Direction | undefined
  * rows: group with unit, then column with ↑/↓), the best value of each varying metric in `td.best`. Each header's
  * `title` gives the column key and its full name, each value's the unrounded number.
  */
-export function comparisonTableHtml(records: readonly ModelRecord[]): string {
+export function comparisonTableHtml(input: readonly ModelRecord[]): string {
+  const records = withTargetParity(input);
   const has = (key: string): boolean => records.some((r) => !isEmptyCell(r.values[key]));
   const shared: string[] = [];
   const groups = COMPARISON_GROUPS.map((g) => ({

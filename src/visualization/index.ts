@@ -61,6 +61,7 @@ export {
 } from './charts/depth-chart.js';
 export { LatencyChart, type LatencyChartOptions, type LatencyPhase } from './charts/latency-chart.js';
 export { ParetoChart, type ParetoChartOptions } from './charts/pareto-chart.js';
+export { ParityChart } from './charts/parity-chart.js';
 export { DEFAULT_RADAR_METRICS, RadarChart, type RadarChartOptions } from './charts/radar-chart.js';
 export { RooflineChart, type RooflineChartOptions } from './charts/roofline-chart.js';
 export {
@@ -166,6 +167,7 @@ export {
   type SeriesLabeler,
   seriesLabeler,
 } from './series.js';
+export { PARITY_COLUMNS, withTargetParity } from './target-parity.js';
 export { FONT_FAMILY, PALETTES, THEME_NAMES, type ThemeName, vegaLiteTheme, vegaTheme } from './theme.js';
 export {
   CHART_FORMATS,

@@ -35,7 +35,9 @@ describe('comparisonTableHtml', () => {
     const keys = [...html.matchAll(/<th(?: class="first")? title="([a-z0-9_]+):/g)].map((m) => m[1]);
     const known = COMPARISON_GROUPS.flatMap((g) => g.columns.map((c) => c.key));
     // Present in the data and varying: every metric column, dtype and engine; threads, params, paradigm are shared.
-    expect(keys).toEqual(known.filter((k) => !['paradigm', 'threads', 'params'].includes(k)));
+    // No variant ran in the browser: no target column, no browser ÷ Node ratios.
+    const absent = ['paradigm', 'threads', 'params', 'target', 'parity_prefill', 'parity_decode'];
+    expect(keys).toEqual(known.filter((k) => !absent.includes(k)));
     expect(html).toMatch(
       /Same for every variant: paradigm <strong>ar<\/strong> · threads <strong>2<\/strong>/,
     );

@@ -20,6 +20,7 @@ import {
 import { renderSvg } from '../../src/visualization/render.js';
 import { Visualizer } from '../../src/visualization/visualizer.js';
 import { matrixRows } from './matrix-rows.js';
+import { parityRows } from './parity-rows.js';
 import { SERVING_POINTS, SERVING_SAMPLES } from './serving-rows.js';
 
 /** A batch sweep of one batch size over three models. */
@@ -90,6 +91,8 @@ const ONE_X: Record<
     outcome: 'drawn',
   },
   compare: { rows: [{ metric: 'decode_tps', change: -0.12, verdict: 'slower' }], outcome: 'drawn' },
+  // One browser variant and its Node twin: two bars and the parity rule.
+  parity: { rows: parityRows(), outcome: 'drawn' },
   // One sweep point of a load: its points (and box) are drawn, a line needs no second point to be read.
   serving_latency: { rows: SERVING_POINTS.slice(0, 1), outcome: 'drawn' },
   serving_throughput: { rows: SERVING_POINTS.slice(0, 1), outcome: 'drawn' },

@@ -21,6 +21,7 @@ const BUILTINS = [
   'pareto',
   'pareto_kld',
   'radar',
+  'parity',
   'roofline',
   'time_breakdown',
   'depth',
@@ -171,6 +172,8 @@ describe('Visualizer.render', () => {
       reason: expect.stringContaining('change'),
     });
     expect(results['trend']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('time') });
+    // A run without --target browser has no browser variant to set against Node.
+    expect(results['parity']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('target') });
     // A benchmark run has no load sweep: the serving charts are left out.
     for (const name of ['serving_latency', 'serving_throughput', 'serving_distribution']) {
       expect(results[name], name).toMatchObject({ status: 'skipped' });
@@ -180,7 +183,7 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('{phase}_tps_d{D}'),
     });
-    for (const name of BUILTINS.slice(1, -8).filter((n) => n !== 'pareto_kld')) {
+    for (const name of BUILTINS.slice(1, -8).filter((n) => n !== 'pareto_kld' && n !== 'parity')) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

@@ -9,6 +9,7 @@ import { parseDtype } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { ENGINE_NAMES } from '../../models/engines/engine-name.js';
+import { TARGET_NAMES } from '../../models/engines/target-name.js';
 
 /** One axis of a benchmark matrix: where its values come from and how a value shows in a variant id. */
 export interface MatrixAxisDefinition {
@@ -87,6 +88,15 @@ export const MATRIX_AXES = [
     description:
       'inference engine: ort, llama.cpp (a GGUF export of the same weights) or transformers.js (default: ort)',
     check: oneOf('--engine', ENGINE_NAMES),
+    idPart: idSafe,
+  },
+  {
+    name: 'target',
+    example: 'node,browser',
+    flag: '--target',
+    description:
+      'where the model runs: node, or browser (onnxruntime-web in a headless Chromium, --engine ort, built-in models) (default: node)',
+    check: oneOf('--target', TARGET_NAMES),
     idPart: idSafe,
   },
   {

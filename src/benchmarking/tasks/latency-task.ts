@@ -22,7 +22,7 @@ import type {
   MetricDescriptor,
 } from '../task.js';
 import { DEPTH_METRICS, depthMetrics, runDepthSweep } from './depth-sweep.js';
-import { budgetOf, failedCellsNote, keepCell, standaloneContext } from './task-context.js';
+import { budgetOf, failedCellsNote, keepCell, NO_LOGITS, standaloneContext } from './task-context.js';
 
 const ms = (key: string, description: string): MetricDescriptor => ({
   key,
@@ -168,7 +168,7 @@ export class LatencyTask implements BenchmarkTask {
           seqLen: prompt,
           tokensPerCall: prompt,
           flops: prefillFlops,
-          call: () => model.forward(promptIds, { batch: 1, seq: prompt }),
+          call: () => model.forward(promptIds, { batch: 1, seq: prompt }, NO_LOGITS),
         },
         budget,
         env,
@@ -276,7 +276,7 @@ export class LatencyTask implements BenchmarkTask {
     let state: DecodeState | undefined;
     const refill = async (): Promise<DecodeState> => {
       state?.dispose();
-      state = (await model.prefill(ctxIds, { batch: 1, seq: context0 })).state;
+      state = (await model.prefill(ctxIds, { batch: 1, seq: context0 }, NO_LOGITS)).state;
       return state;
     };
     let timedStarted = false;
@@ -298,7 +298,7 @@ export class LatencyTask implements BenchmarkTask {
             } else if (state === undefined || state.length + 1 > maxContext) await refill();
           },
           call: async () => {
-            state = (await model.decodeStep(stepIds, state as DecodeState)).state;
+            state = (await model.decodeStep(stepIds, state as DecodeState, NO_LOGITS)).state;
           },
         },
         budgetOf(config),
@@ -381,7 +381,7 @@ export class LatencyTask implements BenchmarkTask {
           seqLen: canvas,
           tokensPerCall: n,
           flops: countFlops(model.config, { seqLen: canvas, batchSize: 1 }),
-          call: () => model.forward(canvasIds, { batch: 1, seq: canvas }),
+          call: () => model.forward(canvasIds, { batch: 1, seq: canvas }, NO_LOGITS),
         },
         budgetOf(config),
         out.env,

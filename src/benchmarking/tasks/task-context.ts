@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import type { CallOptions } from '../../models/model.js';
 import { hrtimeClock } from '../../profiling/index.js';
 import type { CellBudget } from '../cell-runner.js';
 import type { BenchmarkConfig } from '../config.js';
@@ -45,3 +46,6 @@ export function failedCellsNote(cells: readonly CellRecord[]): string {
     .map((c) => `${c.cell} ${c.status}: ${c.error ?? ''}`)
     .join('; ');
 }
+
+/** The call options of a timed call whose logits nothing reads (the browser target then does not send them). */
+export const NO_LOGITS: CallOptions = Object.freeze({ logits: false });

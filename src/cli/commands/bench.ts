@@ -163,6 +163,8 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
 /** Parsed options of `dantinox bench`. */
 type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
   readonly ep?: string;
+  readonly browserPath?: string;
+  readonly isolation: boolean;
   readonly tasks?: string[];
   readonly plugin?: string[];
   readonly data?: string;
@@ -201,6 +203,7 @@ Examples:
   $ dantinox bench --bench-config study.yaml --out /shared/study --shard 0/4  # shard 0 of 4 (also: JOB_COMPLETION_INDEX
                                                                               #   with --shards, SLURM_ARRAY_TASK_ID)
   $ dantinox bench --config small --engine ort,llama.cpp --dtype q8 --threads 2  # same weights, two engines
+  $ dantinox bench --config small --target node,browser --tasks throughput,latency  # Node vs onnxruntime-web in Chromium
   $ dantinox bench --config tiny --dtype fp32,q8 --repeat 5 --out results/base  # 5 interleaved runs per variant
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
@@ -231,12 +234,20 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     .command('bench')
     .summary('run the benchmark suite (throughput, latency, perplexity) on a model and write results')
     .description(
-      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out. Lists on the model axes (--config, --model, --engine, --dtype, --threads, --paradigm, or a matrix: section in --bench-config) run every combination as a variant, one model at a time, each in its own sub-folder of --out, with the combined results, charts and report at the top.',
+      'Builds a model (or loads a Hugging Face ONNX folder), runs the benchmark tasks with live progress on stderr, prints the summary on stdout and writes results.csv, results.json, results.jsonl, charts/ (SVG and PNG) and report.html into --out. Lists on the model axes (--config, --model, --engine, --target, --dtype, --threads, --paradigm, or a matrix: section in --bench-config) run every combination as a variant, one model at a time, each in its own sub-folder of --out, with the combined results, charts and report at the top.',
     );
   addMatrixAxisOptions(command)
     .option(
       '--ep <name>',
-      'ONNX Runtime execution provider (default: cpu); an unavailable one is refused, naming those available',
+      'ONNX Runtime execution provider (default: cpu); an unavailable one is refused, naming those available; --target browser: wasm (default) or webgpu',
+    )
+    .option(
+      '--browser-path <path>',
+      '--target browser: the Chromium (or Chrome) executable (default: chromium, chromium-browser or google-chrome on PATH, else /usr/bin/chromium)',
+    )
+    .option(
+      '--no-isolation',
+      '--target browser: serve the page without COOP/COEP, to measure what a page that forgot them gets (one WASM thread, a 100 µs timer)',
     )
     .option(
       '-t, --tasks <list>',
@@ -307,7 +318,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '--force',
-      'replace a run already in --out, and build a model or measure a cell whose memory estimate exceeds the available memory',
+      'replace a run already in --out, build a model or measure a cell whose memory estimate exceeds the available memory, and (--target browser --ep webgpu) accept a fallback (software) adapter',
     )
     .addOption(
       new Option(
@@ -374,6 +385,8 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
       ...(options.blockSize === undefined ? {} : { blockSize: options.blockSize }),
       ...(options.reference === undefined ? {} : { reference: options.reference }),
       ...(options.referenceEngine === undefined ? {} : { referenceEngine: options.referenceEngine }),
+      ...(options.browserPath === undefined ? {} : { browserPath: options.browserPath }),
+      ...(options.isolation ? {} : { isolated: false }),
     },
     ...(shard === undefined ? {} : { shard }),
     resume: options.resume === true,

@@ -16,6 +16,7 @@ import { BUILTIN_DTYPES, type BuiltinDtype, resolvePrecision } from '../onnx/pre
 import { initWeights, type WeightMap } from '../weights.js';
 import type { EngineName } from './engine-name.js';
 import type { ExecutionProvider } from './ort/index.js';
+import type { TargetName } from './target-name.js';
 
 /**
  * Options of {@link createEngineModel} and {@link loadEngineModel}. The precision options (`dtype`, `headDtype`,
@@ -34,13 +35,25 @@ export interface EngineModelOptions
   readonly weights?: WeightMap;
   /** ONNX Runtime execution provider (`ort` only; the other engines run on the CPU). @default 'cpu' */
   readonly executionProvider?: ExecutionProvider;
-  /** Build even when the memory estimate exceeds the available memory (`ort`). @default false */
+  /**
+   * Build even when the memory estimate exceeds the available memory (`ort`); on the browser target, accept a
+   * fallback (software) WebGPU adapter. @default false
+   */
   readonly force?: boolean;
   /**
    * Turn on ONNX Runtime's profiler, writing its Chrome trace to `${profileFilePrefix}_<date>.json` when the model
    * is disposed (engines with `operatorProfile` only; the others ignore it). @default undefined (no profiling)
    */
   readonly profileFilePrefix?: string;
+  /** Where the model runs: this process, or onnxruntime-web in a headless Chromium (`ort` only). @default 'node' */
+  readonly target?: TargetName;
+  /** The Chromium executable of the browser target. @default found on `PATH`, else `/usr/bin/chromium` */
+  readonly browserPath?: string;
+  /**
+   * Serve the browser target's page cross-origin isolated. `false` measures what a page without COOP/COEP gets
+   * (one WASM thread, a 100 µs timer). @default true
+   */
+  readonly isolated?: boolean;
 }
 
 /** Options of {@link loadEngineModel}: threads, name, execution provider, profiler and the dtype file to load. */
@@ -79,6 +92,8 @@ export interface EngineRequest {
   readonly headDtype?: string;
   /** Execution provider. @default 'cpu' */
   readonly executionProvider?: string;
+  /** Where it runs. @default 'node' */
+  readonly target?: TargetName;
 }
 
 /** One engine: what it runs, and how it creates and loads a {@link Model}. */
@@ -102,6 +117,8 @@ export interface EngineAdapter {
   readonly separateHeadDtype: boolean;
   /** Whether ONNX Runtime's operator profiler can time it (`--profile`). */
   readonly operatorProfile: boolean;
+  /** Where it can run (`--target`). @default ['node'] */
+  readonly targets?: readonly TargetName[];
   /** The built-in model `config` on this engine. */
   create(config: ModelConfig, options: EngineModelOptions): Promise<Model>;
   /** The Hugging Face ONNX folder on this engine (called only when `loadsFolders`). */
@@ -132,7 +149,13 @@ export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
     executionProviders: true,
     separateHeadDtype: true,
     operatorProfile: true,
-    create: (config, options) => createModel(config, { seed: 0, ...options }),
+    targets: ['node', 'browser'],
+    create: async (config, options) => {
+      if (options.target !== 'browser') return createModel(config, { seed: 0, ...options });
+      const { createBrowserModel } = await import('./browser/browser-model.js');
+      const { target: _browser, ...rest } = options;
+      return createBrowserModel(config, rest);
+    },
     load: async (folder, options) => {
       const { loadHfModel } = await import('../hf/hf-model.js');
       return loadHfModel(folder, options);
@@ -208,6 +231,14 @@ export class EngineRegistry extends Registry<EngineAdapter> {
    */
   whyNot(engine: string, request: EngineRequest): string | undefined {
     const adapter = this.get(engine);
+    const target = request.target ?? 'node';
+    if (!(adapter.targets ?? ['node']).includes(target)) return messages.targetNeedsOrt(engine, target);
+    if (target === 'browser') {
+      if (request.source.kind === 'folder') return messages.targetNeedsBuiltin(request.source.path);
+      const provider = request.executionProvider;
+      if (provider !== undefined && !['cpu', 'wasm', 'webgpu'].includes(provider))
+        return messages.browserProvider(provider);
+    }
     if (request.source.kind === 'folder' && !adapter.loadsFolders)
       return messages.engineNeedsBuiltin(engine, request.source.path);
     const provider = request.executionProvider;
@@ -272,6 +303,7 @@ export async function createEngineModel(
     ...optional('dtype', options.dtype),
     ...optional('headDtype', options.headDtype),
     ...optional('executionProvider', options.executionProvider),
+    ...optional('target', options.target),
   });
   return registry.get(engine).create(config, options);
 }

@@ -11,6 +11,7 @@ import { DTYPE_NAMES } from '../../../src/dtype.js';
 import { DantinoxError } from '../../../src/errors.js';
 import { messages } from '../../../src/messages.js';
 import { ENGINE_NAMES } from '../../../src/models/engines/engine-name.js';
+import { TARGET_NAMES } from '../../../src/models/engines/target-name.js';
 
 /** Distinct, id-safe values per axis (threads get integers, the closed axes their allowed values). */
 const valuesFor = (name: MatrixAxisName): fc.Arbitrary<string[]> =>
@@ -23,7 +24,9 @@ const valuesFor = (name: MatrixAxisName): fc.Arbitrary<string[]> =>
           ? fc.constantFrom(...DTYPE_NAMES)
           : name === 'engine'
             ? fc.constantFrom(...ENGINE_NAMES)
-            : fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/),
+            : name === 'target'
+              ? fc.constantFrom(...TARGET_NAMES)
+              : fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/),
     { minLength: 1, maxLength: 4 },
   );
 

@@ -87,6 +87,24 @@ describe('EngineRegistry', () => {
     expect(registry.whyNot('ort', { source: folder })).toBeUndefined();
   });
 
+  it('runs the browser target on ort only, for built-in models, on wasm or webgpu', () => {
+    const browser = { source: config, target: 'browser' } as const;
+    expect(registry.whyNot('ort', browser)).toBeUndefined();
+    expect(registry.whyNot('ort', { ...browser, executionProvider: 'webgpu' })).toBeUndefined();
+    expect(registry.whyNot('ort', { ...browser, executionProvider: 'cpu' })).toBeUndefined();
+    expect(registry.whyNot('ort', { ...browser, executionProvider: 'cuda' })).toBe(
+      messages.browserProvider('cuda'),
+    );
+    expect(registry.whyNot('ort', { source: folder, target: 'browser' })).toBe(
+      messages.targetNeedsBuiltin('models/x'),
+    );
+    expect(registry.whyNot('llama.cpp', browser)).toBe(messages.targetNeedsOrt('llama.cpp', 'browser'));
+    expect(registry.whyNot('transformers.js', browser)).toBe(
+      messages.targetNeedsOrt('transformers.js', 'browser'),
+    );
+    expect(registry.whyNot('llama.cpp', { source: config, target: 'node' })).toBeUndefined();
+  });
+
   it('refuses a taken name unless override, and lists the engines for an unknown one', () => {
     const adapter: EngineAdapter = { ...builtinEngines.ort, name: 'ort' };
     expect(() => registry.register(adapter)).toThrow(expect.objectContaining({ code: 'DUPLICATE_PLUGIN' }));

@@ -1,0 +1,300 @@
+/**
+ * The code that runs inside the browser page: it opens an onnxruntime-web session on the model the loopback server
+ * serves, keeps every KV cache in the page, times each call with the page's own clock (so no message round trip
+ * is in a measured window) and returns logits only when asked. {@link installPageRuntime} is sent to the page as
+ * source text (Playwright's `page.evaluate`), so it must not refer to anything outside its own body.
+ *
+ * @packageDocumentation
+ */
+
+/** What the page opens: runtime location, model files, threads and execution provider. */
+export interface PageInit {
+  /** Absolute URL of the folder holding onnxruntime-web's `.mjs`/`.wasm` files (ending in `/`). */
+  readonly ortBase: string;
+  /** URL of `model.onnx`. */
+  readonly modelUrl: string;
+  /** The graph's external-data file: the name the graph uses and its URL. */
+  readonly externalData?: { readonly path: string; readonly url: string } | undefined;
+  /** WASM threads asked for (`ort.env.wasm.numThreads`; honoured only when the page is cross-origin isolated). */
+  readonly threads: number;
+  /** Execution provider: `wasm`, or `webgpu` (which needs an adapter). */
+  readonly provider: 'wasm' | 'webgpu';
+  /** Accept a fallback (software) WebGPU adapter instead of refusing it. */
+  readonly allowFallbackAdapter: boolean;
+  /** Layers of the model (one past/present key and value per layer). */
+  readonly numBlocks: number;
+  /** Key/value heads per layer. */
+  readonly kvHeads: number;
+  /** Floats per head. */
+  readonly headSize: number;
+  /** Largest context: a cache never grows beyond it. */
+  readonly maxContext: number;
+  /** Whether the graph has a `position_ids` input. */
+  readonly hasPositionIds: boolean;
+}
+
+/** The WebGPU adapter the page got, as it describes itself. */
+export interface PageAdapter {
+  /** GPU vendor, e.g. `google` for SwiftShader, `nvidia`. */
+  readonly vendor: string;
+  /** GPU architecture, e.g. `swiftshader`, `ampere`. */
+  readonly architecture: string;
+  /** Whether it is a fallback adapter (software rasterizer, not a GPU). */
+  readonly isFallbackAdapter: boolean;
+}
+
+/** What the page measured about itself after opening the session. */
+export interface PageFacts {
+  /** `crossOriginIsolated`: without it WASM threads and fine timers are off. */
+  readonly crossOriginIsolated: boolean;
+  /** `navigator.hardwareConcurrency`: logical CPUs the page sees. */
+  readonly hardwareConcurrency: number;
+  /** Smallest positive step of `performance.now()`, in ms (5 µs isolated, 100 µs otherwise in Chromium). */
+  readonly timerResolutionMs: number;
+  /** WASM threads onnxruntime-web actually runs with (it falls back to 1 without isolation). */
+  readonly threads: number;
+  /** The execution provider of the session. */
+  readonly provider: string;
+  /** The page's `navigator.userAgent`. */
+  readonly userAgent: string;
+  /** onnxruntime-web's version, as it reports it. */
+  readonly ortVersion: string;
+  /** Time to create the session inside the page, in ms. */
+  readonly loadMs: number;
+  /** The WebGPU adapter (`webgpu` only). */
+  readonly adapter?: PageAdapter;
+}
+
+/** One call of the graph, as the host asks it. */
+export interface PageCall {
+  /** Token ids, row-major `[batch, seq]`. */
+  readonly ids: Int32Array;
+  /** Sequences. */
+  readonly batch: number;
+  /** Tokens per sequence. */
+  readonly seq: number;
+  /** The attention mask the host built (`[rows, pastRows + seq]`). */
+  readonly mask: Float32Array;
+  /** Cached positions before the call (0: none, a masked placeholder row is fed). */
+  readonly pastLength: number;
+  /** First cached position the graph sees (sliding window). */
+  readonly pastStart: number;
+  /** Cached positions (or placeholder rows) the graph sees. */
+  readonly pastRows: number;
+  /** The page cache to read and append to; absent for a forward pass without cache. */
+  readonly cacheId?: number | undefined;
+  /** Whether to send the logits back. */
+  readonly logits: boolean;
+}
+
+/** What a call returns: its in-page duration and, when asked, the logits. */
+export interface PageCallResult {
+  /** Time of the call inside the page (feeds, run, cache append), in ms. */
+  readonly ms: number;
+  /** `[batch, seq, vocab]` logits, when asked. */
+  readonly logits?: Float32Array;
+}
+
+/** The object {@link installPageRuntime} puts on the page's `globalThis.dantinoxPage`. */
+export interface PageRuntime {
+  /** Loads onnxruntime-web, opens the session and measures the page. */
+  init(init: PageInit): Promise<PageFacts>;
+  /** Makes an empty cache for `batch` sequences and returns its id. */
+  newCache(batch: number, rows: number): number;
+  /** Runs one call. */
+  run(call: PageCall): Promise<PageCallResult>;
+  /** Frees a cache; idempotent. */
+  freeCache(id: number): void;
+  /** Releases the session. */
+  release(): Promise<void>;
+}
+
+/**
+ * Installs `globalThis.dantinoxPage` ({@link PageRuntime}) in the page. Runs in the browser: self-contained on
+ * purpose (Playwright sends its source text), onnxruntime-web is loaded by a script tag of the page as
+ * `globalThis.ort`.
+ */
+export function installPageRuntime(): void {
+  // Types of the parts of onnxruntime-web and the DOM this uses (the page has them; this file's lib does not).
+  type OrtTensor = { readonly data: unknown };
+  type Ort = {
+    env: {
+      wasm: { wasmPaths: string; numThreads: number; simd?: boolean };
+      versions: Record<string, string | undefined>;
+    };
+    Tensor: new (type: string, data: unknown, dims: readonly number[]) => OrtTensor;
+    InferenceSession: {
+      create(
+        model: Uint8Array,
+        options: Record<string, unknown>,
+      ): Promise<{
+        run(feeds: Record<string, OrtTensor>, fetches: string[]): Promise<Record<string, OrtTensor>>;
+        release(): Promise<void>;
+        outputNames: readonly string[];
+      }>;
+    };
+  };
+  type GpuAdapter = { info?: Partial<PageAdapter>; isFallbackAdapter?: boolean };
+  type PageGlobals = {
+    ort: Ort;
+    crossOriginIsolated: boolean;
+    navigator: {
+      hardwareConcurrency: number;
+      userAgent: string;
+      gpu?: { requestAdapter(): Promise<GpuAdapter | null> };
+    };
+    fetch(url: string): Promise<{ ok: boolean; status: number; arrayBuffer(): Promise<ArrayBuffer> }>;
+    dantinoxPage?: PageRuntime;
+  };
+  const g = globalThis as unknown as PageGlobals;
+  type Cache = { batch: number; capacity: number; keys: Float32Array[]; values: Float32Array[] };
+  let spec: PageInit | undefined;
+  let session: Awaited<ReturnType<Ort['InferenceSession']['create']>> | undefined;
+  const caches = new Map<number, Cache>();
+  let nextId = 1;
+
+  const grow = (cache: Cache, rows: number): void => {
+    const s = spec as PageInit;
+    if (rows <= cache.capacity) return;
+    let capacity = Math.max(16, cache.capacity);
+    while (capacity < rows) capacity *= 2;
+    capacity = Math.min(Math.max(capacity, rows), s.maxContext);
+    const rowSize = cache.batch * s.kvHeads * s.headSize;
+    const copy = (old: Float32Array | undefined): Float32Array => {
+      const next = new Float32Array(capacity * rowSize);
+      if (old !== undefined) next.set(old);
+      return next;
+    };
+    cache.keys = Array.from({ length: s.numBlocks }, (_, i) => copy(cache.keys[i]));
+    cache.values = Array.from({ length: s.numBlocks }, (_, i) => copy(cache.values[i]));
+    cache.capacity = capacity;
+  };
+
+  const resolution = (): number => {
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 200; i++) {
+      const a = performance.now();
+      let b = performance.now();
+      while (b === a) b = performance.now();
+      best = Math.min(best, b - a);
+    }
+    return best;
+  };
+
+  const runtime: PageRuntime = {
+    async init(init) {
+      spec = init;
+      const { ort } = g;
+      ort.env.wasm.wasmPaths = init.ortBase;
+      ort.env.wasm.numThreads = init.threads;
+      ort.env.wasm.simd = true;
+      let adapter: PageAdapter | undefined;
+      if (init.provider === 'webgpu') {
+        const found = await g.navigator.gpu?.requestAdapter();
+        if (found === undefined || found === null) throw new Error('NO_WEBGPU_ADAPTER');
+        adapter = {
+          vendor: found.info?.vendor ?? '',
+          architecture: found.info?.architecture ?? '',
+          isFallbackAdapter: found.info?.isFallbackAdapter ?? found.isFallbackAdapter ?? false,
+        };
+        if (adapter.isFallbackAdapter && !init.allowFallbackAdapter)
+          throw new Error(`FALLBACK_ADAPTER ${adapter.vendor} ${adapter.architecture}`);
+      }
+      const response = await g.fetch(init.modelUrl);
+      if (!response.ok) throw new Error(`fetching ${init.modelUrl} gave HTTP ${response.status}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const t0 = performance.now();
+      session = await ort.InferenceSession.create(bytes, {
+        executionProviders: [init.provider],
+        graphOptimizationLevel: 'all',
+        executionMode: 'sequential',
+        ...(init.externalData === undefined
+          ? {}
+          : { externalData: [{ path: init.externalData.path, data: init.externalData.url }] }),
+      });
+      const loadMs = performance.now() - t0;
+      return {
+        crossOriginIsolated: g.crossOriginIsolated === true,
+        hardwareConcurrency: g.navigator.hardwareConcurrency,
+        timerResolutionMs: resolution(),
+        // onnxruntime-web lowers numThreads to 1 when the page cannot share memory between workers.
+        threads: g.crossOriginIsolated === true ? ort.env.wasm.numThreads : 1,
+        provider: init.provider,
+        userAgent: g.navigator.userAgent,
+        ortVersion: ort.env.versions['web'] ?? ort.env.versions['common'] ?? 'unknown',
+        loadMs,
+        ...(adapter === undefined ? {} : { adapter }),
+      };
+    },
+
+    newCache(batch, rows) {
+      const cache: Cache = { batch, capacity: 0, keys: [], values: [] };
+      grow(cache, rows);
+      const id = nextId++;
+      caches.set(id, cache);
+      return id;
+    },
+
+    async run(call) {
+      const s = spec as PageInit;
+      const { ort } = g;
+      const cache = call.cacheId === undefined ? undefined : caches.get(call.cacheId);
+      if (call.cacheId !== undefined && cache === undefined) throw new Error(`no cache ${call.cacheId}`);
+      const t0 = performance.now();
+      const { batch, seq } = call;
+      const feeds: Record<string, OrtTensor> = { input_ids: new ort.Tensor('int32', call.ids, [batch, seq]) };
+      if (s.hasPositionIds) {
+        const positions = new BigInt64Array(batch * seq);
+        for (let b = 0; b < batch; b++)
+          for (let t = 0; t < seq; t++) positions[b * seq + t] = BigInt(call.pastLength + t);
+        feeds['position_ids'] = new ort.Tensor('int64', positions, [batch, seq]);
+      }
+      const rowSize = batch * s.kvHeads * s.headSize;
+      const pastDims = [call.pastRows, batch, s.kvHeads, s.headSize];
+      const zeros = call.pastLength === 0 ? new Float32Array(rowSize) : undefined;
+      for (let i = 0; i < s.numBlocks; i++) {
+        const a = call.pastStart * rowSize;
+        const b = (call.pastStart + call.pastRows) * rowSize;
+        const keys = zeros ?? (cache as Cache).keys[i]?.subarray(a, b);
+        const values = zeros ?? (cache as Cache).values[i]?.subarray(a, b);
+        feeds[`past_key.${i}`] = new ort.Tensor('float32', keys, pastDims);
+        feeds[`past_value.${i}`] = new ort.Tensor('float32', values, pastDims);
+      }
+      const keysPerRow = call.pastRows + seq;
+      feeds['attention_mask'] = new ort.Tensor('float32', call.mask, [
+        call.mask.length / keysPerRow,
+        keysPerRow,
+      ]);
+      const fetches = ['logits'];
+      if (cache !== undefined)
+        for (let i = 0; i < s.numBlocks; i++) fetches.push(`present_key.${i}`, `present_value.${i}`);
+      const out = await (session as NonNullable<typeof session>).run(feeds, fetches);
+      if (cache !== undefined) {
+        grow(cache, call.pastLength + seq);
+        for (let i = 0; i < s.numBlocks; i++) {
+          (cache.keys[i] as Float32Array).set(
+            out[`present_key.${i}`]?.data as Float32Array,
+            call.pastLength * rowSize,
+          );
+          (cache.values[i] as Float32Array).set(
+            out[`present_value.${i}`]?.data as Float32Array,
+            call.pastLength * rowSize,
+          );
+        }
+      }
+      const ms = performance.now() - t0;
+      return call.logits ? { ms, logits: out['logits']?.data as Float32Array } : { ms };
+    },
+
+    freeCache(id) {
+      caches.delete(id);
+    },
+
+    async release() {
+      caches.clear();
+      await session?.release();
+      session = undefined;
+    },
+  };
+  g.dantinoxPage = runtime;
+}
