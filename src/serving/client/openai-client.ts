@@ -34,12 +34,6 @@ export interface OpenAiClientOptions {
   readonly now?: () => number;
 }
 
-/**
- * Times a request is sent again when it failed on a kept-alive socket the server had closed, before any response:
- * one per socket the pool may hold stale, bounded.
- */
-const STALE_SOCKET_RETRIES = 4;
-
 /** How a request that got no complete response ended. */
 export type TransportFailure =
   /** No connection could be made (refused, unreachable, reset before the response). */
@@ -191,18 +185,19 @@ export class OpenAiClient {
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      const attempt = (retries: number): void => {
+      const attempt = (fresh: boolean): void => {
         const current = this.#module.request(this.url, {
           method: 'POST',
-          agent: this.#agent,
+          // A resend goes on a connection of its own: the pool may hold more sockets the server has closed.
+          agent: fresh ? false : this.#agent,
           headers: { ...this.#headers, 'content-length': String(payload.length) },
         });
         request = current;
         current.on('error', (error: Error) => {
           // A kept-alive socket the server had already closed (llama-server closes it after a streamed response):
-          // nothing reached the server, so the request goes out again on another socket, sent from then.
-          if (httpStatus === undefined && current.reusedSocket && retries > 0 && !settled) {
-            attempt(retries - 1);
+          // nothing reached the server, so the request goes out again, once, on a new connection, sent from then.
+          if (httpStatus === undefined && current.reusedSocket && !fresh && !settled) {
+            attempt(true);
             return;
           }
           fail(httpStatus === undefined ? 'connection' : 'broken-stream', error.message);
@@ -234,7 +229,7 @@ export class OpenAiClient {
         sentAtMs = this.#now();
         current.end(payload);
       };
-      attempt(STALE_SOCKET_RETRIES);
+      attempt(false);
     });
   }
 
