@@ -123,7 +123,11 @@ describe('runMatrix with resume', () => {
       {
         ...row,
         task: 'kld',
-        meta: { ...evaluation, reference: 'other (reference) (fp32)', reference_engine: 'node-llama-cpp 3.0.0' },
+        meta: {
+          ...evaluation,
+          reference: 'other (reference) (fp32)',
+          reference_engine: 'node-llama-cpp 3.0.0',
+        },
       },
     ];
     recorded.modelMeta.engine = engine.replace('(cpu)', '(cuda)');
@@ -139,7 +143,11 @@ describe('runMatrix with resume', () => {
       ]),
     );
     recorded.modelMeta.engine = engine;
-    recorded.results[1].meta = { ...evaluation, reference: 'tiny (reference) (fp32)', reference_engine: engine };
+    recorded.results[1].meta = {
+      ...evaluation,
+      reference: 'tiny (reference) (fp32)',
+      reference_engine: engine,
+    };
     writeFileSync(path, JSON.stringify(recorded));
     // The same text, reference and provider are no difference.
     expect(() => plan(cwd, 'flat', { tasks, data: text, resume: true })).not.toThrow();
