@@ -25,10 +25,12 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { parseCsv } from '../../src/benchmarking/csv.js';
+import { runCli as runInProcess } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { BUILTIN_DTYPES } from '../../src/models/onnx/precision.js';
 import { launchChromium } from '../visualization/chromium.js';
 import { BIN, type CliRun, ensureBuilt, ROOT, runCli, runProcess } from './built-cli.js';
+import { captureIo } from './capture-io.js';
 
 const TINY_SWEEP = {
   seq_lens: [8, 16],
@@ -315,10 +317,18 @@ describe('bad input: one clear line, exit 2', () => {
       messages.dtypeNotAvailable('bnb4', 'the built-in ONNX models', BUILTIN_DTYPES),
     ],
   ];
+  // In process (usage errors end before any model is built; a process start each cost seconds of the suite), with
+  // the scheduler's variables set for the call.
   for (const [what, args, env, message] of cases) {
     it(what, async () => {
-      const r = await runCli(args, { cwd: tmp, env });
-      expect(r).toMatchObject({ code: 2, stderr: `error: ${message}\n` });
+      const io = captureIo(tmp);
+      Object.assign(process.env, env);
+      try {
+        const code = await runInProcess(args, io);
+        expect({ code, stderr: io.err.join('') }).toEqual({ code: 2, stderr: `error: ${message}\n` });
+      } finally {
+        for (const name of Object.keys(env)) delete process.env[name];
+      }
     });
   }
 
