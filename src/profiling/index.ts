@@ -85,6 +85,20 @@ export {
   type TimeBreakdown,
   timeBreakdown,
 } from './op-time-breakdown.js';
+export {
+  type KernelEvent,
+  kernelEventsOf,
+  type NodeCost,
+  type OperatorCall,
+  type OperatorPhase,
+  type OperatorReconciliation,
+  type OperatorRow,
+  type OperatorTable,
+  type OperatorTableInput,
+  operatorCategoryMs,
+  operatorTable,
+  REMAINDER_OP,
+} from './operator-table.js';
 export { countParameters, type ParameterCount } from './parameters.js';
 export {
   measureResources,
@@ -123,6 +137,7 @@ export {
 export { type CalibrateTimerOptions, calibrateTimer, type TimerDiagnostics } from './timer-diagnostics.js';
 export {
   DANTINOX_TRACK,
+  type EngineCallShape,
   type EngineCallSpan,
   type TraceEvent,
   type TracePhase,
