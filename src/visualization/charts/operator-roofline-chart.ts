@@ -140,7 +140,7 @@ export class OperatorRooflineChart extends Chart<OperatorRooflineChartOptions> {
         .filter(([, s]) => s > 0)
         .map(
           ([phase, s]) =>
-            `${phase}: ${(100 * s).toFixed(0)}% of the time in groups without FLOPs (not drawn)`,
+            `${phase}: ${(100 * s).toFixed(0)}% of the time in operators without FLOPs or outside kernels (not drawn)`,
         ),
       ...(series.length > 1 ? [`runs: ${series.join(', ')}`] : []),
     ];
