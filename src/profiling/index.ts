@@ -86,6 +86,7 @@ export {
   timeBreakdown,
 } from './op-time-breakdown.js';
 export {
+  engineCallPhase,
   type KernelEvent,
   kernelEventsOf,
   type NodeCost,
@@ -95,9 +96,13 @@ export {
   type OperatorRow,
   type OperatorTable,
   type OperatorTableInput,
+  type OperatorTableOfTraceOptions,
   operatorCategoryMs,
   operatorTable,
+  operatorTableOfTrace,
   REMAINDER_OP,
+  type TraceEventLike,
+  timedCallsOf,
 } from './operator-table.js';
 export { countParameters, type ParameterCount } from './parameters.js';
 export {

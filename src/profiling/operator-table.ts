@@ -8,6 +8,7 @@
  */
 import { rooflineGflops } from './efficiency.js';
 import { type OpCategory, opCategory } from './op-time-breakdown.js';
+import type { EngineCallShape } from './trace-recorder.js';
 
 /** The two phases of the table: prompt calls (`prefill`, `extend`, `forward`) and one-token `decode` steps. */
 export type OperatorPhase = 'prefill' | 'decode';
@@ -303,4 +304,81 @@ export function operatorCategoryMs(
   for (const r of rows)
     if (r.phase === phase && r.category !== 'remainder') out[r.category] += r.totalUs / 1000;
   return out;
+}
+
+/** A trace event as {@link operatorTableOfTrace} reads it (a `TraceEvent`, or one parsed from trace.json). */
+export interface TraceEventLike {
+  /** Phase of the event (`X` for complete events). */
+  readonly ph?: string;
+  /** Event name. */
+  readonly name?: string;
+  /** Category. */
+  readonly cat?: string;
+  /** Duration in µs. */
+  readonly dur?: number;
+  /** Details. */
+  readonly args?: Readonly<Record<string, unknown>>;
+}
+
+/** Options of {@link operatorTableOfTrace}. */
+export interface OperatorTableOfTraceOptions {
+  /** FLOPs and bytes of each graph node for a call shape (e.g. `OnnxModel.graphCosts`); absent: no FLOPs. */
+  readonly costs?: (shape: EngineCallShape) => ReadonlyMap<string, NodeCost> | undefined;
+  /** Roofline ceilings (GEMM GFLOP/s of the model's dtype, bandwidth GB/s). */
+  readonly roofline?: OperatorTableInput['roofline'];
+}
+
+/** The phase of an engine call by name: one-token `decodeStep`s are `decode`, every prompt call `prefill`. */
+export function engineCallPhase(name: string): OperatorPhase {
+  return name === 'decodeStep' ? 'decode' : 'prefill';
+}
+
+/**
+ * The timed engine calls of a trace written by `bench --trace` (dantinox's `engine,timed` spans: their call
+ * ordinal, latency and, when recorded, shape `batch`, `seq`, `past_length`), each with the node costs `costs`
+ * gives its shape.
+ */
+export function timedCallsOf(
+  events: readonly TraceEventLike[],
+  costs?: OperatorTableOfTraceOptions['costs'],
+): OperatorCall[] {
+  const out: OperatorCall[] = [];
+  for (const e of events) {
+    if (e.ph !== 'X' || e.cat !== 'engine,timed' || typeof e.args?.['call'] !== 'number') continue;
+    const { call, batch, seq, past_length: past } = e.args;
+    const shape =
+      typeof batch === 'number' && typeof seq === 'number' && typeof past === 'number'
+        ? { batch, seq, pastLength: past }
+        : undefined;
+    const known = shape === undefined ? undefined : costs?.(shape);
+    out.push({
+      index: call as number,
+      phase: engineCallPhase(e.name ?? ''),
+      latencyUs: e.dur ?? 0,
+      ...(known === undefined ? {} : { costs: known }),
+    });
+  }
+  return out;
+}
+
+/**
+ * The per-operator table of a trace written by `bench --trace` (its `traceEvents`, as built or parsed from
+ * trace.json): the ONNX Runtime kernel events of its timed calls ({@link kernelEventsOf}) against the measured
+ * latency of those calls ({@link timedCallsOf}); see {@link operatorTable}.
+ *
+ * @example
+ * ```ts
+ * const trace = JSON.parse(readFileSync('results/run/trace.json', 'utf8'));
+ * const { rows, reconciliation } = operatorTableOfTrace(trace.traceEvents);
+ * ```
+ */
+export function operatorTableOfTrace(
+  events: readonly TraceEventLike[],
+  options: OperatorTableOfTraceOptions = {},
+): OperatorTable {
+  return operatorTable({
+    kernels: kernelEventsOf(events),
+    calls: timedCallsOf(events, options.costs),
+    ...(options.roofline === undefined ? {} : { roofline: options.roofline }),
+  });
 }

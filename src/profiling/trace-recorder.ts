@@ -156,7 +156,13 @@ export class TraceRecorder {
         ts: start,
         dur: end - start,
         ...DANTINOX_TRACK,
-        args: { call: index, phase },
+        args: {
+          call: index,
+          phase,
+          ...(shape === undefined
+            ? {}
+            : { batch: shape.batch, seq: shape.seq, past_length: shape.pastLength }),
+        },
       });
     }
   }

@@ -13,17 +13,13 @@ import type { CellRecord, CompletedResult, MetaValue, MetricDescriptor } from '.
 import {
   type ChromeTrace,
   type EngineCallShape,
-  type EngineCallSpan,
-  kernelEventsOf,
   type NodeCost,
   OP_CATEGORIES,
-  type OperatorCall,
-  type OperatorPhase,
   type OperatorRow,
   type OperatorTable,
   opCategory,
   operatorCategoryMs,
-  operatorTable,
+  operatorTableOfTrace,
   REMAINDER_OP,
 } from '../profiling/index.js';
 import { type ChartRow, OPERATOR_ROW_TASK } from '../visualization/index.js';
@@ -40,39 +36,14 @@ export type CallCosts = (shape: EngineCallShape) => ReadonlyMap<string, NodeCost
 
 /** Inputs of {@link operatorResult}. */
 export interface OperatorResultInput {
-  /** The variant's trace (its ONNX Runtime node events of the timed calls). */
+  /** The variant's trace: dantinox's engine spans and ONNX Runtime's node events of the timed calls. */
   readonly trace: ChromeTrace;
-  /** The engine calls the trace recorded. */
-  readonly engineCalls: readonly EngineCallSpan[];
   /** The graph model's node costs per call shape. */
   readonly costs?: CallCosts;
   /** Roofline ceilings of the model's dtype, when calibrated. */
   readonly roofline?: { readonly peakGflops: number; readonly bandwidthGbs: number };
   /** The profiler's measured overhead, when it was measured. */
   readonly overhead?: ProfilerOverhead;
-}
-
-/** The phase of an engine call: one-token steps are `decode`, every prompt call `prefill`. */
-export function callPhase(name: string): OperatorPhase {
-  return name === 'decodeStep' ? 'decode' : 'prefill';
-}
-
-/** The timed calls of `engineCalls` as the table's calls, each with its node costs when `costs` knows its shape. */
-export function timedOperatorCalls(
-  engineCalls: readonly EngineCallSpan[],
-  costs?: CallCosts,
-): OperatorCall[] {
-  return engineCalls
-    .filter((c) => c.phase === 'timed')
-    .map((c) => {
-      const known = c.shape === undefined ? undefined : costs?.(c.shape);
-      return {
-        index: c.index,
-        phase: callPhase(c.name),
-        latencyUs: c.endUs - c.startUs,
-        ...(known === undefined ? {} : { costs: known }),
-      };
-    });
 }
 
 /** Metric descriptors of the row (per phase). */
@@ -175,14 +146,13 @@ export function operatorCsv(table: OperatorTable): string {
 export function operatorResult(
   input: OperatorResultInput,
 ): { readonly table: OperatorTable; readonly result: CompletedResult } | undefined {
-  const kernels = kernelEventsOf(input.trace.traceEvents);
-  const calls = timedOperatorCalls(input.engineCalls, input.costs);
-  if (kernels.length === 0 || calls.length === 0) return undefined;
-  const table = operatorTable({
-    kernels,
-    calls,
+  const table = operatorTableOfTrace(input.trace.traceEvents, {
+    ...(input.costs === undefined ? {} : { costs: input.costs }),
     ...(input.roofline === undefined ? {} : { roofline: input.roofline }),
   });
+  // No timed call, or no kernel event of one (another engine, a profile that could not be matched): no table.
+  if (table.reconciliation.length === 0 || table.rows.length === table.reconciliation.length)
+    return undefined;
   const metrics: Record<string, number> = {};
   const meta: Record<string, MetaValue> = {};
   for (const r of table.reconciliation) {

@@ -116,7 +116,6 @@ export function finishTrace(input: FinishTraceInput): {
   const bandwidth = ceilings?.bandwidthGbs;
   const built = operatorResult({
     trace: written.trace,
-    engineCalls: input.trace.recorder.engineCalls(),
     ...(input.costs === undefined ? {} : { costs: input.costs }),
     ...(peak === undefined || bandwidth === undefined
       ? {}

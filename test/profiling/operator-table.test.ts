@@ -10,6 +10,7 @@ import {
   type OperatorCall,
   operatorCategoryMs,
   operatorTable,
+  operatorTableOfTrace,
   REMAINDER_OP,
 } from '../../src/profiling/operator-table.js';
 
@@ -152,5 +153,47 @@ describe('operatorTable', () => {
     expect(kernelEventsOf(events)).toEqual([
       { call: 4, node: 'n2_MatMul', opType: 'MatMul', inputShapes: 'float[1,8,32]; int64[2]', durUs: 7 },
     ]);
+  });
+
+  it('builds the table of a trace: timed engine spans (latency, shape) and the kernel events inside them', () => {
+    const span = (call: number, name: string, phase: string, dur: number, seq: number, past: number) => ({
+      ph: 'X',
+      name,
+      cat: `engine,${phase}`,
+      dur,
+      args: { call, phase, batch: 1, seq, past_length: past },
+    });
+    const node = (call: number, dur: number) => ({
+      ph: 'X',
+      name: 'MatMul',
+      cat: 'ort,Node',
+      dur,
+      args: {
+        ort_name: 'mm0_kernel_time',
+        op_name: 'MatMul',
+        call,
+        input_type_shape: [{ float: [1, 4, 8] }],
+      },
+    });
+    const events = [
+      span(0, 'prefill', 'warmup', 900, 4, 0),
+      span(1, 'prefill', 'timed', 1000, 4, 0),
+      span(2, 'decodeStep', 'timed', 200, 1, 4),
+      node(1, 600),
+      node(2, 50),
+    ];
+    const shapes: string[] = [];
+    const table = operatorTableOfTrace(events, {
+      costs: (shape) => {
+        shapes.push(`${shape.batch},${shape.seq},${shape.pastLength}`);
+        return costs;
+      },
+    });
+    expect(shapes).toEqual(['1,4,0', '1,1,4']);
+    expect(table.reconciliation.map((r) => [r.phase, r.latencyUs, r.kernelUs])).toEqual([
+      ['prefill', 1000, 600],
+      ['decode', 200, 50],
+    ]);
+    expect(table.rows.find((r) => r.phase === 'decode' && r.op === 'MatMul')?.flops).toBe(2e6);
   });
 });

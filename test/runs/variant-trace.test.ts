@@ -14,8 +14,8 @@ import { messages } from '../../src/messages.js';
 import { createModel, ModelConfig } from '../../src/models/index.js';
 import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
 import { hrtimeClock } from '../../src/profiling/clock.js';
-import type { OperatorTable } from '../../src/profiling/operator-table.js';
-import { operatorResult, timedOperatorCalls } from '../../src/runs/operator-result.js';
+import { type OperatorTable, timedCallsOf } from '../../src/profiling/operator-table.js';
+import { operatorResult } from '../../src/runs/operator-result.js';
 import { callCostsOf } from '../../src/runs/trace-operators.js';
 import { tracedModel } from '../../src/runs/traced-model.js';
 import { startVariantTrace } from '../../src/runs/variant-trace.js';
@@ -59,7 +59,7 @@ describe('a variant trace', () => {
     const costs = callCostsOf(engine);
     const built = operatorResult({
       trace: written.trace,
-      engineCalls: trace.recorder.engineCalls(),
+
       ...(costs === undefined ? {} : { costs }),
     });
     expect(built).toBeDefined();
@@ -73,7 +73,7 @@ describe('a variant trace', () => {
       ).toBe(true);
       expect(rows.reduce((s, r) => s + r.share, 0)).toBeCloseTo(1, 9);
       // Every matrix product of the graph ran: the table's FLOPs are the graph model's totals of those calls.
-      const timed = timedOperatorCalls(trace.recorder.engineCalls(), costs).filter((c) => c.phase === phase);
+      const timed = timedCallsOf(written.trace.traceEvents, costs).filter((c) => c.phase === phase);
       const graphTotal = timed.reduce(
         (s, c) => s + [...(c.costs?.values() ?? [])].reduce((t, n) => t + n.flops, 0),
         0,
