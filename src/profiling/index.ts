@@ -101,6 +101,7 @@ export {
   operatorTable,
   operatorTableOfTrace,
   REMAINDER_OP,
+  type RooflineCeilings,
   type TraceEventLike,
   timedCallsOf,
 } from './operator-table.js';

@@ -47,6 +47,14 @@ export interface OperatorCall {
   readonly costs?: ReadonlyMap<string, NodeCost>;
 }
 
+/** The roofline an operator group is placed on. */
+export interface RooflineCeilings {
+  /** GEMM ceiling of the model's dtype in GFLOP/s. */
+  readonly peakGflops: number;
+  /** Memory bandwidth in GB/s (10⁹ bytes per second). */
+  readonly bandwidthGbs: number;
+}
+
 /** Inputs of {@link operatorTable}. */
 export interface OperatorTableInput {
   /** Kernel executions of the timed calls. */
@@ -54,7 +62,7 @@ export interface OperatorTableInput {
   /** The timed calls (every call a kernel refers to; a call without kernels still counts its latency). */
   readonly calls: readonly OperatorCall[];
   /** Roofline ceilings: GEMM GFLOP/s of the model's dtype and bandwidth in GB/s; absent without calibration. */
-  readonly roofline?: { readonly peakGflops: number; readonly bandwidthGbs: number };
+  readonly roofline?: RooflineCeilings;
 }
 
 /** Label of the remainder row: latency not spent in kernels. */
@@ -218,7 +226,7 @@ export function operatorTable(input: OperatorTableInput): OperatorTable {
   return { rows, reconciliation, uncostedKernels };
 }
 
-function groupRow(g: Group, share: number, roofline: OperatorTableInput['roofline']): OperatorRow {
+function groupRow(g: Group, share: number, roofline: RooflineCeilings | undefined): OperatorRow {
   const base = {
     phase: g.phase,
     op: g.op,
@@ -325,7 +333,7 @@ export interface OperatorTableOfTraceOptions {
   /** FLOPs and bytes of each graph node for a call shape (e.g. `OnnxModel.graphCosts`); absent: no FLOPs. */
   readonly costs?: (shape: EngineCallShape) => ReadonlyMap<string, NodeCost> | undefined;
   /** Roofline ceilings (GEMM GFLOP/s of the model's dtype, bandwidth GB/s). */
-  readonly roofline?: OperatorTableInput['roofline'];
+  readonly roofline?: RooflineCeilings;
 }
 
 /** The phase of an engine call by name: one-token `decodeStep`s are `decode`, every prompt call `prefill`. */

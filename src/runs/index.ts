@@ -53,6 +53,7 @@ export {
   OPERATOR_METRICS,
   OPERATORS_FILE,
   OPERATORS_TASK,
+  type OperatorResult,
   type OperatorResultInput,
   operatorChartRows,
   operatorCsv,

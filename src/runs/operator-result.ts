@@ -21,6 +21,7 @@ import {
   operatorCategoryMs,
   operatorTableOfTrace,
   REMAINDER_OP,
+  type RooflineCeilings,
 } from '../profiling/index.js';
 import { type ChartRow, OPERATOR_ROW_TASK } from '../visualization/index.js';
 import type { ProfilerOverhead } from './profiler-overhead.js';
@@ -41,9 +42,17 @@ export interface OperatorResultInput {
   /** The graph model's node costs per call shape. */
   readonly costs?: CallCosts;
   /** Roofline ceilings of the model's dtype, when calibrated. */
-  readonly roofline?: { readonly peakGflops: number; readonly bandwidthGbs: number };
+  readonly roofline?: RooflineCeilings;
   /** The profiler's measured overhead, when it was measured. */
   readonly overhead?: ProfilerOverhead;
+}
+
+/** What {@link operatorResult} builds. */
+export interface OperatorResult {
+  /** The per-operator table. */
+  readonly table: OperatorTable;
+  /** The `operators` row that carries it. */
+  readonly result: CompletedResult;
 }
 
 /** Metric descriptors of the row (per phase). */
@@ -143,9 +152,7 @@ export function operatorCsv(table: OperatorTable): string {
  * kernel and remainder time per call, the category totals derived from the table, the profiler's overhead; one
  * cell per table row), or `undefined` when the trace holds no kernel events of timed calls.
  */
-export function operatorResult(
-  input: OperatorResultInput,
-): { readonly table: OperatorTable; readonly result: CompletedResult } | undefined {
+export function operatorResult(input: OperatorResultInput): OperatorResult | undefined {
   const table = operatorTableOfTrace(input.trace.traceEvents, {
     ...(input.costs === undefined ? {} : { costs: input.costs }),
     ...(input.roofline === undefined ? {} : { roofline: input.roofline }),

@@ -63,6 +63,7 @@ export { LatencyChart, type LatencyChartOptions, type LatencyPhase } from './cha
 export {
   OPERATOR_ROW_TASK,
   type OperatorPoint,
+  type OperatorPoints,
   OperatorRooflineChart,
   type OperatorRooflineChartOptions,
   operatorPoints,

@@ -47,11 +47,16 @@ export interface OperatorPoint {
 /** 3 significant digits: 373.9 → "374". */
 const fmt = (v: number): string => Number(v.toPrecision(3)).toLocaleString('en-US');
 
+/** What {@link operatorPoints} finds in the rows. */
+export interface OperatorPoints {
+  /** The groups with FLOPs (positive intensity and rate). */
+  readonly points: OperatorPoint[];
+  /** Per phase, the share of its time in the other rows (no FLOPs, or the remainder). */
+  readonly undrawnShare: Map<string, number>;
+}
+
 /** The drawable points of `rows` (operator rows with FLOPs: positive intensity and rate) and the time they leave out. */
-export function operatorPoints(
-  rows: readonly ChartRow[],
-  label: (row: ChartRow) => string,
-): { points: OperatorPoint[]; undrawnShare: Map<string, number> } {
+export function operatorPoints(rows: readonly ChartRow[], label: (row: ChartRow) => string): OperatorPoints {
   const points: OperatorPoint[] = [];
   const undrawnShare = new Map<string, number>();
   for (const row of rows) {

@@ -91,7 +91,9 @@ describe('OperatorRooflineChart', () => {
     });
     expect(points?.map((p) => p['op'])).toEqual(['MatMul', 'FusedMatMul']);
     const text = JSON.stringify(spec);
-    expect(text).toContain('decode: 40% of the time in operators without FLOPs or outside kernels (not drawn)');
+    expect(text).toContain(
+      'decode: 40% of the time in operators without FLOPs or outside kernels (not drawn)',
+    );
     const svg = await renderSvg(spec);
     expect(svg).toContain('Operator roofline');
   });
