@@ -141,7 +141,9 @@ export async function runVariant(
           ? { calibration: ceilings.calibration }
           : { efficiencyUnavailable: ceilings.unavailable }),
     });
-    if (trace?.profileFilePrefix !== undefined && !options.signal.aborted) {
+    // The overhead needs a second instance of the model: on Node only (a browser page per model is another story).
+    const profiled = trace?.profileFilePrefix !== undefined && selection.target !== 'browser';
+    if (profiled && !options.signal.aborted) {
       options.note('Measuring the profiler overhead…\n');
       try {
         overhead = await profilerOverheadOf(model, opened.paradigm, config, async () => {
