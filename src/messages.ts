@@ -516,6 +516,9 @@ export const messages = {
   /** Why a `--trace` of an engine without an operator profiler has no kernel events. */
   traceKernelsAbsent: (engine: string): string =>
     `engine ${engine} gives dantinox no kernel profile (ONNX Runtime's enableProfiling is set only on the sessions dantinox opens itself, --engine ort), so this trace holds dantinox's spans only; run --engine ort for kernel events.`,
+  /** `bench --trace` could not time the profiler's overhead (the second model did not open, a call failed). */
+  profilerOverheadNotMeasured: (variant: string, why: string): string =>
+    `--trace: the profiler overhead of ${variant} was not measured: ${why}; the trace and the operator table are written without it (rerun with --trace to measure it).`,
   /** `--trace` could not write a variant's trace (the run's results are unaffected). */
   traceNotWritten: (variant: string, why: string): string =>
     `--trace: no trace.json for ${variant}: ${why}; the results are complete, rerun with --trace to get the trace.`,

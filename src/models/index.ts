@@ -139,7 +139,12 @@ export {
   type ModelSelection,
 } from './model-selection.js';
 // ── ONNX runtime ────────────────────────────────────────────────────────────
-export { countGraphFlops, type GraphFlops, type GraphFlopsOptions } from './onnx/graph-flops.js';
+export {
+  countGraphFlops,
+  type GraphFlops,
+  type GraphFlopsOptions,
+  type GraphNodeCost,
+} from './onnx/graph-flops.js';
 export { type CreateModelOptions, createModel, OnnxModel } from './onnx/onnx-model.js';
 export { buildTransformerGraph, type TransformerGraph } from './onnx/transformer-graph.js';
 export { CONFIG_METADATA_KEY, loadModel, loadWeights, saveWeights } from './onnx/weights-io.js';

@@ -85,6 +85,26 @@ export {
   type TimeBreakdown,
   timeBreakdown,
 } from './op-time-breakdown.js';
+export {
+  engineCallPhase,
+  type KernelEvent,
+  kernelEventsOf,
+  type NodeCost,
+  type OperatorCall,
+  type OperatorPhase,
+  type OperatorReconciliation,
+  type OperatorRow,
+  type OperatorTable,
+  type OperatorTableInput,
+  type OperatorTableOfTraceOptions,
+  operatorCategoryMs,
+  operatorTable,
+  operatorTableOfTrace,
+  REMAINDER_OP,
+  type RooflineCeilings,
+  type TraceEventLike,
+  timedCallsOf,
+} from './operator-table.js';
 export { countParameters, type ParameterCount } from './parameters.js';
 export {
   measureResources,
@@ -123,6 +143,7 @@ export {
 export { type CalibrateTimerOptions, calibrateTimer, type TimerDiagnostics } from './timer-diagnostics.js';
 export {
   DANTINOX_TRACK,
+  type EngineCallShape,
   type EngineCallSpan,
   type TraceEvent,
   type TracePhase,

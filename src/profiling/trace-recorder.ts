@@ -31,6 +31,16 @@ export interface TraceEvent {
 /** Which kind of call is running, for the engine calls made meanwhile. */
 export type TracePhase = 'warmup' | 'timed' | 'prepare' | 'other';
 
+/** The shape of one engine call: what the graph model needs to cost it. */
+export interface EngineCallShape {
+  /** Sequences in the call. */
+  readonly batch: number;
+  /** New tokens per sequence. */
+  readonly seq: number;
+  /** Tokens already in the KV cache before them. */
+  readonly pastLength: number;
+}
+
 /** One engine call (one `session.run` for ONNX Runtime), in call order. */
 export interface EngineCallSpan {
   /** Ordinal of the call among the model's engine calls (0-based). */
@@ -43,6 +53,8 @@ export interface EngineCallSpan {
   readonly endUs: number;
   /** What the call belonged to: a warm-up call, a timed call, an untimed preparation (cache fill) or other. */
   readonly phase: TracePhase;
+  /** Its shape, when the caller gave it. */
+  readonly shape?: EngineCallShape;
 }
 
 /** Process and thread ids of dantinox's own track. */
@@ -117,8 +129,11 @@ export class TraceRecorder {
     }
   }
 
-  /** Runs one engine call `name` in a span of category `engine`, recording it with the current phase. */
-  async engineCall<T>(name: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one engine call `name` in a span of category `engine`, recording it with the current phase (and its
+   * `shape`, when given).
+   */
+  async engineCall<T>(name: string, work: () => Promise<T>, shape?: EngineCallShape): Promise<T> {
     const index = this.#calls.length;
     const phase = this.#phase;
     const start = this.nowUs();
@@ -126,7 +141,14 @@ export class TraceRecorder {
       return await work();
     } finally {
       const end = this.nowUs();
-      this.#calls.push({ index, name, startUs: start, endUs: end, phase });
+      this.#calls.push({
+        index,
+        name,
+        startUs: start,
+        endUs: end,
+        phase,
+        ...(shape === undefined ? {} : { shape }),
+      });
       this.#events.push({
         ph: 'X',
         name,
@@ -134,7 +156,13 @@ export class TraceRecorder {
         ts: start,
         dur: end - start,
         ...DANTINOX_TRACK,
-        args: { call: index, phase },
+        args: {
+          call: index,
+          phase,
+          ...(shape === undefined
+            ? {}
+            : { batch: shape.batch, seq: shape.seq, past_length: shape.pastLength }),
+        },
       });
     }
   }

@@ -48,6 +48,19 @@ export {
   opProfiler,
 } from './open-model.js';
 export {
+  type CallCosts,
+  OPERATOR_CELL_SEPARATOR,
+  OPERATOR_METRICS,
+  OPERATORS_FILE,
+  OPERATORS_TASK,
+  type OperatorResult,
+  type OperatorResultInput,
+  operatorChartRows,
+  operatorCsv,
+  operatorResult,
+  writeOperatorCsv,
+} from './operator-result.js';
+export {
   type ClaimedModelFolder,
   claimModelFolder,
   claimOutFile,
@@ -59,6 +72,11 @@ export {
   timestampName,
 } from './output-dir.js';
 export { planRun, type RunPlanInput } from './plan-run.js';
+export {
+  measureProfilerOverhead,
+  type ProfilerOverhead,
+  type ProfilerOverheadOptions,
+} from './profiler-overhead.js';
 export {
   type HistoryCompared,
   type HistoryNotRecorded,

@@ -174,10 +174,18 @@ export async function writeMatrixCharts(
   options: Pick<RunOutputOptions, 'logger' | 'registry'>,
   what: string,
 ): Promise<RunOutputs> {
+  // Each variant's rows only charts read (its per-operator table), with its variant column.
+  const runs = combined.toRuns().map((run, i) => {
+    const extra = (chartRowsField(combined.variants[i]?.report as SuiteReport).chartRows ?? []).map((r) => ({
+      variant: run.name,
+      ...r,
+    }));
+    return extra.length === 0 ? run : { ...run, chartRows: extra };
+  });
   return writeChartsAndReport(
     {
-      rows: combined.toRows(),
-      runs: combined.toRuns(),
+      rows: [...combined.toRows(), ...runs.flatMap((r) => ('chartRows' in r ? r.chartRows : []))],
+      runs,
       runName: 'matrix',
       title: `dantinox bench: ${what}`,
       reports: combined.variants.map((v) => v.report),

@@ -20,7 +20,9 @@ import { variantConfig, variantSelection } from './bench-matrix.js';
 import { runCalibration } from './calibration-step.js';
 import type { OpenedModel } from './open-model.js';
 import { timestampName } from './output-dir.js';
+import type { ProfilerOverhead } from './profiler-overhead.js';
 import type { RunPlan } from './run-matrix.js';
+import { callCostsOf, finishTrace, profilerOverheadOf } from './trace-operators.js';
 import { tracedModel } from './traced-model.js';
 import { startVariantTrace } from './variant-trace.js';
 
@@ -110,11 +112,16 @@ export async function runVariant(
     );
     return { variant, report, config };
   }
+  let report: SuiteReport | undefined;
+  let calibration: Calibration | undefined;
+  let overhead: ProfilerOverhead | undefined;
+  const costs = trace === undefined ? undefined : callCostsOf(opened.model);
   try {
     const ceilings = await calibrationFor(plan, selection, opened.model.info, options.note);
+    if (ceilings !== undefined && 'calibration' in ceilings) calibration = ceilings.calibration;
     const suite = new runtime.BenchmarkSuite({ tasks, config });
     const model = trace === undefined ? opened.model : tracedModel(opened.model, trace.recorder);
-    const report = await suite.run(opened.paradigm, model, {
+    report = await suite.run(opened.paradigm, model, {
       runId: `${flat ? `${opened.model.info.name}-${timestampName(plan.startedAt)}` : variant.id}${plan.round === undefined ? '' : `-run-${plan.round}`}`,
       jsonl: false,
       sinks: new runtime.RunDirectory(folder).sinks(),
@@ -134,28 +141,51 @@ export async function runVariant(
           ? { calibration: ceilings.calibration }
           : { efficiencyUnavailable: ceilings.unavailable }),
     });
-    return {
-      variant,
-      report,
-      config,
-      model: {
-        description: opened.description,
-        info: opened.model.info,
-        randomWeights: opened.randomWeights,
-      },
-    };
+    // The overhead needs a second instance of the model: on Node only (a browser page per model is another story).
+    const profiled = trace?.profileFilePrefix !== undefined && selection.target !== 'browser';
+    if (profiled && !options.signal.aborted) {
+      options.note('Measuring the profiler overhead…\n');
+      try {
+        overhead = await profilerOverheadOf(model, opened.paradigm, config, async () => {
+          return (await runtime.openModel(selection, plan.cwd)).model;
+        });
+      } catch (error) {
+        plan.logger.log('warn', messages.profilerOverheadNotMeasured(variant.id, errorText(error)));
+      }
+    }
   } finally {
     await opened.model.dispose();
     // Disposing wrote ONNX Runtime's profile: the trace can be assembled now.
     if (trace !== undefined) {
       try {
-        const path = trace.write(folder, variant.id);
-        options.note(`Trace: ${path}\n`);
+        const finished = finishTrace({
+          trace,
+          folder,
+          name: variant.id,
+          ...(report === undefined ? {} : { report }),
+          ...(costs === undefined ? {} : { costs }),
+          ...(calibration === undefined ? {} : { calibration }),
+          dtype: opened.model.info.dtype,
+          ...(overhead === undefined ? {} : { overhead }),
+        });
+        report = finished.report;
+        for (const file of finished.files)
+          options.note(`${file.endsWith('.csv') ? 'Operators' : 'Trace'}: ${file}\n`);
       } catch (error) {
         plan.logger.log('warn', messages.traceNotWritten(variant.id, errorText(error)));
       }
     }
   }
+  return {
+    variant,
+    report: report as SuiteReport,
+    config,
+    model: {
+      description: opened.description,
+      info: opened.model.info,
+      randomWeights: opened.randomWeights,
+    },
+  };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { SERVING_PHASE, type SuiteReport } from '../benchmarking/index.js';
 import { type ChartRow, SERVING_POINT_TASK, SERVING_SAMPLE_TASK } from '../visualization/index.js';
+import { operatorChartRows } from './operator-result.js';
 
 /** The samples the distribution chart draws. */
 const SAMPLE_METRICS = ['ttft_ms', 'itl_ms'] as const;
@@ -49,8 +50,11 @@ export function servingChartRows(report: SuiteReport): ChartRow[] {
   return out;
 }
 
-/** `{ chartRows }` when `report` has serving rows, else nothing: spread it into a run. */
+/**
+ * `{ chartRows }` when `report` has rows only charts read — serving sweep points and samples, the per-operator
+ * table of `bench --trace` — else nothing: spread it into a run.
+ */
 export function chartRowsField(report: SuiteReport): { readonly chartRows?: readonly ChartRow[] } {
-  const rows = servingChartRows(report);
+  const rows = [...servingChartRows(report), ...operatorChartRows(report)];
   return rows.length === 0 ? {} : { chartRows: rows };
 }

@@ -1,6 +1,7 @@
 /**
  * A {@link Model} that records each of its engine calls as a span of a {@link TraceRecorder} (`bench --trace`),
- * with the phase of the cell call that made it, so that the engine's kernel events can be matched to them.
+ * with the phase of the cell call that made it and its shape, so that the engine's kernel events can be matched
+ * to them and costed.
  *
  * @packageDocumentation
  */
@@ -15,11 +16,23 @@ export function tracedModel(model: Model, tracer: TraceRecorder): Model {
     info: model.info,
     ...(model.tokenizer === undefined ? {} : { tokenizer: model.tokenizer }),
     forward: (tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<Logits> =>
-      tracer.engineCall('forward', () => model.forward(tokens, shape, options)),
+      tracer.engineCall('forward', () => model.forward(tokens, shape, options), {
+        batch: shape.batch,
+        seq: shape.seq,
+        pastLength: 0,
+      }),
     prefill: (tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<StepResult> =>
-      tracer.engineCall('prefill', () => model.prefill(tokens, shape, options)),
+      tracer.engineCall('prefill', () => model.prefill(tokens, shape, options), {
+        batch: shape.batch,
+        seq: shape.seq,
+        pastLength: 0,
+      }),
     decodeStep: (tokens: Int32Array, state: DecodeState, options?: CallOptions): Promise<StepResult> =>
-      tracer.engineCall('decodeStep', () => model.decodeStep(tokens, state, options)),
+      tracer.engineCall('decodeStep', () => model.decodeStep(tokens, state, options), {
+        batch: state.batch,
+        seq: 1,
+        pastLength: state.length,
+      }),
     barrier: () => model.barrier(),
     numParameters: () => model.numParameters(),
     dispose: () => model.dispose(),
@@ -33,6 +46,11 @@ export function tracedModel(model: Model, tracer: TraceRecorder): Model {
           seq: number,
           state: DecodeState,
           options?: CallOptions,
-        ): Promise<StepResult> => tracer.engineCall('extend', () => extend(tokens, seq, state, options)),
+        ): Promise<StepResult> =>
+          tracer.engineCall('extend', () => extend(tokens, seq, state, options), {
+            batch: state.batch,
+            seq,
+            pastLength: state.length,
+          }),
       };
 }

@@ -12,7 +12,7 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { EngineName } from '../models/engines/engine-name.js';
 import { defaultEngines } from '../models/engines/engine-registry.js';
-import { buildChromeTrace, hrtimeClock, TraceRecorder } from '../profiling/index.js';
+import { buildChromeTrace, type ChromeTrace, hrtimeClock, TraceRecorder } from '../profiling/index.js';
 
 /** File name of the trace in a variant's folder. */
 export const TRACE_FILE = 'trace.json';
@@ -23,8 +23,15 @@ export interface VariantTrace {
   readonly recorder: TraceRecorder;
   /** The prefix to open the model with, when the engine has an operator profiler. */
   readonly profileFilePrefix?: string;
-  /** Writes `trace.json` into `folder` (after the model was disposed) and removes the profile folder. */
-  write(folder: string, name: string): string;
+  /**
+   * Writes `trace.json` into `folder` (after the model was disposed), with `otherData` (e.g. the profiler's
+   * overhead) in its `otherData`, and removes the profile folder; returns its path and contents.
+   */
+  write(
+    folder: string,
+    name: string,
+    otherData?: Readonly<Record<string, unknown>>,
+  ): { readonly path: string; readonly trace: ChromeTrace };
   /** Removes the profile folder without writing a trace (the model could not be built). */
   discard(): void;
 }
@@ -40,7 +47,7 @@ export function startVariantTrace(engine: EngineName): VariantTrace {
     discard(): void {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
-    write(folder: string, name: string): string {
+    write(folder, name, otherData) {
       try {
         let ortProfile: unknown;
         if (dir !== undefined) {
@@ -52,13 +59,14 @@ export function startVariantTrace(engine: EngineName): VariantTrace {
           name,
           spans: recorder.events(),
           engineCalls: recorder.engineCalls(),
+          ...(otherData === undefined ? {} : { otherData }),
           ...(ortProfile === undefined
             ? { kernelsAbsent: messages.traceKernelsAbsent(engine) }
             : { ortProfile }),
         });
         const path = join(folder, TRACE_FILE);
         writeFileSync(path, JSON.stringify(trace));
-        return path;
+        return { path, trace };
       } finally {
         if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
       }

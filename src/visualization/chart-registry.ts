@@ -12,6 +12,7 @@ import { CompareChart } from './charts/compare-chart.js';
 import { DepthChart } from './charts/depth-chart.js';
 import { KldParetoChart } from './charts/kld-pareto-chart.js';
 import { LatencyChart } from './charts/latency-chart.js';
+import { OperatorRooflineChart } from './charts/operator-roofline-chart.js';
 import { ParetoChart } from './charts/pareto-chart.js';
 import { ParityChart } from './charts/parity-chart.js';
 import { RadarChart } from './charts/radar-chart.js';
@@ -47,6 +48,8 @@ export const builtinCharts = {
   roofline: RooflineChart,
   /** Share of ONNX Runtime kernel time per operator category (`TimeBreakdownChart`). */
   time_breakdown: TimeBreakdownChart,
+  /** Achieved GFLOP/s vs operational intensity per operator group, sized by time share ({@link OperatorRooflineChart}). */
+  operator_roofline: OperatorRooflineChart,
   /** Prefill and decode tokens/s vs context depth, fitted line and roofline bound ({@link DepthChart}). */
   depth: DepthChart,
   /** Relative change per metric with its interval, coloured by verdict ({@link CompareChart}). */

@@ -18,6 +18,7 @@ import { type ChartRow, columnNames, isEmptyCell, textCell } from './chart-data.
 import { comparisonTableHtml } from './comparison-table.js';
 import { escapeHtml } from './escape-html.js';
 import { metricShortLabel } from './metric-labels.js';
+import { operatorTableSection } from './operator-table-html.js';
 import { paretoFrontier } from './pareto-frontier.js';
 import { collapseByModel, type ModelRecord } from './series.js';
 import { hasFixedSize } from './spec-frame.js';
@@ -325,6 +326,7 @@ export async function buildHtmlReport(input: HtmlReportInput): Promise<string> {
     figures.length > 0
       ? `<section><h2>Charts</h2><div class="charts">${figures.join('')}</div></section>`
       : '',
+    operatorTableSection(input.runs),
     environmentSection(input.runs),
     rowsSection(input.runs),
     notDrawnSection(input.charts),

@@ -60,6 +60,14 @@ export {
   depthPoints,
 } from './charts/depth-chart.js';
 export { LatencyChart, type LatencyChartOptions, type LatencyPhase } from './charts/latency-chart.js';
+export {
+  OPERATOR_ROW_TASK,
+  type OperatorPoint,
+  type OperatorPoints,
+  OperatorRooflineChart,
+  type OperatorRooflineChartOptions,
+  operatorPoints,
+} from './charts/operator-roofline-chart.js';
 export { ParetoChart, type ParetoChartOptions } from './charts/pareto-chart.js';
 export { ParityChart } from './charts/parity-chart.js';
 export { DEFAULT_RADAR_METRICS, RadarChart, type RadarChartOptions } from './charts/radar-chart.js';

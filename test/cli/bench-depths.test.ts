@@ -38,6 +38,21 @@ describe('dantinox bench --depths (tiny preset, real binary)', () => {
     expect(chromeTraceProblems(trace)).toEqual([]);
     expect(trace.otherData.timed_calls_with_kernels).toBeGreaterThan(0);
     expect(run.stderr).toMatch(/Trace: .*trace\.json/);
+    // The per-operator table of the same calls: operators.csv, the operators row (reconciled, with the
+    // profiler's overhead, also in the trace), the operator roofline chart and report.html's table.
+    expect(trace.otherData.profiler_overhead.rounds).toBe(5);
+    const csv = readFileSync(join(cwd, 'out', 'operators.csv'), 'utf8').split('\n');
+    expect(csv[0]).toMatch(/^phase,op,category,input_shapes,share,calls,/);
+    expect(csv.some((l) => l.startsWith('decode,MatMul,matmul,'))).toBe(true);
+    expect(csv.filter((l) => l.includes('"framework, copies, JS",remainder'))).toHaveLength(2);
+    const ops = report.results.find((r: { task: string }) => r.task === 'operators');
+    for (const phase of ['prefill', 'decode']) {
+      expect(ops.metrics[`operators_${phase}_kernel_fraction`], phase).toBeGreaterThan(0);
+      expect(ops.metrics[`profiler_overhead_${phase}`], phase).toBeGreaterThan(0);
+    }
+    expect(ops.meta['operators_uncosted_kernels']).toBeUndefined();
+    expect(existsSync(join(cwd, 'out', 'charts', 'tiny-operator_roofline.svg'))).toBe(true);
+    expect(readFileSync(join(cwd, 'out', 'report.html'), 'utf8')).toContain('<h2>Per-operator table</h2>');
   }, 120_000);
 
   it('refuses a negative or fractional depth, and --depths without the latency task', async () => {

@@ -14,6 +14,9 @@ import { messages } from '../../src/messages.js';
 import { createModel, ModelConfig } from '../../src/models/index.js';
 import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
 import { hrtimeClock } from '../../src/profiling/clock.js';
+import { type OperatorTable, timedCallsOf } from '../../src/profiling/operator-table.js';
+import { operatorResult } from '../../src/runs/operator-result.js';
+import { callCostsOf } from '../../src/runs/trace-operators.js';
 import { tracedModel } from '../../src/runs/traced-model.js';
 import { startVariantTrace } from '../../src/runs/variant-trace.js';
 import { chromeTraceProblems, within, type XEvent } from '../profiling/trace-schema.js';
@@ -50,7 +53,33 @@ describe('a variant trace', () => {
       await model.dispose();
     }
     const folder = mkdtempSync(join(tmpdir(), 'dantinox-trace-test-'));
-    const parsed = JSON.parse(readFileSync(trace.write(folder, 'tiny'), 'utf8'));
+    const written = trace.write(folder, 'tiny');
+    const parsed = JSON.parse(readFileSync(written.path, 'utf8'));
+    // The per-operator table of the same timed calls, costed by the graph model.
+    const costs = callCostsOf(engine);
+    const built = operatorResult({
+      trace: written.trace,
+
+      ...(costs === undefined ? {} : { costs }),
+    });
+    expect(built).toBeDefined();
+    const table = built?.table as OperatorTable;
+    expect(table.uncostedKernels).toBe(0);
+    for (const phase of ['prefill', 'decode'] as const) {
+      const rows = table.rows.filter((r) => r.phase === phase);
+      expect(
+        rows.some((r) => r.op === 'MatMul' && (r.flops ?? 0) > 0 && (r.gflopsPerS ?? 0) > 0),
+        phase,
+      ).toBe(true);
+      expect(rows.reduce((s, r) => s + r.share, 0)).toBeCloseTo(1, 9);
+      // Every matrix product of the graph ran: the table's FLOPs are the graph model's totals of those calls.
+      const timed = timedCallsOf(written.trace.traceEvents, costs).filter((c) => c.phase === phase);
+      const graphTotal = timed.reduce(
+        (s, c) => s + [...(c.costs?.values() ?? [])].reduce((t, n) => t + n.flops, 0),
+        0,
+      );
+      expect(rows.reduce((s, r) => s + (r.flops ?? 0), 0)).toBe(graphTotal);
+    }
     expect(chromeTraceProblems(parsed)).toEqual([]);
     const events = parsed.traceEvents.filter((e: XEvent) => e.ph === 'X') as XEvent[];
     const task = events.find((e) => e.cat === 'task') as XEvent;
@@ -79,7 +108,7 @@ describe('a variant trace', () => {
     const trace = startVariantTrace('llama.cpp');
     expect(trace.profileFilePrefix).toBeUndefined();
     const folder = mkdtempSync(join(tmpdir(), 'dantinox-trace-test-'));
-    const parsed = JSON.parse(readFileSync(trace.write(folder, 'tiny-llama'), 'utf8'));
+    const parsed = JSON.parse(readFileSync(trace.write(folder, 'tiny-llama').path, 'utf8'));
     expect(chromeTraceProblems(parsed)).toEqual([]);
     expect(parsed.traceEvents.find((e: XEvent) => e.name === 'kernel_events_absent')?.args?.reason).toBe(
       messages.traceKernelsAbsent('llama.cpp'),

@@ -75,6 +75,24 @@ const ONE_X: Record<
     rows: [{ model: 'small', profile_prefill_kernels_ms: 81, profile_prefill_matmul_ms: 61.2 }],
     outcome: 'drawn',
   },
+  // One operator group still has a place under the roofline.
+  operator_roofline: {
+    rows: [
+      {
+        model: 'tiny',
+        task: 'operator',
+        phase: 'decode',
+        op: 'MatMul',
+        input_shapes: 'float[1,1,32]',
+        share: 0.4,
+        intensity: 0.5,
+        gflops_per_s: 3.1,
+        peak_gflops: 374,
+        bandwidth_gbs: 18.6,
+      },
+    ],
+    outcome: 'drawn',
+  },
   // One depth: its measured points are drawn (and its roofline bound), no line to fit.
   depth: {
     rows: [

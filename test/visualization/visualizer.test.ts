@@ -24,6 +24,7 @@ const BUILTINS = [
   'parity',
   'roofline',
   'time_breakdown',
+  'operator_roofline',
   'depth',
   'compare',
   'trend',
@@ -167,6 +168,11 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('profile_{phase}_kernels_ms'),
     });
+    // Nor a per-operator table without --trace.
+    expect(results['operator_roofline']).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('intensity'),
+    });
     expect(results['compare']).toMatchObject({
       status: 'skipped',
       reason: expect.stringContaining('change'),
@@ -183,7 +189,7 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('{phase}_tps_d{D}'),
     });
-    for (const name of BUILTINS.slice(1, -8).filter((n) => n !== 'pareto_kld' && n !== 'parity')) {
+    for (const name of BUILTINS.slice(1, -9).filter((n) => n !== 'pareto_kld' && n !== 'parity')) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

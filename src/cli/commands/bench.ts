@@ -305,7 +305,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '--trace',
-      "write trace.json per variant (Chrome trace format, opens in Perfetto): dantinox's spans, and ONNX Runtime's kernel events of the timed calls (--engine ort)",
+      "write trace.json per variant (Chrome trace format, opens in Perfetto): dantinox's spans, and ONNX Runtime's kernel events of the timed calls (--engine ort) with their per-operator table (operators.csv, an \"operators\" row) and the profiler's measured overhead",
     )
     .option('--no-charts', 'skip charts/ and report.html')
     .option('--no-calibrate', 'skip the ceilings calibration (MFU/MBU then say unavailable)')

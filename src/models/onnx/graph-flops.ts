@@ -16,6 +16,7 @@
  *
  * @packageDocumentation
  */
+import { TENSOR_TYPES } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { ModelConfig } from '../model-config.js';
 import { ATTENTION_TAGS } from './attention.js';
@@ -49,12 +50,36 @@ export interface GraphFlops {
   readonly total: number;
   /** Plain shape count of every matrix product the graph runs (masked columns included). */
   readonly executed: number;
+  /**
+   * Every node of the graph with the FLOPs and bytes this count assigns it, in graph order: the per-node
+   * `flops` sum to `total` (only matrix products have FLOPs under the convention).
+   */
+  readonly nodes: readonly GraphNodeCost[];
+}
+
+/** FLOPs and bytes of one graph node in one call: what the per-operator table puts beside its kernel time. */
+export interface GraphNodeCost {
+  /** The node's name in the graph (ONNX Runtime's profiler names its kernel event `<name>_kernel_time`). */
+  readonly name: string;
+  /** Operator type, e.g. `MatMul`. */
+  readonly opType: string;
+  /** FLOPs of the node under the convention (1 multiply-add = 2; 0 for every op but a matrix product). */
+  readonly flops: number;
+  /**
+   * Bytes the node reads and writes, as if nothing stayed in cache: every input (weights included, at their stored
+   * element size) and every output.
+   */
+  readonly bytes: number;
+  /** Shapes of its inputs, in order (`[]` for an absent optional input). */
+  readonly inputShapes: readonly (readonly number[])[];
 }
 
 type Shape = number[];
 
 interface State {
   readonly shapes: Map<string, Shape>;
+  /** Bytes per element of each known tensor (initializers and graph inputs by their type; outputs by op). */
+  readonly elementBytes: Map<string, number>;
   /** Known int64 contents (constants, Shape outputs) of 1-D tensors. */
   readonly values: Map<string, number[]>;
 }
@@ -232,6 +257,47 @@ function conventionPairs(
   return pairs;
 }
 
+/** Bytes per element of an ONNX `TensorProto.DataType` number (float32 when unknown). */
+function bytesOfType(onnxType: number | null | undefined): number {
+  return Object.values(TENSOR_TYPES).find((t) => t.onnx === onnxType)?.bytes ?? TENSOR_TYPES.float32.bytes;
+}
+
+/** Element bytes of output `index` of `node`: index tensors int64, comparisons bool, Cast its `to`, else float32. */
+function outputElementBytes(node: onnx.INodeProto, index: number): number {
+  switch (node.opType) {
+    case 'Shape':
+    case 'NonZero':
+      return TENSOR_TYPES.int64.bytes;
+    case 'TopK':
+      return index === 1 ? TENSOR_TYPES.int64.bytes : TENSOR_TYPES.float32.bytes;
+    case 'Equal':
+    case 'Greater':
+      return TENSOR_TYPES.bool.bytes;
+    case 'Cast':
+      return bytesOfType(attrInt(node, 'to', TENSOR_TYPES.float32.onnx));
+    default:
+      return TENSOR_TYPES.float32.bytes;
+  }
+}
+
+/**
+ * The nodes in an order where each comes after the producers of its inputs (the written graph may list the LM
+ * head first so that ONNX Runtime frees activations early); the graph's own order among ready nodes is kept.
+ */
+function topological(nodes: readonly onnx.INodeProto[], known: ReadonlySet<string>): onnx.INodeProto[] {
+  const ready = new Set(known);
+  const pending = [...nodes];
+  const out: onnx.INodeProto[] = [];
+  while (pending.length > 0) {
+    const i = pending.findIndex((n) => (n.input ?? []).every((x) => x === '' || ready.has(x)));
+    // A node whose inputs no node produces: keep the graph's order (its shapes come out empty).
+    const node = pending.splice(i === -1 ? 0 : i, 1)[0] as onnx.INodeProto;
+    for (const o of node.output ?? []) ready.add(o);
+    out.push(node);
+  }
+  return out;
+}
+
 /**
  * Counts the FLOPs of one call of the transformer graph `model` (bytes from `buildTransformerGraph`).
  *
@@ -247,26 +313,44 @@ export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): 
   const { batchSize: batch = 1, seqLen: seq, pastLength = 0 } = options;
   const layout = maskLayout(config, seq, pastLength);
   const group = config.nHeads / config.kvHeads;
-  const s: State = { shapes: new Map(), values: new Map() };
+  const s: State = { shapes: new Map(), elementBytes: new Map(), values: new Map() };
   for (const init of proto.graph?.initializer ?? []) {
     s.shapes.set(init.name ?? '', (init.dims ?? []).map(Number));
+    s.elementBytes.set(init.name ?? '', bytesOfType(init.dataType));
     if (init.int64Data && init.int64Data.length > 0)
       s.values.set(init.name ?? '', init.int64Data.map(Number));
   }
   const cache = [layout.pastRows, batch, config.kvHeads, config.headSize];
   for (const input of proto.graph?.input ?? []) {
     const name = input.name ?? '';
+    s.elementBytes.set(name, bytesOfType(input.type?.tensorType?.elemType));
     if (name === 'input_ids' || name === 'position_ids') s.shapes.set(name, [batch, seq]);
     else if (name === 'attention_mask') s.shapes.set(name, [group * seq, layout.pastRows + seq]);
     else s.shapes.set(name, cache);
   }
   const routedRows = (batch * seq * config.topK) / config.nExperts;
   const parts = { attentionProjections: 0, attentionScores: 0, ffn: 0, router: 0, lmHead: 0, executed: 0 };
-  for (const node of proto.graph?.node ?? []) {
+  const nodes: GraphNodeCost[] = [];
+  const tensorBytes = (name: string): number =>
+    name === ''
+      ? 0
+      : (s.shapes.get(name) ?? []).reduce((p, d) => p * d, 1) *
+        (s.elementBytes.get(name) ?? TENSOR_TYPES.float32.bytes);
+  for (const node of topological(proto.graph?.node ?? [], new Set(s.shapes.keys()))) {
     const outs = inferNode(node, s, routedRows);
     (node.output ?? []).forEach((name, i) => {
-      if (name) s.shapes.set(name, outs[i] ?? []);
+      if (!name) return;
+      s.shapes.set(name, outs[i] ?? []);
+      s.elementBytes.set(name, outputElementBytes(node, i));
     });
+    const cost = {
+      name: node.name ?? '',
+      opType: node.opType ?? '',
+      flops: 0,
+      bytes: [...(node.input ?? []), ...(node.output ?? [])].reduce((sum, x) => sum + tensorBytes(x), 0),
+      inputShapes: (node.input ?? []).map((x) => (x === '' ? [] : [...(s.shapes.get(x) ?? [])])),
+    };
+    nodes.push(cost);
     if (node.opType === 'Shape') {
       const x = s.shapes.get(node.input?.[0] ?? '') ?? [];
       const start = norm(attrInt(node, 'start', 0), x.length);
@@ -288,8 +372,12 @@ export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): 
       // per (query row, key) of the product, times `group` query heads per row block of one key head.
       const block = (node.input?.[1] ?? '').startsWith('past_') ? 'past' : 'new';
       const perPair = flops / (shapes.m * keys);
-      parts.attentionScores += perPair * group * conventionPairs(config, seq, pastLength, block);
-    } else if (tag === 'attention:proj') parts.attentionProjections += flops;
+      cost.flops = perPair * group * conventionPairs(config, seq, pastLength, block);
+      parts.attentionScores += cost.flops;
+      continue;
+    }
+    cost.flops = flops;
+    if (tag === 'attention:proj') parts.attentionProjections += flops;
     else if (tag === 'router') parts.router += flops;
     else if (tag === 'ffn') parts.ffn += flops;
     else if (tag === 'lm_head') parts.lmHead += flops;
@@ -304,5 +392,6 @@ export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): 
     lmHead: parts.lmHead,
     total: parts.attentionProjections + parts.attentionScores + ffn + parts.lmHead,
     executed: parts.executed,
+    nodes,
   };
 }

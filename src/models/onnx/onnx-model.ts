@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { readFileSync } from 'node:fs';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
@@ -29,6 +30,7 @@ import { weightFileBytes } from '../weight-file-bytes.js';
 import { countParameters, initWeights, type WeightMap } from '../weights.js';
 import { cacheNames } from './attention.js';
 import { buildAttentionMask, maskLayout } from './attention-mask.js';
+import { countGraphFlops, type GraphNodeCost } from './graph-flops.js';
 import { KvCache, OnnxDecodeState } from './kv-cache.js';
 import { collectGarbage, writeModelFiles } from './model-files.js';
 import { type AccuracyLevel, type BuiltinDtype, resolvePrecision } from './precision.js';
@@ -101,6 +103,9 @@ export class OnnxModel implements Model {
   readonly #weights: WeightSource;
   readonly #hasPositionIds: boolean;
   readonly #profiling: boolean;
+  /** The graph's bytes without its weights (kept while profiling, for {@link OnnxModel.graphCosts}). */
+  readonly #graph: Uint8Array | undefined;
+  readonly #costs = new Map<string, readonly GraphNodeCost[]>();
   readonly #token = {};
   #disposed = false;
 
@@ -113,6 +118,7 @@ export class OnnxModel implements Model {
     hasPositionIds: boolean,
     info: ModelInfo,
     profiling = false,
+    graph?: Uint8Array,
   ) {
     this.config = config;
     this.#ort = ort;
@@ -121,6 +127,7 @@ export class OnnxModel implements Model {
     this.#hasPositionIds = hasPositionIds;
     this.info = info;
     this.#profiling = profiling;
+    this.#graph = graph;
     const tokenizer = builtinTokenizer(config);
     if (tokenizer !== undefined) this.tokenizer = tokenizer;
   }
@@ -217,6 +224,30 @@ export class OnnxModel implements Model {
       heldBytes += view.keys.byteLength + view.values.byteLength;
     }
     return { heldBytes, allocatedBytes: cache.allocatedBytes };
+  }
+
+  /**
+   * FLOPs and bytes of every node of the graph in one call of shape `shape` (`countGraphFlops` of the graph this
+   * model runs, memoised per shape), or `undefined` when the model was created without `profileFilePrefix` (the
+   * graph is kept only for profiling). Node names are those ONNX Runtime's profiler reports.
+   */
+  graphCosts(shape: {
+    readonly batch: number;
+    readonly seq: number;
+    readonly pastLength: number;
+  }): readonly GraphNodeCost[] | undefined {
+    if (this.#graph === undefined) return undefined;
+    const key = `${shape.batch},${shape.seq},${shape.pastLength}`;
+    let nodes = this.#costs.get(key);
+    if (nodes === undefined) {
+      nodes = countGraphFlops(this.#graph, {
+        batchSize: shape.batch,
+        seqLen: shape.seq,
+        pastLength: shape.pastLength,
+      }).nodes;
+      this.#costs.set(key, nodes);
+    }
+    return nodes;
   }
 
   /** Resolves at once: every awaited call has already finished its engine work (`session.run` is synchronous). */
@@ -337,6 +368,8 @@ export async function createModel(
   const files = writeModelFiles(config, source, precision);
   collectGarbage();
   const weightBytes = weightFileBytes(files.modelPath);
+  // The graph without its weights (they are in the external data file): kept to cost the profiled nodes.
+  const graph = options.profileFilePrefix === undefined ? undefined : readFileSync(files.modelPath);
   let opened: Awaited<ReturnType<typeof createOrtSession>>;
   try {
     opened = await createOrtSession(files.modelPath, {
@@ -367,6 +400,7 @@ export async function createModel(
       ...(files.quantization === undefined ? {} : { quantization: files.quantization }),
     },
     options.profileFilePrefix !== undefined,
+    graph,
   );
 }
 

@@ -67,6 +67,14 @@ export interface LoadLlamaCppModelOptions {
   readonly flashAttention?: boolean;
 }
 
+/** The KV-cache element types of llama.cpp contexts by ggml type number: name and bytes per element. */
+const GGML_KV_TYPES: Readonly<Record<number, { readonly name: string; readonly bytes: number }>> = {
+  0: { name: 'F32', bytes: 4 },
+  1: { name: 'F16', bytes: 2 },
+  8: { name: 'Q8_0', bytes: 34 / 32 },
+  30: { name: 'BF16', bytes: 2 },
+};
+
 /** The KV cache of a llama.cpp generation: one context sequence per row. */
 export class LlamaCppDecodeState extends EngineDecodeState<readonly LlamaSequence[]> {}
 
@@ -300,6 +308,44 @@ export class LlamaCppModel implements Model {
   }
 
   /** Resolves at once: every evaluation has finished when its promise resolves. */
+  /**
+   * Bytes of llama.cpp's context state holding `state` (`LlamaContext.stateSize`, from `llama_state_get_size`):
+   * the KV cells the context's sequences fill (every layer's key and value rows, in the cache's element types
+   * `kvCacheKeyType` / `kvCacheValueType`, plus a few bytes of cell metadata each) and its output buffers. A
+   * context made for a batch of B holds B sequences: the figure is theirs together.
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a state this model did not make, or one consumed.
+   */
+  contextStateBytes(state: DecodeState): {
+    /** `stateSize` of the context, in bytes. */
+    readonly stateBytes: number;
+    /** Element type of the cached keys (ggml's name, e.g. `F16`; the number for a type not listed). */
+    readonly keyType: string;
+    /** Element type of the cached values. */
+    readonly valueType: string;
+    /** Bytes per cached key element (undefined for a type not listed). */
+    readonly keyBytesPerElement: number | undefined;
+    /** Bytes per cached value element. */
+    readonly valueBytesPerElement: number | undefined;
+  } {
+    this.#checkOpen();
+    if (!(state instanceof LlamaCppDecodeState) || state.owner !== this.#token || state.disposed)
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.badDecodeState('it was not made by this model, or it was consumed'),
+      );
+    const context = (state.cache[0] as LlamaSequence).context;
+    const key = GGML_KV_TYPES[context.kvCacheKeyType];
+    const value = GGML_KV_TYPES[context.kvCacheValueType];
+    return {
+      stateBytes: context.stateSize,
+      keyType: key?.name ?? String(context.kvCacheKeyType),
+      valueType: value?.name ?? String(context.kvCacheValueType),
+      keyBytesPerElement: key?.bytes,
+      valueBytesPerElement: value?.bytes,
+    };
+  }
+
   async barrier(): Promise<void> {}
 
   /** Parameters of the architecture (tied matrices once). */
