@@ -48,15 +48,16 @@ export interface StepResult {
 
 /**
  * What a caller needs back from a call. An engine whose logits cross a process or page boundary (the browser
- * target) skips sending them when `logits` is `false`; the others ignore it.
+ * target) sends none when `logits` is `false` and only the last position's with `'last'`; the others ignore it.
  */
 export interface CallOptions {
   /**
-   * Whether the caller reads the logits. When `false` an engine may return them empty (`data.length === 0`,
-   * `dims` still the shape they would have).
+   * Which logits the caller reads. `false`: none, and an engine may return them empty (`data.length === 0`,
+   * `dims` still the shape they would have). `'last'`: only each sequence's last position, and an engine may
+   * return just those (`dims` `[batch, 1, vocab]`): read `dims[1]` to know which came back.
    * @default true
    */
-  readonly logits?: boolean;
+  readonly logits?: boolean | 'last';
 }
 
 /** Which weight matrices a model stores in a dtype other than float32, and how. */

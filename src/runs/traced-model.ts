@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { BatchShape, DecodeState, Logits, Model, StepResult } from '../models/model.js';
+import type { BatchShape, CallOptions, DecodeState, Logits, Model, StepResult } from '../models/model.js';
 import type { TraceRecorder } from '../profiling/index.js';
 
 /** `model` with every `forward`, `prefill`, `extend` and `decodeStep` recorded by `tracer` (one engine call each). */
@@ -14,12 +14,13 @@ export function tracedModel(model: Model, tracer: TraceRecorder): Model {
     config: model.config,
     info: model.info,
     ...(model.tokenizer === undefined ? {} : { tokenizer: model.tokenizer }),
-    forward: (tokens: Int32Array, shape: BatchShape): Promise<Logits> =>
-      tracer.engineCall('forward', () => model.forward(tokens, shape)),
-    prefill: (tokens: Int32Array, shape: BatchShape): Promise<StepResult> =>
-      tracer.engineCall('prefill', () => model.prefill(tokens, shape)),
-    decodeStep: (tokens: Int32Array, state: DecodeState): Promise<StepResult> =>
-      tracer.engineCall('decodeStep', () => model.decodeStep(tokens, state)),
+    // The call options go through: without them the browser target would send every call's logits.
+    forward: (tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<Logits> =>
+      tracer.engineCall('forward', () => model.forward(tokens, shape, options)),
+    prefill: (tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<StepResult> =>
+      tracer.engineCall('prefill', () => model.prefill(tokens, shape, options)),
+    decodeStep: (tokens: Int32Array, state: DecodeState, options?: CallOptions): Promise<StepResult> =>
+      tracer.engineCall('decodeStep', () => model.decodeStep(tokens, state, options)),
     barrier: () => model.barrier(),
     numParameters: () => model.numParameters(),
     dispose: () => model.dispose(),

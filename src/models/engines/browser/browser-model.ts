@@ -34,10 +34,12 @@ import { loadPlaywright, ortWebDist } from './load-playwright.js';
 import { PageClock } from './page-clock.js';
 import {
   installPageRuntime,
+  type PageBytes,
   type PageCall,
   type PageCallResult,
   type PageFacts,
   type PageInit,
+  type PageLogits,
   type PageRuntime,
 } from './page-runtime.js';
 import { type PageServer, startPageServer } from './page-server.js';
@@ -79,6 +81,15 @@ export interface CreateBrowserModelOptions {
  */
 type WithRuntime = { readonly dantinoxPage: PageRuntime };
 
+/** Which logits the page sends back for `options` (see {@link CallOptions.logits}). */
+function pageLogits(options: CallOptions): PageLogits {
+  if (options.logits === false) return 'none';
+  return options.logits === 'last' ? 'last' : 'all';
+}
+
+/** Masks up to this many bytes go to the page inline (base64); larger ones through the page server. */
+const INLINE_BYTES = 64 * 1024;
+
 /** Decode state of {@link BrowserModel}: the id of a cache kept in the page. */
 class BrowserDecodeState extends EngineDecodeState<number> {}
 
@@ -108,6 +119,7 @@ export class BrowserModel implements Model {
   readonly #server: PageServer;
   readonly #token = {};
   #disposed = false;
+  #nextUpload = 1;
 
   /** Use {@link createBrowserModel}. */
   constructor(config: ModelConfig, info: ModelInfo, browser: Browser, page: Page, server: PageServer) {
@@ -121,14 +133,15 @@ export class BrowserModel implements Model {
   }
 
   /**
-   * Full forward pass: logits `[batch, seq, vocab]` (empty when `options.logits` is `false`).
+   * Full forward pass: logits `[batch, seq, vocab]` (`[batch, 1, vocab]` with `options.logits` `'last'`, empty
+   * when `false`).
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the page fails.
    */
   async forward(tokens: Int32Array, shape: BatchShape, options: CallOptions = {}): Promise<Logits> {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'forward');
-    return this.#call(tokens, shape.batch, shape.seq, undefined, options.logits !== false);
+    return this.#call(tokens, shape.batch, shape.seq, undefined, pageLogits(options));
   }
 
   /**
@@ -148,13 +161,7 @@ export class BrowserModel implements Model {
     );
     const state = new BrowserDecodeState(this.#token, shape.batch, shape.seq, id, (c) => this.#free(c));
     try {
-      const logits = await this.#call(
-        tokens,
-        shape.batch,
-        shape.seq,
-        { id, length: 0 },
-        options.logits !== false,
-      );
+      const logits = await this.#call(tokens, shape.batch, shape.seq, { id, length: 0 }, pageLogits(options));
       return { logits, state };
     } catch (error) {
       state.dispose();
@@ -171,7 +178,7 @@ export class BrowserModel implements Model {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, BrowserDecodeState, this.#token);
     const cache = { id: taken.cache, length: taken.length };
-    const logits = await this.#call(tokens, taken.batch, 1, cache, options.logits !== false);
+    const logits = await this.#call(tokens, taken.batch, 1, cache, pageLogits(options));
     return {
       logits,
       state: new BrowserDecodeState(this.#token, taken.batch, taken.length + 1, taken.cache, (c) =>
@@ -212,19 +219,25 @@ export class BrowserModel implements Model {
     batch: number,
     seq: number,
     cache: { id: number; length: number } | undefined,
-    wantLogits: boolean,
+    logits: PageLogits,
   ): Promise<Logits> {
     const layout = maskLayout(this.config, seq, cache?.length ?? 0);
+    const mask = buildAttentionMask(this.config, layout);
+    const maskBytes = new Uint8Array(mask.buffer, mask.byteOffset, mask.byteLength);
+    const upload = `/exchange/l${this.#nextUpload++}`;
     const call: PageCall = {
       ids: tokens.slice(),
       batch,
       seq,
-      mask: buildAttentionMask(this.config, layout),
+      mask: (maskBytes.byteLength <= INLINE_BYTES
+        ? { base64: Buffer.from(maskBytes).toString('base64') }
+        : { url: this.#server.offer(maskBytes) }) satisfies PageBytes,
       pastLength: layout.pastLength,
       pastStart: layout.pastStart,
       pastRows: layout.pastRows,
       cacheId: cache?.id,
-      logits: wantLogits,
+      logits,
+      upload,
     };
     let result: PageCallResult;
     try {
@@ -236,7 +249,20 @@ export class BrowserModel implements Model {
       throw new DantinoxError('RUNTIME_ERROR', messages.pageFailed('running the model', cause), { cause });
     }
     this.clock.advance(result.ms);
-    return { data: result.logits ?? new Float32Array(0), dims: [batch, seq, this.config.vocabSize] };
+    const data = new Float32Array(result.logitsBytes / Float32Array.BYTES_PER_ELEMENT);
+    if (result.logitsBytes > 0) {
+      const body = this.#server.take(upload.slice('/exchange/'.length));
+      if (body?.byteLength !== result.logitsBytes)
+        throw new DantinoxError(
+          'RUNTIME_ERROR',
+          messages.pageFailed(
+            'running the model',
+            `the logits did not arrive (${result.logitsBytes} bytes sent)`,
+          ),
+        );
+      new Uint8Array(data.buffer).set(body);
+    }
+    return { data, dims: [batch, logits === 'last' ? 1 : seq, this.config.vocabSize] };
   }
 }
 
