@@ -228,6 +228,9 @@ export const messages = {
   /** A fallback (software) WebGPU adapter refused. */
   fallbackAdapter: (vendor: string, architecture: string): string =>
     `The page's WebGPU adapter (${vendor || 'unknown vendor'} ${architecture || 'unknown architecture'}) is a fallback adapter — a software rasterizer, not a GPU — so a "webgpu" figure would measure the CPU. Use --ep wasm, or pass --force to measure it anyway.`,
+  /** Nodes of the browser session that onnxruntime-web placed on another provider than the one asked for. */
+  nodesOffProvider: (off: { count: number; total: number; opTypes: string }, provider: string): string =>
+    `${off.count} of ${off.total} nodes of the browser session did not run on the requested --ep ${provider}${off.opTypes === '' ? '' : ` (${off.opTypes})`}: onnxruntime-web placed them on another provider, and their time is in every figure of this variant (recorded as nodes_off_provider). Compare with --ep wasm, or read the list to see which operators ${provider} lacks.`,
   /** MFU/MBU asked of a model run in the browser. */
   ceilingsNotInBrowser: (): string =>
     'no ceilings for --target browser: the calibration probes run on onnxruntime-node in this process, not on onnxruntime-web in the page, so a browser run has no measured ceiling to be a fraction of',

@@ -120,6 +120,21 @@ export interface BrowserInfo {
   readonly provider: string;
   /** The WebGPU adapter (vendor, architecture, fallback or not), for `webgpu`. */
   readonly adapter?: GpuAdapterInfo;
+  /**
+   * Nodes of the session that onnxruntime-web placed on another provider than `provider` (from its session log);
+   * absent when the log said nothing about placement.
+   */
+  readonly offProvider?: OffProviderNodes;
+}
+
+/** Nodes of a session placed on another execution provider than the requested one: how many, and which ops. */
+export interface OffProviderNodes {
+  /** Nodes placed elsewhere (0: every node runs on the requested provider). */
+  readonly count: number;
+  /** Their op types with counts, most frequent first, e.g. `Shape×4, Gather×2` (empty when none are listed). */
+  readonly opTypes: string;
+  /** Nodes of the session, all providers together. */
+  readonly total: number;
 }
 
 /** A WebGPU adapter as the page's `GPUAdapter.info` describes it. */

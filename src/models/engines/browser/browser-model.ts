@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { DantinoxError, errorText } from '../../../errors.js';
 import { messages } from '../../../messages.js';
 import type {
@@ -31,6 +31,7 @@ import { EngineDecodeState } from '../engine-decode-state.js';
 import { checkThreads } from '../threads.js';
 import { findBrowser } from './find-browser.js';
 import { loadPlaywright, ortWebDist } from './load-playwright.js';
+import { offProviderNodes, PLACEMENT_LOG_TAG } from './node-placement.js';
 import { PageClock } from './page-clock.js';
 import {
   installPageRuntime,
@@ -335,6 +336,13 @@ export async function createBrowserModel(
       });
     }
     const page = await browser.newPage();
+    // The session's placement lines, printed to the page's console while it is created.
+    const placement: string[] = [];
+    const onConsole = (message: ConsoleMessage): void => {
+      const text = message.text();
+      if (text.includes(PLACEMENT_LOG_TAG)) placement.push(text);
+    };
+    page.on('console', onConsole);
     await page.goto(`${server.origin}/`);
     const init: PageInit = {
       ortBase: `${server.origin}/ort/`,
@@ -355,7 +363,10 @@ export async function createBrowserModel(
       facts = await page.evaluate((i) => (globalThis as unknown as WithRuntime).dantinoxPage.init(i), init);
     } catch (cause) {
       throw initError(cause);
+    } finally {
+      page.off('console', onConsole);
     }
+    const offProvider = offProviderNodes(placement, provider);
     const info: ModelInfo = {
       name: options.name ?? 'custom',
       engine: `onnxruntime-web ${facts.ortVersion} (${provider})`,
@@ -374,6 +385,7 @@ export async function createBrowserModel(
         timerResolutionMs: facts.timerResolutionMs,
         provider: facts.provider,
         ...(facts.adapter === undefined ? {} : { adapter: facts.adapter }),
+        ...(offProvider === undefined ? {} : { offProvider }),
       },
     };
     return new BrowserModel(config, info, browser, page, server);

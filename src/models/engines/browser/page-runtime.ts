@@ -242,6 +242,9 @@ export function installPageRuntime(): void {
         executionProviders: [init.provider],
         graphOptimizationLevel: 'all',
         executionMode: 'sequential',
+        // Verbose session log: the session prints where each node was placed while it is created (the host reads
+        // it from the console). Runs log at their own default, warnings.
+        logSeverityLevel: 0,
         ...(init.externalData === undefined
           ? {}
           : { externalData: [{ path: init.externalData.path, data: init.externalData.url }] }),

@@ -52,6 +52,9 @@ describe('BrowserModel (tiny, real Chromium)', () => {
     expect(info.browser?.hardwareConcurrency).toBeGreaterThan(0);
     expect(info.browser?.name).toMatch(/^chromium \d+\./);
     expect(info.browser?.provider).toBe('wasm');
+    // Every node of the session placed on wasm (ONNX Runtime's CPU provider), from the session's own log.
+    expect(info.browser?.offProvider?.count).toBe(0);
+    expect(info.browser?.offProvider?.total).toBeGreaterThan(0);
   });
 
   it('gives the Node engine’s logits within 1e-4: forward over a batch of 2', async () => {
@@ -123,5 +126,7 @@ describe('BrowserModel (tiny, real Chromium)', () => {
     expect(report.results[0]?.metrics['peak_rss_mb']).toBeUndefined();
     expect(report.modelMeta['target']).toBe('browser');
     expect(report.modelMeta['cross_origin_isolated']).toBe(true);
+    expect(report.modelMeta['nodes_off_provider']).toBe(0);
+    expect(report.environment?.browser?.offProvider?.count).toBe(0);
   });
 });
