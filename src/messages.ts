@@ -215,10 +215,7 @@ export const messages = {
     `Cannot start the browser "${path}": ${errorText(cause)}. Check that it is a Chromium (or Chrome) executable that runs headless here, or pass another with --browser-path.`,
   /** An engine other than ort asked to run in the browser. */
   targetNeedsOrt: (engine: string, target: string): string =>
-    `--target ${target} runs the built-in ONNX graph on onnxruntime-web, so it needs --engine ort, not ${engine}. Use --engine ort with --target browser, or --target node for ${engine}.`,
-  /** A Hugging Face folder asked to run in the browser. */
-  targetNeedsBuiltin: (source: string): string =>
-    `--target browser runs built-in models (--config) only in this version; "${source}" is a Hugging Face folder. Use --config, or --target node for --model.`,
+    `--target ${target} runs the ONNX graph (built-in or a Hugging Face folder's) on onnxruntime-web, so it needs --engine ort, not ${engine}. Use --engine ort with --target browser, or --target node for ${engine}.`,
   /** An execution provider the browser target does not have. */
   browserProvider: (provider: string): string =>
     `--ep ${provider} is not a browser execution provider: --target browser runs wasm (the default; cpu means wasm) or webgpu. Pass --ep wasm or --ep webgpu.`,
