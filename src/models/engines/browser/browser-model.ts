@@ -32,7 +32,7 @@ import { EngineDecodeState } from '../engine-decode-state.js';
 import { checkThreads } from '../threads.js';
 import { browserProvider } from './browser-provider.js';
 import { findBrowser } from './find-browser.js';
-import { type OpenedPage, openBrowserPage } from './open-browser-page.js';
+import { openBrowserPage } from './open-browser-page.js';
 import { PageClock } from './page-clock.js';
 import type { PageBytes, PageCall, PageCallResult, PageLogits, WithPageRuntime } from './page-runtime.js';
 import type { PageServer } from './page-server.js';
@@ -103,7 +103,8 @@ export class BrowserModel implements Model {
   constructor(parts: {
     readonly config: ModelConfig;
     readonly info: ModelInfo;
-    readonly page: OpenedPage;
+    /** The page with the session open, its browser and its loopback server. */
+    readonly page: { readonly browser: Browser; readonly page: Page; readonly server: PageServer };
     /** The tokenizer (default: the built-in one that fits the vocabulary). */
     readonly tokenizer?: Tokenizer | undefined;
     /** Parameters (default: counted from the config). */

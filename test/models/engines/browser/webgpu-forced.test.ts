@@ -21,7 +21,7 @@ describe('webgpu forced onto a fallback adapter', () => {
       expect(typeof info?.adapter?.architecture).toBe('string');
       expect(typeof info?.adapter?.isFallbackAdapter).toBe('boolean');
       // Placement read from the session log: onnxruntime-web's WebGPU provider has no kernel for the graph's
-      // com.microsoft.FusedMatMul (attention scores and AV, two per layer), so those nodes run on the CPU —
+      // com.microsoft.FusedMatMul (the attention products, four per layer), so those nodes run on the CPU —
       // detected and counted, not silently mixed into a "webgpu" figure.
       const off = info?.offProvider;
       expect(off?.total).toBeGreaterThan(0);
