@@ -12,8 +12,9 @@
  *   graphs have no other output; llama.cpp computes the last position's logits only, as its own prefill does);
  * - decode: 16 KV-cache steps at context 512..527 after an untimed 512-token prefill, tokens/s (greedy).
  * node-llama-cpp is timed directly (its own prefill and greedy step, no distribution copied to JavaScript); the
- * `llama.cpp/Model` row times dantinox's `LlamaCppModel`, whose steps also copy the full next-token distribution
- * into JavaScript. `llama-bench` reports its own tokens/s: `-p 512 -n 0` for prefill, `-p 0 -n <steps> -d 512` for
+ * `llama.cpp/Model` row times dantinox's `LlamaCppModel` as the timing tasks call it (`{ logits: false }`: every
+ * position's logits computed and the greedy token picked natively, nothing copied to JavaScript). Decode feeds
+ * the same fixed token ids to every engine (no logits are read back). `llama-bench` reports its own tokens/s: `-p 512 -n 0` for prefill, `-p 0 -n <steps> -d 512` for
  * decode at depth 512 (the depth filled untimed), llama.cpp's default F16 KV cache unless `--native-kv f32`.
  *
  * Rounds interleave the variants (rotating the order); ratios are medians of per-round ratios.
@@ -35,7 +36,6 @@ import { exportGguf } from '../src/models/gguf/gguf-export.js';
 import { countParameters, createModel, initWeights, type Model, ModelConfig } from '../src/models/index.js';
 import type { BuiltinDtype } from '../src/models/onnx/precision.js';
 import { resolvePrecision } from '../src/models/onnx/precision.js';
-import { argmax } from '../src/models/paradigms/sampling.js';
 import { Rng } from '../src/rng.js';
 import { buildLlamaCpp } from './llama-cpp-build.js';
 
@@ -76,24 +76,22 @@ interface Variant {
 /** Prefill and decode through dantinox's Model contract (ort, transformers.js, llama.cpp/Model). */
 function modelVariant(engine: string, dtype: BuiltinDtype, model: Model): Variant {
   const shape = { batch: 1, seq: promptLen };
-  const v = model.config.vocabSize;
+  const none = { logits: false };
   return {
     engine,
     dtype,
     async prefillTps(prompt) {
       const t0 = now();
-      const { state } = await model.prefill(prompt, shape);
+      const { state } = await model.prefill(prompt, shape, none);
       const ms = now() - t0;
       state.dispose();
       return (promptLen * 1000) / ms;
     },
     async decodeTps(prompt) {
-      let { logits, state } = await model.prefill(prompt, shape);
-      let next = argmax(logits.data, (promptLen - 1) * v, v);
+      let { state } = await model.prefill(prompt, shape, none);
       const t0 = now();
       for (let i = 0; i < steps; i++) {
-        ({ logits, state } = await model.decodeStep(Int32Array.of(next), state));
-        next = argmax(logits.data, 0, v);
+        ({ state } = await model.decodeStep(prompt.subarray(i, i + 1), state, none));
       }
       const ms = now() - t0;
       state.dispose();

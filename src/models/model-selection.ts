@@ -136,6 +136,20 @@ export function checkedModelName(checked: CheckedSelection): string {
   return basename(checked.name).replace(/\.(ya?ml|json)$/i, '');
 }
 
+/**
+ * The name the kld task's reference runs under (its `ModelInfo.name`): the `--reference` folder's name; else, for
+ * `--model`, that folder's name; else the built-in model's — each followed by ` (reference)`.
+ */
+export function referenceModelName(
+  selection: ModelSelection,
+  checked: CheckedSelection,
+  cwd: string,
+): string {
+  const folder =
+    checked.reference ?? (checked.config === undefined ? resolve(cwd, selection.model as string) : undefined);
+  return `${folder === undefined ? checked.name : basename(folder)} (reference)`;
+}
+
 /** The absolute path of an existing folder given with `flag`. @throws `IO` when it is missing or a file. */
 function folderOf(path: string, cwd: string, flag: '--model' | '--reference'): string {
   const folder = isAbsolute(path) ? path : resolve(cwd, path);

@@ -189,7 +189,7 @@ export interface Model {
    * the `state.length` cached positions, returning their logits and the cache of `state.length + seq` positions.
    * Consumes `state`. Optional: the context-depth sweep skips the prefill-at-depth cells of a model without it.
    */
-  extend?(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult>;
+  extend?(tokens: Int32Array, seq: number, state: DecodeState, options?: CallOptions): Promise<StepResult>;
   /** Resolves when all work queued on the engine has finished (the seed's `effects_barrier`). */
   barrier(): Promise<void>;
   /** Number of parameters (weights), counting tied matrices once. */

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { OpProfiler, ProfilerUnavailable } from '../benchmarking/tasks/profile-task.js';
 import { messages } from '../messages.js';
 import { describeModel } from '../models/describe-model.js';
@@ -12,7 +12,12 @@ import { createEngineModel, defaultEngines, loadEngineModel } from '../models/en
 import { profileModelCalls } from '../models/engines/ort/index.js';
 import { hfDtypeFile } from '../models/hf/hf-dtype-files.js';
 import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
-import { checkedModelName, checkModelSelection, type ModelSelection } from '../models/model-selection.js';
+import {
+  checkedModelName,
+  checkModelSelection,
+  type ModelSelection,
+  referenceModelName,
+} from '../models/model-selection.js';
 import { weightFileHash } from '../models/weight-file-bytes.js';
 
 /** A model ready to benchmark, its paradigm and a one-line honest description. */
@@ -118,17 +123,13 @@ export async function openReference(selection: ModelSelection, cwd: string): Pro
   };
   const folder =
     checked.reference ?? (checked.config === undefined ? resolve(cwd, selection.model as string) : undefined);
-  if (folder !== undefined) {
-    return loadEngineModel(referenceEngine, folder, {
-      ...engine,
-      dtype: 'fp32',
-      name: `${basename(folder)} (reference)`,
-    });
-  }
+  const name = referenceModelName(selection, checked, cwd);
+  if (folder !== undefined)
+    return loadEngineModel(referenceEngine, folder, { ...engine, dtype: 'fp32', name });
   return createEngineModel(referenceEngine, checked.config as ModelConfig, {
     seed: selection.seed,
     ...engine,
-    name: `${checked.name} (reference)`,
+    name,
   });
 }
 

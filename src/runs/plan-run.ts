@@ -14,6 +14,7 @@ import type { ShardSpec } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { RUN_FILES } from '../benchmarking/run-directory.js';
 import { createTaskRegistry, DEFAULT_TASKS } from '../benchmarking/task-registry.js';
+import { dataSourceName } from '../benchmarking/tasks/eval-windows.js';
 import {
   type IdentityField,
   identityDifferences,
@@ -24,9 +25,16 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { EngineName } from '../models/engines/engine-name.js';
 import { defaultEngines } from '../models/engines/engine-registry.js';
+import { DEFAULT_EXECUTION_PROVIDER } from '../models/engines/ort/execution-provider.js';
+import { ortLabelProvider } from '../models/engines/ort/ort-session.js';
 import type { TargetName } from '../models/engines/target-name.js';
 import { checkThreads } from '../models/engines/threads.js';
-import { type CheckedSelection, checkedModelName } from '../models/model-selection.js';
+import {
+  type CheckedSelection,
+  checkedModelName,
+  type ModelSelection,
+  referenceModelName,
+} from '../models/model-selection.js';
 import type { PluginRegistries } from '../plugin.js';
 import { createChartRegistry } from '../visualization/chart-registry.js';
 import {
@@ -152,6 +160,12 @@ interface ResumedRun {
   readonly config: BenchmarkConfig;
   /** The task rows it writes, in order. */
   readonly tasks: readonly string[];
+  /** `--ep`, for an engine that takes one. */
+  readonly executionProvider?: string;
+  /** The evaluation text's name, as perplexity and kld record it (`meta.data_source`). */
+  readonly dataSource: string;
+  /** The kld task's reference: its model name and engine. */
+  readonly reference: { readonly name: string; readonly engine: EngineName };
 }
 
 /** The first word of a browser run's engine label. */
@@ -173,11 +187,13 @@ const shown = (value: unknown): string =>
 /** The run a command asks for (one variant), known from its checked selection before any model is built. */
 function resumedRun(
   selection: CheckedSelection,
-  engine: EngineName,
-  target: TargetName,
+  chosen: ModelSelection,
+  context: { readonly cwd: string; readonly dataPath: string | undefined },
   config: BenchmarkConfig,
   tasks: readonly string[],
 ): ResumedRun {
+  const engine = chosen.engine ?? 'ort';
+  const target = chosen.target ?? 'node';
   const precision = selection.precision;
   const identity: VariantIdentity = {
     model: checkedModelName(selection),
@@ -187,7 +203,21 @@ function resumedRun(
       ? {}
       : { dtype: precision.dtype, head_dtype: precision.headDtype, block_size: precision.blockSize }),
   };
-  return { identity, engine, target, config, tasks };
+  return {
+    identity,
+    engine,
+    target,
+    config,
+    tasks,
+    ...(defaultEngines.get(engine).executionProviders && target === 'node'
+      ? { executionProvider: chosen.executionProvider ?? DEFAULT_EXECUTION_PROVIDER }
+      : {}),
+    dataSource: dataSourceName(context.dataPath),
+    reference: {
+      name: referenceModelName(chosen, selection, context.cwd),
+      engine: chosen.referenceEngine ?? 'ort',
+    },
+  };
 }
 
 /**
@@ -215,6 +245,14 @@ function resumedRunDifferences(
             ? { flag: '--target', there: engineLabel, here: asked.target }
             : { flag: '--engine', there: engineLabel, here: asked.engine },
         ];
+  const provider = typeof engineLabel === 'string' ? ortLabelProvider(engineLabel) : undefined;
+  const executionProvider =
+    engine.length > 0 ||
+    provider === undefined ||
+    asked.executionProvider === undefined ||
+    provider === asked.executionProvider
+      ? []
+      : [{ flag: '--ep', there: provider, here: asked.executionProvider }];
   const tasks = [...new Set(report.results.map((r) => r.task))];
   const sameTasks = tasks.length === asked.tasks.length && asked.tasks.every((t) => tasks.includes(t));
   const recorded = report.environment?.config;
@@ -238,8 +276,40 @@ function resumedRunDifferences(
   return [
     ...identity,
     ...engine,
+    ...executionProvider,
+    ...evaluationDifferences(report, asked),
     ...(sameTasks ? [] : [{ flag: '--tasks', there: tasks.join(','), here: asked.tasks.join(',') }]),
     ...config,
+  ];
+}
+
+/**
+ * How the evaluation rows of `report` differ from the run `asked`: the text perplexity and kld scored (`--data`),
+ * and kld's reference model (`--reference`) and its engine (`--reference-engine`). Rows that record none (failed,
+ * or cut short) are not differences.
+ */
+function evaluationDifferences(
+  report: SuiteReport,
+  asked: ResumedRun,
+): { readonly flag: string; readonly there: string; readonly here: string }[] {
+  const meta = (task: string, key: string): string | undefined => {
+    const value = report.results.find((r) => r.task === task && r.meta?.[key] !== undefined)?.meta?.[key];
+    return value === undefined ? undefined : String(value);
+  };
+  const data = meta('perplexity', 'data_source') ?? meta('kld', 'data_source');
+  const reference = meta('kld', 'reference');
+  const referenceEngine = meta('kld', 'reference_engine');
+  const runtime = defaultEngines.get(asked.reference.engine).runtime;
+  return [
+    ...(data === undefined || data === asked.dataSource
+      ? []
+      : [{ flag: '--data', there: data, here: asked.dataSource }]),
+    ...(reference === undefined || reference.startsWith(`${asked.reference.name} (`)
+      ? []
+      : [{ flag: '--reference', there: reference, here: asked.reference.name }]),
+    ...(referenceEngine === undefined || runtime === undefined || referenceEngine.startsWith(`${runtime} `)
+      ? []
+      : [{ flag: '--reference-engine', there: referenceEngine, here: asked.reference.engine }]),
   ];
 }
 
@@ -328,11 +398,10 @@ export function planRun(input: RunPlanInput): RunPlan {
       const asked = matrix.variants.flatMap((v) => {
         const selection = checked.get(v.id);
         const chosen = variantSelection(v, config, shared);
-        const engine = chosen.engine ?? 'ort';
-        const target = chosen.target ?? 'node';
+        const context = { cwd, dataPath };
         return selection === undefined
           ? []
-          : [{ id: v.id, run: resumedRun(selection, engine, target, variantConfig(v, config), runTasks) }];
+          : [{ id: v.id, run: resumedRun(selection, chosen, context, variantConfig(v, config), runTasks) }];
       });
       const single = !matrix.isMatrix && input.shard === undefined;
       const folders = repeat === 1 ? [dir] : roundFolders(dir).map((f) => join(dir, f));

@@ -35,10 +35,10 @@ import {
   type LoadPointResult,
   type LoadWindow,
   OpenAiClient,
-  type RequestRecord,
   runLoadPoint,
   SERVING_METRICS,
   type Slo,
+  type StopRule,
   servingMetrics,
   tokenWorkload,
   traceWorkload,
@@ -377,7 +377,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     let firstItem = 0;
     const measure = async (
       point: LoadPoint,
-      search?: { maxLagMs?: number; stopWhen: (finished: readonly RequestRecord[]) => boolean },
+      search?: { maxLagMs?: number; stopWhen: StopRule },
     ): Promise<LoadPointResult> => {
       const result = await runLoadPoint({
         client,

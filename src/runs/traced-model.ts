@@ -14,7 +14,6 @@ export function tracedModel(model: Model, tracer: TraceRecorder): Model {
     config: model.config,
     info: model.info,
     ...(model.tokenizer === undefined ? {} : { tokenizer: model.tokenizer }),
-    // The call options go through: without them the browser target would send every call's logits.
     forward: (tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<Logits> =>
       tracer.engineCall('forward', () => model.forward(tokens, shape, options)),
     prefill: (tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<StepResult> =>
@@ -29,7 +28,11 @@ export function tracedModel(model: Model, tracer: TraceRecorder): Model {
     ? traced
     : {
         ...traced,
-        extend: (tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> =>
-          tracer.engineCall('extend', () => extend(tokens, seq, state)),
+        extend: (
+          tokens: Int32Array,
+          seq: number,
+          state: DecodeState,
+          options?: CallOptions,
+        ): Promise<StepResult> => tracer.engineCall('extend', () => extend(tokens, seq, state, options)),
       };
 }

@@ -25,6 +25,7 @@ export {
   type RequestWindow,
   requestBody,
   runLoadPoint,
+  type StopRule,
   type TimeWindow,
 } from './client/load-generator.js';
 export {

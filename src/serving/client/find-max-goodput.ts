@@ -10,7 +10,7 @@
  *
  * @packageDocumentation
  */
-import type { LoadPointResult } from './load-generator.js';
+import type { LoadPointResult, StopRule } from './load-generator.js';
 import {
   meetsSlo,
   type ServingMetrics,
@@ -18,7 +18,6 @@ import {
   servingMetrics,
   wilsonInterval,
 } from './serving-metrics.js';
-import type { RequestRecord } from './token-accounting.js';
 
 /** One probe of the search. */
 export interface GoodputProbe {
@@ -43,13 +42,10 @@ export interface GoodputSearchOptions {
   /** What is searched: integers for `concurrency`, reals for `rate`. */
   readonly axis: 'concurrency' | 'rate';
   /**
-   * Runs one probe at `value`, handing `stopWhen` to the load (`LoadPointOptions.stopWhen`) so that a probe whose
-   * failure is already certain stops sending.
+   * Runs one probe at `value`, handing `stopWhen` (a fresh rule per probe) to the load
+   * (`LoadPointOptions.stopWhen`) so that a probe whose failure is already certain stops sending.
    */
-  readonly probe: (
-    value: number,
-    stopWhen: (finished: readonly RequestRecord[]) => boolean,
-  ) => Promise<LoadPointResult>;
+  readonly probe: (value: number, stopWhen: StopRule) => Promise<LoadPointResult>;
   /** The objectives. */
   readonly slo: Slo;
   /** Share of requests that must meet the SLOs, in (0, 1]. @default 0.9 */
@@ -84,16 +80,22 @@ export async function findMaxGoodput(options: GoodputSearchOptions): Promise<Goo
   const minRequests = options.minRequests ?? 8;
   const probes: GoodputProbe[] = [];
   const seen = new Map<number, GoodputProbe>();
-  const failureCertain = (finished: readonly RequestRecord[]): boolean => {
-    const measured = finished.filter((r) => r.measured);
-    if (measured.length < minRequests) return false;
-    const good = measured.filter((r) => r.status === 'ok' && meetsSlo(r, options.slo)).length;
-    return wilsonInterval(good, measured.length)[1] < target;
+  // Counts the probe's measured requests as they finish: failure is certain once even the Wilson upper bound of the
+  // attainment is below the target.
+  const failureCertain = (): StopRule => {
+    let measured = 0;
+    let good = 0;
+    return (record) => {
+      if (!record.measured) return false;
+      measured++;
+      if (record.status === 'ok' && meetsSlo(record, options.slo)) good++;
+      return measured >= minRequests && wilsonInterval(good, measured)[1] < target;
+    };
   };
   const probe = async (value: number): Promise<GoodputProbe> => {
     const known = seen.get(value);
     if (known !== undefined) return known;
-    const result = await options.probe(value, failureCertain);
+    const result = await options.probe(value, failureCertain());
     const metrics = servingMetrics(result.records, options.slo);
     const n = metrics.metrics['requests'] ?? 0;
     const attainment = metrics.metrics['slo_attainment'] ?? Number.NaN;

@@ -17,7 +17,7 @@ import type { Rng } from '../../rng.js';
 import type { ChatCompletionRequest, CompletionRequest } from '../openai-protocol.js';
 import { arrivalTimesMs } from './arrival-schedule.js';
 import type { OpenAiClient, RawExchange } from './openai-client.js';
-import { readExchange } from './read-exchange.js';
+import { type ExchangeReading, readExchange } from './read-exchange.js';
 import { type RequestRecord, requestRecord } from './token-accounting.js';
 import type { WorkItem, Workload } from './workload.js';
 
@@ -43,6 +43,12 @@ export interface TimeWindow {
 
 /** A warm-up or cool-down window: a number of requests, or a time in ms. */
 export type LoadWindow = RequestWindow | TimeWindow;
+
+/**
+ * Whether a sweep point's outcome is decided (true: stop sending), asked with each request as it finishes, in
+ * finish order. A rule may keep counts between calls: make a fresh one per point.
+ */
+export type StopRule = (finished: RequestRecord) => boolean;
 
 /** The clock a load runs on: a time in ms and a sleep (a manual clock in tests). */
 export interface LoadClock {
@@ -91,11 +97,11 @@ export interface LoadPointOptions {
   /** Stop sending when a request goes out later than planned by more than this (ms): over-saturated. */
   readonly maxLagMs?: number | undefined;
   /**
-   * Stop sending once this holds of the requests finished so far (in finish order; `measured` leaves out the
-   * warm-up only): the point's outcome is already decided. Each finished request is then read as it ends, on the
-   * hot path, so give it only when stopping early is worth that (a search's probes).
+   * Stop sending once this returns true: called with each request as it finishes (in finish order; `measured`
+   * leaves out the warm-up only), it says whether the point's outcome is already decided. Each finished request is
+   * then read as it ends, on the hot path, so give it only when stopping early is worth that (a search's probes).
    */
-  readonly stopWhen?: ((finished: readonly RequestRecord[]) => boolean) | undefined;
+  readonly stopWhen?: StopRule | undefined;
   /** The clock. @default {@link REAL_CLOCK} */
   readonly clock?: LoadClock;
   /** Cancels the requests in flight and stops sending. */
@@ -196,12 +202,17 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const limitAt = (t: number): number =>
     closedRamp ? Math.max(1, Math.ceil(point.concurrency * Math.min(1, t / rampMs))) : point.concurrency;
 
-  const sent: { index: number; plannedMs: number; item: WorkItem; raw?: RawExchange }[] = [];
+  const sent: {
+    index: number;
+    plannedMs: number;
+    item: WorkItem;
+    raw?: RawExchange;
+    reading?: ExchangeReading;
+  }[] = [];
   const inFlight = new Set<Promise<void>>();
   let active = 0;
   let wake: (() => void) | undefined;
   let stoppedEarly: LoadPointResult['stoppedEarly'];
-  const finished: RequestRecord[] = [];
   let decided = false;
   const aborted = (): boolean => signal?.aborted === true;
   // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
@@ -244,7 +255,7 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
     const task = client.send(body, signal).then((raw) => {
       entry.raw = raw;
       if (options.stopWhen !== undefined && !decided) {
-        const reading = readExchange(raw, client.endpoint, stream);
+        entry.reading = readExchange(raw, client.endpoint, stream);
         const measured = inWindow(
           entry.index,
           Number.POSITIVE_INFINITY,
@@ -252,10 +263,14 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
           0,
           options.warmup,
         );
-        finished.push(
-          requestRecord(reading, options.tokenizer, { index: entry.index, plannedMs, measured }, origin),
+        decided = options.stopWhen(
+          requestRecord(
+            entry.reading,
+            options.tokenizer,
+            { index: entry.index, plannedMs, measured },
+            origin,
+          ),
         );
-        decided = options.stopWhen(finished);
       }
       active--;
       inFlight.delete(task);
@@ -269,7 +284,7 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const lastSent = Math.max(0, ...sent.map((s) => (s.raw?.sentAtMs ?? origin) - origin));
   const records = sent.map((s) => {
     const raw = s.raw as RawExchange;
-    const reading = readExchange(raw, client.endpoint, stream);
+    const reading = s.reading ?? readExchange(raw, client.endpoint, stream);
     const sentMs = raw.sentAtMs - origin;
     const measured = inWindow(s.index, sent.length, sentMs, lastSent, options.warmup, options.cooldown);
     return requestRecord(

@@ -69,7 +69,7 @@ describe('PerplexityTask known answers', () => {
   });
 
   it('stride mode scores every token exactly once (analytic loss over the whole text)', async () => {
-    const text = 'abcd'.repeat(50) + 'abc'; // 203 tokens → 202 transitions
+    const text = `${'abcd'.repeat(50)}abc`; // 203 tokens → 202 transitions
     const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram });
     const cfg = BenchmarkConfig.parse({ evalSeqLen: 16, evalStride: 5, evalBatchSize: 3, evalBatches: 50 });
     const cells: CellRecord[] = [];

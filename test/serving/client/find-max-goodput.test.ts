@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gpt2Tokenizer } from '../../../src/models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../../../src/rng.js';
 import { findMaxGoodput } from '../../../src/serving/client/find-max-goodput.js';
-import { type LoadPoint, runLoadPoint } from '../../../src/serving/client/load-generator.js';
+import { type LoadPoint, runLoadPoint, type StopRule } from '../../../src/serving/client/load-generator.js';
 import { OpenAiClient } from '../../../src/serving/client/openai-client.js';
 import { servingMetrics } from '../../../src/serving/client/serving-metrics.js';
 import type { RequestRecord } from '../../../src/serving/client/token-accounting.js';
@@ -34,7 +34,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const probe = (point: LoadPoint, requests = 12, stopWhen?: (finished: readonly RequestRecord[]) => boolean) =>
+const probe = (point: LoadPoint, requests = 12, stopWhen?: StopRule) =>
   runLoadPoint({
     client,
     point,
@@ -111,8 +111,9 @@ describe('findMaxGoodput', () => {
         const records: RequestRecord[] = [];
         let decided = false;
         while (records.length < 40 && !decided) {
-          records.push(served(records.length, c <= 2 ? 60 : 90, 100 / c));
-          decided = stopWhen(records);
+          const record = served(records.length, c <= 2 ? 60 : 90, 100 / c);
+          records.push(record);
+          decided = stopWhen(record);
         }
         sizes.set(c, records.length);
         return {
@@ -135,6 +136,7 @@ describe('findMaxGoodput', () => {
   });
 
   it('runLoadPoint stops sending once stopWhen holds; the requests in flight finish', async () => {
+    let finished = 0;
     const result = await runLoadPoint({
       client,
       point: { concurrency: 2, rate: Number.POSITIVE_INFINITY },
@@ -142,7 +144,7 @@ describe('findMaxGoodput', () => {
       tokenizer,
       rng: new Rng(3),
       requests: 30,
-      stopWhen: (finished) => finished.length >= 5,
+      stopWhen: () => ++finished >= 5,
     });
     expect(result.stoppedEarly).toBe('decided');
     // the 5th finished with at most one other in flight, and nothing was sent after it

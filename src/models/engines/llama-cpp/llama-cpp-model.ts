@@ -10,9 +10,10 @@
  * float32 over the raw logits, sorted). The model returns their logarithms, the log-softmax of the engine's
  * logits — the same next-token distribution, so losses, perplexity, KL divergence and arg-max agree with the
  * raw logits. A probability that underflows float32 becomes {@link LOG_PROB_FLOOR}. Getting every position's
- * distribution out of the engine costs time (sorting and copying the vocabulary per position), which the
- * timings of `forward`, `prefill` and `decodeStep` include; `npm run bench:engines` also times llama.cpp's own
- * prefill and greedy decode without it.
+ * distribution out of the engine costs time (sorting and copying the vocabulary per position), so a call made with
+ * `{ logits: false }` (the timing tasks) copies none: llama.cpp still computes every position's logits and picks
+ * its greedy token in native code (the same work as the graphs of the other engines, which return logits for all
+ * positions), and the call returns empty logits — the cost of node-llama-cpp's own greedy step.
  *
  * @packageDocumentation
  */
@@ -21,7 +22,15 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
-import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
+import type {
+  BatchShape,
+  CallOptions,
+  DecodeState,
+  Logits,
+  Model,
+  ModelInfo,
+  StepResult,
+} from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
 import type { BuiltinDtype } from '../../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
@@ -155,17 +164,28 @@ export class LlamaCppModel implements Model {
   }
 
   /** Evaluates `seq` tokens per sequence (rows of `tokens`) and returns the log-probabilities after each. */
-  async #evaluate(sequences: readonly LlamaSequence[], tokens: Int32Array, seq: number): Promise<Logits> {
+  async #evaluate(
+    sequences: readonly LlamaSequence[],
+    tokens: Int32Array,
+    seq: number,
+    options: CallOptions,
+  ): Promise<Logits> {
     const v = this.config.vocabSize;
-    const data = new Float32Array(sequences.length * seq * v);
+    const copied = options.logits !== false;
+    const data = new Float32Array(copied ? sequences.length * seq * v : 0);
+    // Without a copy, the logits are still computed at every position: llama.cpp picks the greedy token natively.
+    const next: { probabilities?: boolean; token?: boolean } = copied
+      ? { probabilities: true }
+      : { token: true };
     try {
       await Promise.all(
         sequences.map(async (s, r) => {
           const input = Array.from(tokens.subarray(r * seq, (r + 1) * seq), (id) => [
             id,
-            { generateNext: { probabilities: true } },
+            { generateNext: next },
           ]) as Parameters<LlamaSequence['controlledEvaluate']>[0];
           const out = await s.controlledEvaluate(input);
+          if (!copied) return;
           for (let i = 0; i < seq; i++) {
             logProbRow(
               out[i]?.next?.probabilities as ReadonlyMap<number, number> | undefined,
@@ -187,12 +207,12 @@ export class LlamaCppModel implements Model {
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
-  async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
+  async forward(tokens: Int32Array, shape: BatchShape, options: CallOptions = {}): Promise<Logits> {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'forward');
     const sequences = await this.#acquire(shape.batch);
     try {
-      return await this.#evaluate(sequences, tokens, shape.seq);
+      return await this.#evaluate(sequences, tokens, shape.seq, options);
     } finally {
       this.#release(sequences);
     }
@@ -203,12 +223,12 @@ export class LlamaCppModel implements Model {
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
-  async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
+  async prefill(tokens: Int32Array, shape: BatchShape, options: CallOptions = {}): Promise<StepResult> {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'prefill');
     const sequences = await this.#acquire(shape.batch);
     try {
-      const logits = await this.#evaluate(sequences, tokens, shape.seq);
+      const logits = await this.#evaluate(sequences, tokens, shape.seq, options);
       return {
         logits,
         state: new LlamaCppDecodeState(this.#token, shape.batch, shape.seq, sequences, this.#release),
@@ -225,11 +245,11 @@ export class LlamaCppModel implements Model {
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
    * different from the batch, bad ids, or a context that would exceed `maxContext`.
    */
-  async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
+  async decodeStep(tokens: Int32Array, state: DecodeState, options: CallOptions = {}): Promise<StepResult> {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, LlamaCppDecodeState, this.#token);
     try {
-      const logits = await this.#evaluate(taken.cache, tokens, 1);
+      const logits = await this.#evaluate(taken.cache, tokens, 1, options);
       return {
         logits,
         state: new LlamaCppDecodeState(
@@ -253,11 +273,16 @@ export class LlamaCppModel implements Model {
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
    * other than `state.batch · seq`, bad ids, or a context that would exceed `maxContext`.
    */
-  async extend(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> {
+  async extend(
+    tokens: Int32Array,
+    seq: number,
+    state: DecodeState,
+    options: CallOptions = {},
+  ): Promise<StepResult> {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, LlamaCppDecodeState, this.#token, seq);
     try {
-      const logits = await this.#evaluate(taken.cache, tokens, seq);
+      const logits = await this.#evaluate(taken.cache, tokens, seq, options);
       return {
         logits,
         state: new LlamaCppDecodeState(

@@ -66,6 +66,11 @@ export function ortEngineLabel(ort: OrtModule, executionProvider: ExecutionProvi
   return `onnxruntime-node ${ortVersion(ort)} (${executionProvider})`;
 }
 
+/** The execution provider an engine label of {@link ortEngineLabel} names, or `undefined` for any other label. */
+export function ortLabelProvider(label: string): string | undefined {
+  return /^onnxruntime-node \S+ \(([^)]+)\)$/.exec(label)?.[1];
+}
+
 /**
  * Opens an ONNX Runtime session on a graph given as bytes or as a file path: sequential execution, full graph
  * optimisation, one inter-op thread, `threads` intra-op threads on `executionProvider`.

@@ -117,6 +117,28 @@ test('batches run as parallel sequences; decode steps continue each row', async 
   sb.state.dispose();
 });
 
+test('{ logits: false } copies no logits and leaves the cache as a call with logits would', async () => {
+  const [ort, llama] = await pair('tiny');
+  const ids = Int32Array.from({ length: 2 * 10 }, (_, i) => (i * 31 + 5) % 256);
+  const shape = { batch: 2, seq: 10 };
+  const none = { logits: false };
+  expect(await llama.forward(ids, shape, none)).toEqual({ data: new Float32Array(0), dims: [2, 10, 256] });
+  const [pa, pb] = [await ort.prefill(ids, shape), await llama.prefill(ids, shape, none)];
+  expect(pb.logits.data).toHaveLength(0);
+  const next = Int32Array.of(3, 200);
+  const sb = await llama.decodeStep(next, pb.state, none);
+  expect(sb.logits.data).toHaveLength(0);
+  const after = Int32Array.of(7, 9);
+  const [ta, tb] = [
+    await ort.decodeStep(after, (await ort.decodeStep(next, pa.state)).state),
+    await llama.decodeStep(after, sb.state),
+  ];
+  expect(tb.state.length).toBe(12);
+  expect(maxLogProbDiff(ta.logits.data, tb.logits.data, 256)).toBeLessThanOrEqual(1e-3);
+  ta.state.dispose();
+  tb.state.dispose();
+});
+
 test.each([
   ['q8', 0.05],
   ['q4', 0.5],
