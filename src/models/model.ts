@@ -47,8 +47,9 @@ export interface StepResult {
 }
 
 /**
- * What a caller needs back from a call. An engine whose logits cross a process or page boundary (the browser
- * target) sends none when `logits` is `false` and only the last position's with `'last'`; the others ignore it.
+ * What a caller needs back from a call, so an engine can skip copying what nobody reads: the browser target sends
+ * no logits across the page boundary when `logits` is `false` and only the last position's with `'last'`; llama.cpp
+ * copies none out of its buffers with `false`; the others ignore it.
  */
 export interface CallOptions {
   /**
