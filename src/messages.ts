@@ -215,10 +215,7 @@ export const messages = {
     `Cannot start the browser "${path}": ${errorText(cause)}. Check that it is a Chromium (or Chrome) executable that runs headless here, or pass another with --browser-path.`,
   /** An engine other than ort asked to run in the browser. */
   targetNeedsOrt: (engine: string, target: string): string =>
-    `--target ${target} runs the built-in ONNX graph on onnxruntime-web, so it needs --engine ort, not ${engine}. Use --engine ort with --target browser, or --target node for ${engine}.`,
-  /** A Hugging Face folder asked to run in the browser. */
-  targetNeedsBuiltin: (source: string): string =>
-    `--target browser runs built-in models (--config) only in this version; "${source}" is a Hugging Face folder. Use --config, or --target node for --model.`,
+    `--target ${target} runs the ONNX graph (built-in or a Hugging Face folder's) on onnxruntime-web, so it needs --engine ort, not ${engine}. Use --engine ort with --target browser, or --target node for ${engine}.`,
   /** An execution provider the browser target does not have. */
   browserProvider: (provider: string): string =>
     `--ep ${provider} is not a browser execution provider: --target browser runs wasm (the default; cpu means wasm) or webgpu. Pass --ep wasm or --ep webgpu.`,
@@ -228,6 +225,9 @@ export const messages = {
   /** A fallback (software) WebGPU adapter refused. */
   fallbackAdapter: (vendor: string, architecture: string): string =>
     `The page's WebGPU adapter (${vendor || 'unknown vendor'} ${architecture || 'unknown architecture'}) is a fallback adapter — a software rasterizer, not a GPU — so a "webgpu" figure would measure the CPU. Use --ep wasm, or pass --force to measure it anyway.`,
+  /** Nodes of the browser session that onnxruntime-web placed on another provider than the one asked for. */
+  nodesOffProvider: (off: { count: number; total: number; opTypes: string }, provider: string): string =>
+    `${off.count} of ${off.total} nodes of the browser session did not run on the requested --ep ${provider}${off.opTypes === '' ? '' : ` (${off.opTypes})`}: onnxruntime-web placed them on another provider, and their time is in every figure of this variant (recorded as nodes_off_provider). Compare with --ep wasm, or read the list to see which operators ${provider} lacks.`,
   /** MFU/MBU asked of a model run in the browser. */
   ceilingsNotInBrowser: (): string =>
     'no ceilings for --target browser: the calibration probes run on onnxruntime-node in this process, not on onnxruntime-web in the page, so a browser run has no measured ceiling to be a fraction of',

@@ -147,8 +147,8 @@ export function modelIdentity(
 
 /**
  * The identity columns of a model run in a browser page: `target`, the browser and what its page could do
- * (isolation, threads asked, logical CPUs seen, timer resolution, provider, WebGPU adapter). None for a model run in
- * this process (its `target` is `node`).
+ * (isolation, threads asked, logical CPUs seen, timer resolution, provider, WebGPU adapter, nodes placed on another
+ * provider). None for a model run in this process (its `target` is `node`).
  */
 function browserIdentity(info: Model['info']): Record<string, MetaValue> {
   const b = info.browser;
@@ -164,6 +164,12 @@ function browserIdentity(info: Model['info']): Record<string, MetaValue> {
           hardware_concurrency: b.hardwareConcurrency,
           timer_resolution_ms: b.timerResolutionMs,
           execution_provider: b.provider,
+          ...(b.offProvider === undefined
+            ? {}
+            : {
+                nodes_off_provider: b.offProvider.count,
+                ...(b.offProvider.opTypes === '' ? {} : { ops_off_provider: b.offProvider.opTypes }),
+              }),
           ...(b.adapter === undefined
             ? {}
             : {
@@ -271,6 +277,9 @@ export class BenchmarkSuite {
       ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }),
       ...(options.git === undefined ? {} : { git: options.git }),
     });
+    const off = model.info.browser?.offProvider;
+    if (off !== undefined && off.count > 0)
+      logger.log('warn', messages.nodesOffProvider(off, model.info.browser?.provider ?? ''));
     const jsonl = pathFor(options.jsonl ?? true, 'jsonl');
     const csv = pathFor(options.saveCsv, 'csv');
     const json = pathFor(options.saveJson, 'json');

@@ -27,6 +27,10 @@ export {
   createBrowserModel,
 } from './engines/browser/browser-model.js';
 export { BROWSER_FALLBACKS, BROWSER_NAMES, findBrowser } from './engines/browser/find-browser.js';
+export {
+  type LoadBrowserHfModelOptions,
+  loadBrowserHfModel,
+} from './engines/browser/load-browser-hf-model.js';
 export { PageClock } from './engines/browser/page-clock.js';
 export { type PageServer, type PageServerOptions, startPageServer } from './engines/browser/page-server.js';
 export { ENGINE_NAMES, type EngineName } from './engines/engine-name.js';
@@ -118,6 +122,7 @@ export type {
   Model,
   ModelInfo,
   ModelLoad,
+  OffProviderNodes,
   StepResult,
 } from './model.js';
 // ── config ──────────────────────────────────────────────────────────────────

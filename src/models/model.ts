@@ -47,16 +47,18 @@ export interface StepResult {
 }
 
 /**
- * What a caller needs back from a call. An engine whose logits cross a process or page boundary (the browser
- * target) skips sending them when `logits` is `false`; the others ignore it.
+ * What a caller needs back from a call, so an engine can skip copying what nobody reads: the browser target sends
+ * no logits across the page boundary when `logits` is `false` and only the last position's with `'last'`; llama.cpp
+ * copies none out of its buffers with `false`; the others ignore it.
  */
 export interface CallOptions {
   /**
-   * Whether the caller reads the logits. When `false` an engine may return them empty (`data.length === 0`,
-   * `dims` still the shape they would have).
+   * Which logits the caller reads. `false`: none, and an engine may return them empty (`data.length === 0`,
+   * `dims` still the shape they would have). `'last'`: only each sequence's last position, and an engine may
+   * return just those (`dims` `[batch, 1, vocab]`): read `dims[1]` to know which came back.
    * @default true
    */
-  readonly logits?: boolean;
+  readonly logits?: boolean | 'last';
 }
 
 /** Which weight matrices a model stores in a dtype other than float32, and how. */
@@ -119,6 +121,21 @@ export interface BrowserInfo {
   readonly provider: string;
   /** The WebGPU adapter (vendor, architecture, fallback or not), for `webgpu`. */
   readonly adapter?: GpuAdapterInfo;
+  /**
+   * Nodes of the session that onnxruntime-web placed on another provider than `provider` (from its session log);
+   * absent when the log said nothing about placement.
+   */
+  readonly offProvider?: OffProviderNodes;
+}
+
+/** Nodes of a session placed on another execution provider than the requested one: how many, and which ops. */
+export interface OffProviderNodes {
+  /** Nodes placed elsewhere (0: every node runs on the requested provider). */
+  readonly count: number;
+  /** Their op types with counts, most frequent first, e.g. `Shape×4, Gather×2` (empty when none are listed). */
+  readonly opTypes: string;
+  /** Nodes of the session, all providers together. */
+  readonly total: number;
 }
 
 /** A WebGPU adapter as the page's `GPUAdapter.info` describes it. */

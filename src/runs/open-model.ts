@@ -73,6 +73,8 @@ export async function openModel(
     const folder = resolve(cwd, selection.model as string);
     const model = await loadEngineModel(selection.engine ?? 'ort', folder, {
       ...engine,
+      ...targetOptions(selection),
+      ...(selection.force === true ? { force: true } : {}),
       dtype: checked.dtype ?? 'fp32',
     });
     return {

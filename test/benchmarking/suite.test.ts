@@ -548,3 +548,38 @@ describe('BenchmarkSuite', () => {
     expect(readFileSync(join(dir, 'r.jsonl'), 'utf8').split('\n')[0]).toMatch(/"type":"run"/);
   });
 });
+
+describe('a browser session with nodes off the requested provider', () => {
+  it('warns in one line naming the count and op types, and records them in the identity', async () => {
+    const off = { count: 8, opTypes: 'FusedMatMul×8', total: 89 };
+    const model = new FakeModel({
+      info: {
+        target: 'browser',
+        browser: {
+          name: 'chromium 1',
+          crossOriginIsolated: true,
+          hardwareConcurrency: 2,
+          threadsUsed: 1,
+          threadsAsked: 1,
+          timerResolutionMs: 0.005,
+          provider: 'webgpu',
+          offProvider: off,
+        },
+      },
+    });
+    const logged: string[] = [];
+    const suite = new BenchmarkSuite({ tasks: [new MyTask()], config: quick });
+    const report = await suite.run(new ARParadigm(model.config), model, {
+      jsonl: false,
+      progress: 'silent',
+      logger: { log: (level, message) => void logged.push(`${level}: ${message}`) },
+    });
+    expect(logged).toEqual([`warn: ${messages.nodesOffProvider(off, 'webgpu')}`]);
+    expect(logged[0]).toContain('8 of 89 nodes');
+    expect(logged[0]).toContain('FusedMatMul×8');
+    expect(logged[0]).not.toContain('\n');
+    expect(report.modelMeta['nodes_off_provider']).toBe(8);
+    expect(report.modelMeta['ops_off_provider']).toBe('FusedMatMul×8');
+    expect(report.environment?.browser?.offProvider).toEqual(off);
+  });
+});

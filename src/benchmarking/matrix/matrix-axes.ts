@@ -95,7 +95,7 @@ export const MATRIX_AXES = [
     example: 'node,browser',
     flag: '--target',
     description:
-      'where the model runs: node, or browser (onnxruntime-web in a headless Chromium, --engine ort, built-in models) (default: node)',
+      'where the model runs: node, or browser (onnxruntime-web in a headless Chromium, --engine ort, a built-in model or a --model folder) (default: node)',
     check: oneOf('--target', TARGET_NAMES),
     idPart: idSafe,
   },

@@ -56,10 +56,20 @@ export interface EngineModelOptions
   readonly isolated?: boolean;
 }
 
-/** Options of {@link loadEngineModel}: threads, name, execution provider, profiler and the dtype file to load. */
+/**
+ * Options of {@link loadEngineModel}: threads, name, execution provider, profiler, where it runs (`target`,
+ * `browserPath`, `isolated`, `force` for the browser target) and the dtype file to load.
+ */
 export type EngineLoadOptions = Pick<
   EngineModelOptions,
-  'threads' | 'name' | 'executionProvider' | 'profileFilePrefix'
+  | 'threads'
+  | 'name'
+  | 'executionProvider'
+  | 'profileFilePrefix'
+  | 'target'
+  | 'browserPath'
+  | 'isolated'
+  | 'force'
 > & {
   /** The dtype file of the folder. @default 'fp32' */
   readonly dtype?: BuiltinDtype;
@@ -157,8 +167,19 @@ export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
       return createBrowserModel(config, rest);
     },
     load: async (folder, options) => {
+      const { target, browserPath, isolated, force, ...rest } = options;
+      if (target === 'browser') {
+        const { loadBrowserHfModel } = await import('./browser/load-browser-hf-model.js');
+        const { profileFilePrefix: _none, ...browser } = rest;
+        return loadBrowserHfModel(folder, {
+          ...browser,
+          ...optional('browserPath', browserPath),
+          ...optional('isolated', isolated),
+          ...optional('force', force),
+        });
+      }
       const { loadHfModel } = await import('../hf/hf-model.js');
-      return loadHfModel(folder, options);
+      return loadHfModel(folder, rest);
     },
   },
   'llama.cpp': {
@@ -234,7 +255,6 @@ export class EngineRegistry extends Registry<EngineAdapter> {
     const target = request.target ?? 'node';
     if (!(adapter.targets ?? ['node']).includes(target)) return messages.targetNeedsOrt(engine, target);
     if (target === 'browser') {
-      if (request.source.kind === 'folder') return messages.targetNeedsBuiltin(request.source.path);
       const provider = request.executionProvider;
       if (provider !== undefined && !['cpu', 'wasm', 'webgpu'].includes(provider))
         return messages.browserProvider(provider);
@@ -324,6 +344,7 @@ export async function loadEngineModel(
   registry.check(engine, {
     source: { kind: 'folder', path: folder },
     ...optional('executionProvider', options.executionProvider),
+    ...optional('target', options.target),
   });
   return registry.get(engine).load(folder, options);
 }

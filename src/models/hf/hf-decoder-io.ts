@@ -5,7 +5,6 @@
  *
  * @packageDocumentation
  */
-import type { InferenceSession } from 'onnxruntime-node';
 import type { TensorType } from '../../dtype.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
@@ -47,13 +46,36 @@ export interface DecoderIo {
   readonly past: PastLayout;
 }
 
-type Meta = InferenceSession.ValueMetadata;
+/** One input's metadata: name, and for a tensor its element type and shape (symbolic dimensions as strings). */
+export type IoMetadata =
+  | { readonly name: string; readonly isTensor: false }
+  | {
+      readonly name: string;
+      readonly isTensor: true;
+      readonly type: string;
+      readonly shape: readonly (number | string)[];
+    };
+
+/**
+ * What {@link decoderIo} reads of a session: its input and output names and input metadata (an onnxruntime-node
+ * session, or what an onnxruntime-web session in a browser page reported).
+ */
+export interface DecoderIoSource {
+  /** Input names. */
+  readonly inputNames: readonly string[];
+  /** Output names. */
+  readonly outputNames: readonly string[];
+  /** Input metadata. */
+  readonly inputMetadata: readonly IoMetadata[];
+}
+
+type Meta = IoMetadata;
 
 function fail(path: string, problem: string): never {
   throw new DantinoxError('INVALID_INPUT', messages.hfBadDecoderIo(path, problem));
 }
 
-function tensorMeta(list: readonly Meta[], name: string): InferenceSession.TensorValueMetadata | undefined {
+function tensorMeta(list: readonly Meta[], name: string): Extract<Meta, { isTensor: true }> | undefined {
   const m = list.find((x) => x.name === name);
   return m?.isTensor === true ? m : undefined;
 }
@@ -75,12 +97,12 @@ function checkDim(
 }
 
 /**
- * Reads the I/O of `session` and checks it against the convention and against `config` (layer count, KV heads,
+ * Reads the I/O of `session` (names and input metadata) and checks it against the convention and against `config` (layer count, KV heads,
  * head size).
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming `path`, what is wrong and what was expected.
  */
-export function decoderIo(session: InferenceSession, config: ModelConfig, path: string): DecoderIo {
+export function decoderIo(session: DecoderIoSource, config: ModelConfig, path: string): DecoderIo {
   const inputs = session.inputNames;
   const outputs = session.outputNames;
   if (!inputs.includes('input_ids')) fail(path, `it has no input "input_ids" (inputs: ${inputs.join(', ')})`);

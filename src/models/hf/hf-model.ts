@@ -25,7 +25,7 @@ import type { ModelConfig } from '../model-config.js';
 import type { BuiltinDtype } from '../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
 import { weightFileBytes } from '../weight-file-bytes.js';
-import { type HfModelType, readHfConfig } from './hf-config.js';
+import { type HfConfig, type HfModelType, readHfConfig } from './hf-config.js';
 import { type DecoderIo, decoderIo } from './hf-decoder-io.js';
 import { hfDtypeFile } from './hf-dtype-files.js';
 import { checkHfGraph } from './hf-graph-check.js';
@@ -237,7 +237,7 @@ function toLogits(t: Tensor, batch: number, seq: number): Logits {
 }
 
 /** The weight dtype of a decoder: the transformers.js file name's (`model_q4.onnx` → `q4`), else the cache type's. */
-function weightDtype(onnxPath: string, io: DecoderIo): Dtype {
+export function weightDtype(onnxPath: string, io: DecoderIo): Dtype {
   const named = dtypeOfOnnxFile(basename(onnxPath));
   if (named !== undefined && named !== 'fp32') return named;
   return io.past.type === 'float16' ? 'fp16' : 'fp32';
@@ -247,6 +247,71 @@ function requireFile(folder: string, file: string, what: string): string {
   const path = join(folder, file);
   if (!existsSync(path)) throw new DantinoxError('IO', messages.hfMissingFile(folder, file, what));
   return path;
+}
+
+/** A Hugging Face ONNX folder read and checked before any runtime opens it. */
+export interface HfFolder {
+  /** The absolute folder. */
+  readonly dir: string;
+  /** Its `config.json`. */
+  readonly configPath: string;
+  /** The ONNX file of the asked dtype. */
+  readonly onnxPath: string;
+  /** The architecture of `config.json`. */
+  readonly hf: HfConfig;
+  /** Its `tokenizer.json`. */
+  readonly tokenizer: HfTokenizer;
+  /** Initializers, nodes and inputs of the ONNX file. */
+  readonly graph: OnnxGraphInfo;
+}
+
+/**
+ * Reads `folder` for {@link loadHfModel} (or another runtime, such as the browser target): `config.json`,
+ * `tokenizer.json`, the ONNX file of `options.dtype` (or `options.onnxFile`) and the presence of its external data.
+ *
+ * @throws {@link dantinox!DantinoxError} as {@link loadHfModel} for a missing or malformed folder, file or tokenizer.
+ */
+export function readHfFolder(
+  folder: string,
+  options: Pick<LoadHfModelOptions, 'onnxFile' | 'dtype'> = {},
+): HfFolder {
+  const dir = resolve(folder);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new DantinoxError('IO', messages.hfMissingFile(dirname(dir), basename(dir), 'the model folder'));
+  }
+  const configPath = requireFile(dir, 'config.json', 'the architecture');
+  requireFile(dir, 'tokenizer.json', 'the tokenizer');
+  const onnxFile = options.onnxFile ?? hfDtypeFile(dir, options.dtype ?? 'fp32');
+  const onnxPath = requireFile(dir, onnxFile, 'the ONNX decoder graph');
+  const hf = readHfConfig(configPath);
+  const tokenizer = loadHfTokenizer(dir);
+  if (tokenizer.vocabSize > hf.config.vocabSize) {
+    throw new DantinoxError(
+      'INVALID_INPUT',
+      messages.hfTokenizerTooLarge(join(dir, 'tokenizer.json'), tokenizer.vocabSize, hf.config.vocabSize),
+    );
+  }
+  let graph: OnnxGraphInfo;
+  try {
+    graph = readOnnxGraph(onnxPath);
+  } catch (cause) {
+    throw new DantinoxError(
+      'IO',
+      messages.hfBadOnnx(onnxPath, cause instanceof Error ? cause.message : String(cause)),
+      {
+        cause,
+      },
+    );
+  }
+  for (const location of new Set(graph.initializers.map((t) => t.externalLocation))) {
+    if (location !== undefined && !existsSync(join(dirname(onnxPath), location))) {
+      throw new DantinoxError(
+        'IO',
+        messages.hfMissingExternalData(onnxPath, join(dirname(onnxPath), location)),
+      );
+    }
+  }
+  return { dir, configPath, onnxPath, hf, tokenizer, graph };
 }
 
 /**
@@ -271,44 +336,9 @@ function requireFile(folder: string, file: string, what: string): string {
 export async function loadHfModel(folder: string, options: LoadHfModelOptions = {}): Promise<HfModel> {
   resetPeakRss();
   const t0 = process.hrtime.bigint();
-  const dir = resolve(folder);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new DantinoxError('IO', messages.hfMissingFile(dirname(dir), basename(dir), 'the model folder'));
-  }
-  const configPath = requireFile(dir, 'config.json', 'the architecture');
-  requireFile(dir, 'tokenizer.json', 'the tokenizer');
-  const onnxFile = options.onnxFile ?? hfDtypeFile(dir, options.dtype ?? 'fp32');
-  const onnxPath = requireFile(dir, onnxFile, 'the ONNX decoder graph');
-  const hf = readHfConfig(configPath);
+  const { dir, configPath, onnxPath, hf, tokenizer, graph } = readHfFolder(folder, options);
   const { config, modelType } = hf;
-  const tokenizer = loadHfTokenizer(dir);
-  if (tokenizer.vocabSize > config.vocabSize) {
-    throw new DantinoxError(
-      'INVALID_INPUT',
-      messages.hfTokenizerTooLarge(join(dir, 'tokenizer.json'), tokenizer.vocabSize, config.vocabSize),
-    );
-  }
-  let graph: OnnxGraphInfo;
-  try {
-    graph = readOnnxGraph(onnxPath);
-  } catch (cause) {
-    throw new DantinoxError(
-      'IO',
-      messages.hfBadOnnx(onnxPath, cause instanceof Error ? cause.message : String(cause)),
-      {
-        cause,
-      },
-    );
-  }
   const { initializers } = graph;
-  for (const location of new Set(initializers.map((t) => t.externalLocation))) {
-    if (location !== undefined && !existsSync(join(dirname(onnxPath), location))) {
-      throw new DantinoxError(
-        'IO',
-        messages.hfMissingExternalData(onnxPath, join(dirname(onnxPath), location)),
-      );
-    }
-  }
   const { ort, session, threads, engine } = await createOrtSession(onnxPath, {
     threads: resolveThreads(options.threads),
     executionProvider: options.executionProvider,

@@ -150,11 +150,13 @@ export class ARParadigm implements Paradigm {
     const v = model.config.vocabSize;
     let state: DecodeState | undefined;
     try {
-      const first = await model.prefill(prompt, shape);
+      // Only the last position is sampled: an engine across a page boundary then sends just that row.
+      const first = await model.prefill(prompt, shape, { logits: 'last' });
       state = first.state;
       await model.barrier();
+      const rows = first.logits.dims[1] ?? p;
       for (let r = 0; r < b; r++) {
-        next[r] = sampleToken(first.logits.data, (r * p + p - 1) * v, v, rng, sampling);
+        next[r] = sampleToken(first.logits.data, (r * rows + rows - 1) * v, v, rng, sampling);
         out[r * total + p] = next[r] ?? 0;
       }
       options.onStep?.(0);

@@ -87,7 +87,7 @@ describe('EngineRegistry', () => {
     expect(registry.whyNot('ort', { source: folder })).toBeUndefined();
   });
 
-  it('runs the browser target on ort only, for built-in models, on wasm or webgpu', () => {
+  it('runs the browser target on ort only, for built-in models and folders, on wasm or webgpu', () => {
     const browser = { source: config, target: 'browser' } as const;
     expect(registry.whyNot('ort', browser)).toBeUndefined();
     expect(registry.whyNot('ort', { ...browser, executionProvider: 'webgpu' })).toBeUndefined();
@@ -95,8 +95,9 @@ describe('EngineRegistry', () => {
     expect(registry.whyNot('ort', { ...browser, executionProvider: 'cuda' })).toBe(
       messages.browserProvider('cuda'),
     );
-    expect(registry.whyNot('ort', { source: folder, target: 'browser' })).toBe(
-      messages.targetNeedsBuiltin('models/x'),
+    expect(registry.whyNot('ort', { source: folder, target: 'browser' })).toBeUndefined();
+    expect(registry.whyNot('transformers.js', { source: folder, target: 'browser' })).toBe(
+      messages.targetNeedsOrt('transformers.js', 'browser'),
     );
     expect(registry.whyNot('llama.cpp', browser)).toBe(messages.targetNeedsOrt('llama.cpp', 'browser'));
     expect(registry.whyNot('transformers.js', browser)).toBe(

@@ -7,8 +7,9 @@
  * @packageDocumentation
  */
 import type { Browser, Page } from 'playwright-core';
-import { DantinoxError, errorText } from '../../../errors.js';
+import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
+import { float16ToFloat32 } from '../../float16.js';
 import type {
   BatchShape,
   CallOptions,
@@ -29,21 +30,14 @@ import { weightFileBytes } from '../../weight-file-bytes.js';
 import { countParameters, type WeightMap } from '../../weights.js';
 import { EngineDecodeState } from '../engine-decode-state.js';
 import { checkThreads } from '../threads.js';
+import { browserProvider } from './browser-provider.js';
 import { findBrowser } from './find-browser.js';
-import { loadPlaywright, ortWebDist } from './load-playwright.js';
+import { openBrowserPage } from './open-browser-page.js';
 import { PageClock } from './page-clock.js';
-import {
-  installPageRuntime,
-  type PageCall,
-  type PageCallResult,
-  type PageFacts,
-  type PageInit,
-  type PageRuntime,
-} from './page-runtime.js';
-import { type PageServer, startPageServer } from './page-server.js';
+import type { PageBytes, PageCall, PageCallResult, PageLogits, WithPageRuntime } from './page-runtime.js';
+import type { PageServer } from './page-server.js';
 
-/** Execution providers of the browser target. */
-export type BrowserProvider = 'wasm' | 'webgpu';
+export { type BrowserProvider, browserProvider } from './browser-provider.js';
 
 /** Options of {@link createBrowserModel}. */
 export interface CreateBrowserModelOptions {
@@ -73,25 +67,17 @@ export interface CreateBrowserModelOptions {
   readonly accuracyLevel?: 0 | 1 | 2 | 3 | 4;
 }
 
-/**
- * The page's globals, as the page functions below see them. Those functions are sent as source text, so each
- * names `globalThis.dantinoxPage` itself (a module-level helper does not exist in the page).
- */
-type WithRuntime = { readonly dantinoxPage: PageRuntime };
+/** Which logits the page sends back for `options` (see {@link CallOptions.logits}). */
+function pageLogits(options: CallOptions): PageLogits {
+  if (options.logits === false) return 'none';
+  return options.logits === 'last' ? 'last' : 'all';
+}
+
+/** Masks up to this many bytes go to the page inline (base64); larger ones through the page server. */
+const INLINE_BYTES = 64 * 1024;
 
 /** Decode state of {@link BrowserModel}: the id of a cache kept in the page. */
 class BrowserDecodeState extends EngineDecodeState<number> {}
-
-/**
- * The browser execution provider for `name`: `cpu` and `wasm` are `wasm`, `webgpu` is `webgpu`.
- *
- * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for any other.
- */
-export function browserProvider(name: string | undefined): BrowserProvider {
-  if (name === undefined || name === 'cpu' || name === 'wasm') return 'wasm';
-  if (name === 'webgpu') return 'webgpu';
-  throw new DantinoxError('INVALID_OPTION', messages.browserProvider(name));
-}
 
 /** A transformer run by onnxruntime-web in a Chromium page, implementing {@link Model}. */
 export class BrowserModel implements Model {
@@ -99,36 +85,54 @@ export class BrowserModel implements Model {
   readonly config: ModelConfig;
   /** Identity, engine, threads actually used, dtype and the page's facts. */
   readonly info: ModelInfo;
-  /** GPT-2 BPE or byte tokenizer chosen from the vocabulary size, when one fits. */
+  /** The folder's tokenizer, or the GPT-2 BPE or byte tokenizer chosen from the vocabulary size, when one fits. */
   readonly tokenizer?: Tokenizer;
   /** Advanced by the in-page duration of every call, in ns: the clock tasks time this model with. */
   readonly clock = new PageClock();
   readonly #browser: Browser;
   readonly #page: Page;
   readonly #server: PageServer;
+  readonly #parameters: number;
+  /** Whether the graph is a Hugging Face decoder (the page builds its mask and keeps its `present.*` tensors). */
+  readonly #hf: boolean;
   readonly #token = {};
   #disposed = false;
+  #nextUpload = 1;
 
-  /** Use {@link createBrowserModel}. */
-  constructor(config: ModelConfig, info: ModelInfo, browser: Browser, page: Page, server: PageServer) {
-    this.config = config;
-    this.info = info;
-    this.#browser = browser;
-    this.#page = page;
-    this.#server = server;
-    const tokenizer = builtinTokenizer(config);
+  /** @internal Use {@link createBrowserModel} or {@link loadBrowserHfModel}. */
+  constructor(parts: {
+    readonly config: ModelConfig;
+    readonly info: ModelInfo;
+    /** The page with the session open, its browser and its loopback server. */
+    readonly page: { readonly browser: Browser; readonly page: Page; readonly server: PageServer };
+    /** The tokenizer (default: the built-in one that fits the vocabulary). */
+    readonly tokenizer?: Tokenizer | undefined;
+    /** Parameters (default: counted from the config). */
+    readonly parameters?: number;
+    /** A Hugging Face decoder graph rather than the built-in one. */
+    readonly hf?: boolean;
+  }) {
+    this.config = parts.config;
+    this.info = parts.info;
+    this.#browser = parts.page.browser;
+    this.#page = parts.page.page;
+    this.#server = parts.page.server;
+    this.#parameters = parts.parameters ?? countParameters(parts.config);
+    this.#hf = parts.hf === true;
+    const tokenizer = parts.tokenizer ?? builtinTokenizer(parts.config);
     if (tokenizer !== undefined) this.tokenizer = tokenizer;
   }
 
   /**
-   * Full forward pass: logits `[batch, seq, vocab]` (empty when `options.logits` is `false`).
+   * Full forward pass: logits `[batch, seq, vocab]` (`[batch, 1, vocab]` with `options.logits` `'last'`, empty
+   * when `false`).
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the page fails.
    */
   async forward(tokens: Int32Array, shape: BatchShape, options: CallOptions = {}): Promise<Logits> {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'forward');
-    return this.#call(tokens, shape.batch, shape.seq, undefined, options.logits !== false);
+    return this.#call(tokens, shape.batch, shape.seq, undefined, pageLogits(options));
   }
 
   /**
@@ -140,7 +144,7 @@ export class BrowserModel implements Model {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'prefill');
     const id = await this.#page.evaluate(
-      (a) => (globalThis as unknown as WithRuntime).dantinoxPage.newCache(a.batch, a.rows),
+      (a) => (globalThis as unknown as WithPageRuntime).dantinoxPage.newCache(a.batch, a.rows),
       {
         batch: shape.batch,
         rows: shape.seq + 1,
@@ -148,13 +152,7 @@ export class BrowserModel implements Model {
     );
     const state = new BrowserDecodeState(this.#token, shape.batch, shape.seq, id, (c) => this.#free(c));
     try {
-      const logits = await this.#call(
-        tokens,
-        shape.batch,
-        shape.seq,
-        { id, length: 0 },
-        options.logits !== false,
-      );
+      const logits = await this.#call(tokens, shape.batch, shape.seq, { id, length: 0 }, pageLogits(options));
       return { logits, state };
     } catch (error) {
       state.dispose();
@@ -171,7 +169,7 @@ export class BrowserModel implements Model {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, BrowserDecodeState, this.#token);
     const cache = { id: taken.cache, length: taken.length };
-    const logits = await this.#call(tokens, taken.batch, 1, cache, options.logits !== false);
+    const logits = await this.#call(tokens, taken.batch, 1, cache, pageLogits(options));
     return {
       logits,
       state: new BrowserDecodeState(this.#token, taken.batch, taken.length + 1, taken.cache, (c) =>
@@ -183,9 +181,9 @@ export class BrowserModel implements Model {
   /** Resolves at once: each call's page work has finished when its message returns. */
   async barrier(): Promise<void> {}
 
-  /** Number of parameters (tied matrices counted once). */
+  /** Number of parameters (tied matrices counted once; a folder's as its initializers declare them). */
   numParameters(): number {
-    return countParameters(this.config);
+    return this.#parameters;
   }
 
   /** Closes the browser and the loopback server; idempotent. */
@@ -203,7 +201,7 @@ export class BrowserModel implements Model {
   #free(id: number): void {
     if (this.#disposed) return;
     this.#page
-      .evaluate((c) => (globalThis as unknown as WithRuntime).dantinoxPage.freeCache(c), id)
+      .evaluate((c) => (globalThis as unknown as WithPageRuntime).dantinoxPage.freeCache(c), id)
       .catch(() => undefined);
   }
 
@@ -212,45 +210,56 @@ export class BrowserModel implements Model {
     batch: number,
     seq: number,
     cache: { id: number; length: number } | undefined,
-    wantLogits: boolean,
+    logits: PageLogits,
   ): Promise<Logits> {
     const layout = maskLayout(this.config, seq, cache?.length ?? 0);
+    // A Hugging Face graph takes int64 ones, which the page makes; the built-in graph takes the host's float mask.
+    const mask = this.#hf ? new Float32Array(0) : buildAttentionMask(this.config, layout);
+    const maskBytes = new Uint8Array(mask.buffer, mask.byteOffset, mask.byteLength);
+    const upload = `/exchange/l${this.#nextUpload++}`;
     const call: PageCall = {
       ids: tokens.slice(),
       batch,
       seq,
-      mask: buildAttentionMask(this.config, layout),
+      mask: (maskBytes.byteLength <= INLINE_BYTES
+        ? { base64: Buffer.from(maskBytes).toString('base64') }
+        : { url: this.#server.offer(maskBytes) }) satisfies PageBytes,
       pastLength: layout.pastLength,
       pastStart: layout.pastStart,
       pastRows: layout.pastRows,
       cacheId: cache?.id,
-      logits: wantLogits,
+      logits,
+      upload,
     };
     let result: PageCallResult;
     try {
       result = await this.#page.evaluate(
-        (c) => (globalThis as unknown as WithRuntime).dantinoxPage.run(c),
+        (c) => (globalThis as unknown as WithPageRuntime).dantinoxPage.run(c),
         call,
       );
     } catch (cause) {
       throw new DantinoxError('RUNTIME_ERROR', messages.pageFailed('running the model', cause), { cause });
     }
     this.clock.advance(result.ms);
-    return { data: result.logits ?? new Float32Array(0), dims: [batch, seq, this.config.vocabSize] };
+    const dims = [batch, logits === 'last' ? 1 : seq, this.config.vocabSize] as const;
+    if (result.logitsBytes === 0) return { data: new Float32Array(0), dims };
+    const body = this.#server.take(upload.slice('/exchange/'.length));
+    if (body?.byteLength !== result.logitsBytes)
+      throw new DantinoxError(
+        'RUNTIME_ERROR',
+        messages.pageFailed(
+          'running the model',
+          `the logits did not arrive (${result.logitsBytes} bytes sent)`,
+        ),
+      );
+    const raw = new Uint8Array(result.logitsBytes);
+    raw.set(body);
+    const data =
+      result.logitsType === 'float16'
+        ? float16ToFloat32(new Uint16Array(raw.buffer))
+        : new Float32Array(raw.buffer);
+    return { data, dims };
   }
-}
-
-/** Turns a failure of the page's `init` into the error a user can act on. */
-function initError(cause: unknown): DantinoxError {
-  const text = errorText(cause);
-  if (text.includes('NO_WEBGPU_ADAPTER'))
-    return new DantinoxError('UNSUPPORTED', messages.noWebgpuAdapter(), { cause });
-  const fallback = /FALLBACK_ADAPTER (\S*) (\S*)/.exec(text);
-  if (fallback !== null)
-    return new DantinoxError('UNSUPPORTED', messages.fallbackAdapter(fallback[1] ?? '', fallback[2] ?? ''), {
-      cause,
-    });
-  return new DantinoxError('RUNTIME_ERROR', messages.pageFailed('opening the model', cause), { cause });
 }
 
 /**
@@ -276,85 +285,40 @@ export async function createBrowserModel(
   const threads = checkThreads(options.threads);
   const provider = browserProvider(options.executionProvider);
   const precision = resolvePrecision(config, options);
-  const executablePath = findBrowser(options.browserPath);
-  const { chromium } = await loadPlaywright();
-  const ortDist = ortWebDist();
+  findBrowser(options.browserPath);
   const source = options.weights === undefined ? { seed: options.seed ?? 0 } : { weights: options.weights };
   const files = writeModelFiles(config, source, precision);
-  const dataPath = `${files.modelPath}_data`;
-  let server: PageServer | undefined;
-  let browser: Browser | undefined;
   try {
     const weightBytes = weightFileBytes(files.modelPath);
-    server = await startPageServer({
-      ortDist,
-      ortScript: provider === 'webgpu' ? 'ort.webgpu.min.js' : 'ort.wasm.min.js',
-      modelFiles: [files.modelPath, dataPath],
-      isolated: options.isolated !== false,
+    const opened = await openBrowserPage({
+      modelFiles: [files.modelPath, `${files.modelPath}_data`],
+      modelName: 'model.onnx',
+      externalDataNames: ['model.onnx_data'],
+      browserPath: options.browserPath,
+      isolated: options.isolated,
+      init: {
+        threads,
+        provider,
+        allowFallbackAdapter: options.force === true,
+        numBlocks: config.numBlocks,
+        kvHeads: config.kvHeads,
+        headSize: config.headSize,
+        maxContext: config.maxContext,
+        hasPositionIds: files.hasPositionIds,
+      },
     });
-    try {
-      browser = await chromium.launch({
-        executablePath,
-        headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-background-networking',
-          '--disable-component-update',
-          ...(provider === 'webgpu' ? ['--enable-unsafe-webgpu'] : ['--disable-gpu']),
-        ],
-      });
-    } catch (cause) {
-      throw new DantinoxError('RUNTIME_ERROR', messages.browserLaunchFailed(executablePath, cause), {
-        cause,
-      });
-    }
-    const page = await browser.newPage();
-    await page.goto(`${server.origin}/`);
-    const init: PageInit = {
-      ortBase: `${server.origin}/ort/`,
-      modelUrl: `${server.origin}/model/model.onnx`,
-      externalData: { path: 'model.onnx_data', url: `${server.origin}/model/model.onnx_data` },
-      threads,
-      provider,
-      allowFallbackAdapter: options.force === true,
-      numBlocks: config.numBlocks,
-      kvHeads: config.kvHeads,
-      headSize: config.headSize,
-      maxContext: config.maxContext,
-      hasPositionIds: files.hasPositionIds,
-    };
-    let facts: PageFacts;
-    try {
-      await page.evaluate(installPageRuntime);
-      facts = await page.evaluate((i) => (globalThis as unknown as WithRuntime).dantinoxPage.init(i), init);
-    } catch (cause) {
-      throw initError(cause);
-    }
     const info: ModelInfo = {
       name: options.name ?? 'custom',
-      engine: `onnxruntime-web ${facts.ortVersion} (${provider})`,
-      threads: facts.threads,
+      engine: `onnxruntime-web ${opened.facts.ortVersion} (${provider})`,
+      threads: opened.facts.threads,
       dtype: precision.dtype,
       ...(precision.dtype === 'fp16' ? { runtimeDtype: 'fp32' as const } : {}),
       weightBytes,
       ...(files.quantization === undefined ? {} : { quantization: files.quantization }),
       target: 'browser',
-      browser: {
-        name: `${browser.browserType().name()} ${browser.version()}`,
-        crossOriginIsolated: facts.crossOriginIsolated,
-        hardwareConcurrency: facts.hardwareConcurrency,
-        threadsUsed: facts.threads,
-        threadsAsked: threads,
-        timerResolutionMs: facts.timerResolutionMs,
-        provider: facts.provider,
-        ...(facts.adapter === undefined ? {} : { adapter: facts.adapter }),
-      },
+      browser: opened.browserInfo,
     };
-    return new BrowserModel(config, info, browser, page, server);
-  } catch (error) {
-    await browser?.close().catch(() => undefined);
-    await server?.close();
-    throw error;
+    return new BrowserModel({ config, info, page: opened });
   } finally {
     files.remove();
   }

@@ -30,6 +30,16 @@ export interface PageServerOptions {
 export interface PageServer {
   /** Origin of the server, e.g. `http://127.0.0.1:41234`. */
   readonly origin: string;
+  /**
+   * Serves `bytes` once at the returned path (`/exchange/<n>`), for the page to fetch: binary over loopback HTTP
+   * instead of base64 text through the driver, which carries a few MB/s.
+   */
+  offer(bytes: Uint8Array): string;
+  /**
+   * The body the page POSTed to `/exchange/<id>` (each taken once), or `undefined` if none arrived: how the page
+   * sends logits back.
+   */
+  take(id: string): Buffer | undefined;
   /** Stops the server (open connections are closed). */
   close(): Promise<void>;
 }
@@ -49,8 +59,9 @@ function contentType(name: string): string {
 
 /**
  * Starts the server on `127.0.0.1` and an ephemeral port: `/` is a page that loads `ortScript`; `/ort/<file>`
- * reads onnxruntime-web's folder (file names only, no sub-paths); `/model/<name>` the model files by base name.
- * Anything else is a 404.
+ * reads onnxruntime-web's folder (file names only, no sub-paths); `/model/<name>` the model files by base name;
+ * `/exchange/<id>` the bytes {@link PageServer.offer} put there (GET, once) or the page's uploads (POST, read with
+ * {@link PageServer.take}). Anything else is a 404.
  */
 export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
   const isolation: Record<string, string> =
@@ -62,6 +73,9 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
           'Cross-Origin-Resource-Policy': 'same-origin',
         };
   const models = new Map(options.modelFiles.map((path) => [basename(path), path]));
+  const offered = new Map<string, Uint8Array>();
+  const received = new Map<string, Buffer>();
+  let nextOffer = 1;
   const page = `<!doctype html><meta charset="utf-8"><title>dantinox</title><script src="/ort/${options.ortScript}"></script>`;
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -83,6 +97,19 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       send(join(options.ortDist, name), name);
     } else if (area === 'model' && name !== undefined && rest.length === 0 && models.has(name)) {
       send(models.get(name) as string, name);
+    } else if (area === 'exchange' && name !== undefined && rest.length === 0 && request.method === 'POST') {
+      const parts: Buffer[] = [];
+      request.on('data', (part: Buffer) => parts.push(part));
+      request.on('end', () => {
+        received.set(name, Buffer.concat(parts));
+        response.writeHead(204, isolation).end();
+      });
+    } else if (area === 'exchange' && name !== undefined && rest.length === 0 && offered.has(name)) {
+      const bytes = offered.get(name) as Uint8Array;
+      offered.delete(name);
+      response
+        .writeHead(200, { ...isolation, 'Content-Type': contentType(''), 'Content-Length': bytes.byteLength })
+        .end(bytes);
     } else {
       response.writeHead(404, isolation).end();
     }
@@ -94,6 +121,16 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
+    offer: (bytes) => {
+      const id = `o${nextOffer++}`;
+      offered.set(id, bytes);
+      return `/exchange/${id}`;
+    },
+    take: (id) => {
+      const body = received.get(id);
+      received.delete(id);
+      return body;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,8 +1,8 @@
 /**
  * The browser target on the `tiny` preset in a real headless Chromium: the same logits as the Node ONNX Runtime
  * engine within 1e-4 (forward, prefill and KV-cache decode steps), the page's facts recorded (isolation, threads
- * actually used, timer resolution, provider), the in-page clock advanced by each call, and no logits sent back when
- * the caller does not read them.
+ * actually used, timer resolution, provider), the in-page clock advanced by each call, no logits sent back when
+ * the caller does not read them and only the last position's when that is all it reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BenchmarkSuite } from '../../../../src/benchmarking/suite.js';
@@ -52,6 +52,9 @@ describe('BrowserModel (tiny, real Chromium)', () => {
     expect(info.browser?.hardwareConcurrency).toBeGreaterThan(0);
     expect(info.browser?.name).toMatch(/^chromium \d+\./);
     expect(info.browser?.provider).toBe('wasm');
+    // Every node of the session placed on wasm (ONNX Runtime's CPU provider), from the session's own log.
+    expect(info.browser?.offProvider?.count).toBe(0);
+    expect(info.browser?.offProvider?.total).toBeGreaterThan(0);
   });
 
   it('gives the Node engine’s logits within 1e-4: forward over a batch of 2', async () => {
@@ -77,6 +80,19 @@ describe('BrowserModel (tiny, real Chromium)', () => {
     }
     n.state.dispose();
     w.state.dispose();
+  });
+
+  it('sends only each sequence’s last position when told (what generation samples), equal to Node’s', async () => {
+    const tokens = ids(2 * 6, 4);
+    const shape = { batch: 2, seq: 6 };
+    const all = await node.forward(tokens, shape);
+    const { logits, state } = await browser.prefill(tokens, shape, { logits: 'last' });
+    state.dispose();
+    const v = config.vocabSize;
+    expect(logits.dims).toEqual([2, 1, v]);
+    const last = new Float32Array(2 * v);
+    for (let r = 0; r < 2; r++) last.set(all.data.subarray((r * 6 + 5) * v, (r * 6 + 6) * v), r * v);
+    expect(maxAbsDiff(last, logits.data)).toBeLessThan(1e-4);
   });
 
   it('advances its clock by the in-page time of each call and sends no logits when told', async () => {
@@ -110,5 +126,7 @@ describe('BrowserModel (tiny, real Chromium)', () => {
     expect(report.results[0]?.metrics['peak_rss_mb']).toBeUndefined();
     expect(report.modelMeta['target']).toBe('browser');
     expect(report.modelMeta['cross_origin_isolated']).toBe(true);
+    expect(report.modelMeta['nodes_off_provider']).toBe(0);
+    expect(report.environment?.browser?.offProvider?.count).toBe(0);
   });
 });
