@@ -1,7 +1,8 @@
 /**
  * Each variant of a matrix runs in its own process, so its memory figures are its own: q4's peak RSS after fp32 in
- * one sweep is within 10% of q4 run alone (in one process the high-water mark of fp32 carries over: +25%
- * measured on `small`). The variants' rows still say what ran (the model line comes back from the child).
+ * one sweep is within 15% of q4 run alone (in one process the high-water mark of fp32 carries over: +25%
+ * measured on `small`; on a machine at load 5–8 the two differed by 10.35% once). The variants' rows still say
+ * what ran (the model line comes back from the child).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ describe('variants in their own process', () => {
     tmp = mkdtempSync(join(tmpdir(), 'dantinox-isolate-'));
   });
 
-  it("q4's peak RSS in a sweep after fp32 is within 10% of q4 run alone", async () => {
+  it("q4's peak RSS in a sweep after fp32 is within 15% of q4 run alone", async () => {
     const sweep = await runCli(
       ['bench', '--config', 'small', '--dtype', 'fp32,q4', ...SWEEP, '--out', 'sweep'],
       {
@@ -41,7 +42,7 @@ describe('variants in their own process', () => {
     expect(alone.code, alone.stderr).toBe(0);
     const inSweep = peakRss(join(tmp, 'sweep/small-q4'));
     const byItself = peakRss(join(tmp, 'alone'));
-    expect(Math.abs(inSweep / byItself - 1)).toBeLessThan(0.1);
+    expect(Math.abs(inSweep / byItself - 1)).toBeLessThan(0.15);
     // fp32 needs more than q4: a shared high-water mark would show it in q4's row.
     expect(peakRss(join(tmp, 'sweep/small-fp32'))).toBeGreaterThan(inSweep);
   }, 240_000);
