@@ -49,7 +49,7 @@ export interface StepResult {
 /**
  * What a caller needs back from a call, so an engine can skip copying what nobody reads: the browser target sends
  * no logits across the page boundary when `logits` is `false` and only the last position's with `'last'`; llama.cpp
- * copies none out of its buffers with `false`; the others ignore it.
+ * copies as few out of its buffers; the others ignore it.
  */
 export interface CallOptions {
   /**

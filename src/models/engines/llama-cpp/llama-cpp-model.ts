@@ -11,6 +11,7 @@
  * logits — the same next-token distribution, so losses, perplexity, KL divergence and arg-max agree with the
  * raw logits. A probability that underflows float32 becomes {@link LOG_PROB_FLOOR}. Getting every position's
  * distribution out of the engine costs time (sorting and copying the vocabulary per position), so a call made with
+ * `{ logits: 'last' }` (generation's prefill) copies only each sequence's last position, and one with
  * `{ logits: false }` (the timing tasks) copies none: llama.cpp still computes every position's logits and picks
  * its greedy token in native code (the same work as the graphs of the other engines, which return logits for all
  * positions), and the call returns empty logits — the cost of node-llama-cpp's own greedy step.
@@ -179,26 +180,26 @@ export class LlamaCppModel implements Model {
     options: CallOptions,
   ): Promise<Logits> {
     const v = this.config.vocabSize;
-    const copied = options.logits !== false;
-    const data = new Float32Array(copied ? sequences.length * seq * v : 0);
-    // Without a copy, the logits are still computed at every position: llama.cpp picks the greedy token natively.
-    const next: { probabilities?: boolean; token?: boolean } = copied
-      ? { probabilities: true }
-      : { token: true };
+    // The positions whose distribution is copied to JavaScript: every one, the last of each sequence, or none.
+    const first = options.logits === false ? seq : options.logits === 'last' ? seq - 1 : 0;
+    const rows = seq - first;
+    const data = new Float32Array(sequences.length * rows * v);
+    // The others' logits are still computed: llama.cpp picks their greedy token natively.
+    const copy = { generateNext: { probabilities: true } };
+    const pick = { generateNext: { token: true } };
     try {
       await Promise.all(
         sequences.map(async (s, r) => {
-          const input = Array.from(tokens.subarray(r * seq, (r + 1) * seq), (id) => [
+          const input = Array.from(tokens.subarray(r * seq, (r + 1) * seq), (id, i) => [
             id,
-            { generateNext: next },
+            i >= first ? copy : pick,
           ]) as Parameters<LlamaSequence['controlledEvaluate']>[0];
           const out = await s.controlledEvaluate(input);
-          if (!copied) return;
-          for (let i = 0; i < seq; i++) {
+          for (let i = first; i < seq; i++) {
             logProbRow(
               out[i]?.next?.probabilities as ReadonlyMap<number, number> | undefined,
               data,
-              (r * seq + i) * v,
+              (r * rows + i - first) * v,
               v,
             );
           }
@@ -207,7 +208,7 @@ export class LlamaCppModel implements Model {
     } catch (cause) {
       throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed('llama.cpp', cause), { cause });
     }
-    return { data, dims: [sequences.length, seq, v] };
+    return { data, dims: [sequences.length, options.logits === false ? seq : rows, v] };
   }
 
   /**

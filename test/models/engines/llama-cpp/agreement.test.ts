@@ -117,12 +117,19 @@ test('batches run as parallel sequences; decode steps continue each row', async 
   sb.state.dispose();
 });
 
-test('{ logits: false } copies no logits and leaves the cache as a call with logits would', async () => {
+test("{ logits: false } copies no logits, 'last' the last rows; the cache is left as a call with logits would", async () => {
   const [ort, llama] = await pair('tiny');
   const ids = Int32Array.from({ length: 2 * 10 }, (_, i) => (i * 31 + 5) % 256);
   const shape = { batch: 2, seq: 10 };
   const none = { logits: false };
   expect(await llama.forward(ids, shape, none)).toEqual({ data: new Float32Array(0), dims: [2, 10, 256] });
+  // { logits: 'last' }: each sequence's last row of the full logits, alone.
+  const full = await llama.forward(ids, shape);
+  const last = await llama.forward(ids, shape, { logits: 'last' });
+  expect(last.dims).toEqual([2, 1, 256]);
+  expect(last.data).toEqual(
+    Float32Array.of(...full.data.subarray(9 * 256, 10 * 256), ...full.data.subarray(19 * 256)),
+  );
   const [pa, pb] = [await ort.prefill(ids, shape), await llama.prefill(ids, shape, none)];
   expect(pb.logits.data).toHaveLength(0);
   const next = Int32Array.of(3, 200);
