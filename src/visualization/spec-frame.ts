@@ -91,3 +91,11 @@ export function hasFixedSize(spec: ChartSpec): boolean {
   const meta: unknown = spec.usermeta;
   return typeof meta === 'object' && meta !== null && (meta as { fixedSize?: unknown }).fixedSize === true;
 }
+
+/** The point shape of a row's `phase` on the roofline charts: a prefill a circle, a decode step a triangle. */
+export const PHASE_SHAPE = Object.freeze({
+  field: 'phase',
+  type: 'nominal',
+  title: 'Phase',
+  scale: { domain: ['prefill', 'decode'], range: ['circle', 'triangle-up'] },
+} as const);

@@ -11,7 +11,7 @@ import { Chart, type ChartAccepts, type ChartParam, type ChartSpec } from '../ch
 import { type ChartRow, numericCell, successfulRows, textCell } from '../chart-data.js';
 import type { ResolvedRenderConfig } from '../render-config.js';
 import { seriesLabeler } from '../series.js';
-import { distinct, vegaLiteFrame } from '../spec-frame.js';
+import { distinct, PHASE_SHAPE, vegaLiteFrame } from '../spec-frame.js';
 
 /**
  * `task` of a per-operator row: `phase`, `op`, `category`, `input_shapes`, `share`, `calls`, `total_us`, `flops`,
@@ -187,12 +187,7 @@ export class OperatorRooflineChart extends Chart<OperatorRooflineChartOptions> {
               legend: { format: '.0%' },
             },
             color: { field: 'op', type: 'nominal', title: 'Operator' },
-            shape: {
-              field: 'phase',
-              type: 'nominal',
-              title: 'Phase',
-              scale: { domain: ['prefill', 'decode'], range: ['circle', 'triangle-up'] },
-            },
+            shape: PHASE_SHAPE,
             tooltip: [
               { field: 'series', type: 'nominal', title: 'Run' },
               { field: 'phase', type: 'nominal', title: 'Phase' },

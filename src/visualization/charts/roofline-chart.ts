@@ -21,7 +21,7 @@ import {
 } from '../label-placement.js';
 import type { ResolvedRenderConfig } from '../render-config.js';
 import { seriesLabeler } from '../series.js';
-import { distinct, FIXED_SIZE, seriesColor, vegaLiteFrame } from '../spec-frame.js';
+import { distinct, FIXED_SIZE, PHASE_SHAPE, seriesColor, vegaLiteFrame } from '../spec-frame.js';
 
 /** Options of {@link RooflineChart}. */
 export interface RooflineChartOptions {
@@ -216,12 +216,7 @@ export class RooflineChart extends Chart<RooflineChartOptions> {
             x,
             y,
             color,
-            shape: {
-              field: 'phase',
-              type: 'nominal',
-              title: 'Phase',
-              scale: { domain: ['prefill', 'decode'], range: ['circle', 'triangle-up'] },
-            },
+            shape: PHASE_SHAPE,
             tooltip: [
               { field: 'series', type: 'nominal', title: 'Run' },
               { field: 'cell', type: 'nominal', title: 'Cell' },

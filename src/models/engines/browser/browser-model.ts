@@ -32,7 +32,7 @@ import { EngineDecodeState } from '../engine-decode-state.js';
 import { checkThreads } from '../threads.js';
 import { browserProvider } from './browser-provider.js';
 import { findBrowser } from './find-browser.js';
-import { openBrowserPage } from './open-browser-page.js';
+import { openBrowserPage, pageInit } from './open-browser-page.js';
 import { PageClock } from './page-clock.js';
 import type { PageBytes, PageCall, PageCallResult, PageLogits, WithPageRuntime } from './page-runtime.js';
 import type { PageServer } from './page-server.js';
@@ -296,16 +296,12 @@ export async function createBrowserModel(
       externalDataNames: ['model.onnx_data'],
       browserPath: options.browserPath,
       isolated: options.isolated,
-      init: {
+      init: pageInit(config, {
         threads,
         provider,
-        allowFallbackAdapter: options.force === true,
-        numBlocks: config.numBlocks,
-        kvHeads: config.kvHeads,
-        headSize: config.headSize,
-        maxContext: config.maxContext,
+        force: options.force === true,
         hasPositionIds: files.hasPositionIds,
-      },
+      }),
     });
     const info: ModelInfo = {
       name: options.name ?? 'custom',

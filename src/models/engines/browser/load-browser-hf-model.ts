@@ -16,7 +16,7 @@ import { checkThreads } from '../threads.js';
 import { BrowserModel } from './browser-model.js';
 import { browserProvider } from './browser-provider.js';
 import { findBrowser } from './find-browser.js';
-import { openBrowserPage } from './open-browser-page.js';
+import { openBrowserPage, pageInit } from './open-browser-page.js';
 import type { PageHfIo, WithPageRuntime } from './page-runtime.js';
 
 /** Options of {@link loadBrowserHfModel}. */
@@ -73,16 +73,7 @@ export async function loadBrowserHfModel(
     externalDataNames: external,
     browserPath: options.browserPath,
     isolated: options.isolated,
-    init: {
-      threads,
-      provider,
-      allowFallbackAdapter: options.force === true,
-      numBlocks: config.numBlocks,
-      kvHeads: config.kvHeads,
-      headSize: config.headSize,
-      maxContext: config.maxContext,
-      hasPositionIds: false,
-    },
+    init: pageInit(config, { threads, provider, force: options.force === true, hasPositionIds: false }),
   });
   try {
     const io = decoderIo(opened.facts.io, config, onnxPath);

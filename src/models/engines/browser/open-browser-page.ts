@@ -9,6 +9,7 @@ import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { DantinoxError, errorText } from '../../../errors.js';
 import { messages } from '../../../messages.js';
 import type { BrowserInfo } from '../../model.js';
+import type { ModelConfig } from '../../model-config.js';
 import type { BrowserProvider } from './browser-provider.js';
 import { findBrowser } from './find-browser.js';
 import { loadPlaywright, ortWebDist } from './load-playwright.js';
@@ -30,6 +31,28 @@ export interface OpenBrowserPageOptions {
   readonly browserPath?: string | undefined;
   /** Serve the page cross-origin isolated. @default true */
   readonly isolated?: boolean | undefined;
+}
+
+/** The page's `init` for a model of `config`: its cache layout, and how to run it. */
+export function pageInit(
+  config: ModelConfig,
+  run: {
+    readonly threads: number;
+    readonly provider: BrowserProvider;
+    readonly force: boolean;
+    readonly hasPositionIds: boolean;
+  },
+): OpenBrowserPageOptions['init'] {
+  return {
+    threads: run.threads,
+    provider: run.provider,
+    allowFallbackAdapter: run.force,
+    numBlocks: config.numBlocks,
+    kvHeads: config.kvHeads,
+    headSize: config.headSize,
+    maxContext: config.maxContext,
+    hasPositionIds: run.hasPositionIds,
+  };
 }
 
 /** A page with an open onnxruntime-web session, and what it reported. */
