@@ -156,7 +156,12 @@ describe('createModel dtypes', () => {
           seqLen: 5,
           pastLength: 3,
         });
-        expect(got).toEqual(want);
+        // The FLOPs of every category and in all; the nodes differ (casts, dequantization) but carry no FLOPs.
+        const { nodes: gotNodes, ...counts } = got;
+        const { nodes: wantNodes, ...wanted } = want;
+        expect(counts).toEqual(wanted);
+        const nodeFlops = (nodes: typeof gotNodes) => nodes.reduce((s, n) => s + n.flops, 0);
+        expect(nodeFlops(gotNodes)).toBe(nodeFlops(wantNodes));
       }
     }
   });
