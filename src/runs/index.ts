@@ -51,7 +51,6 @@ export {
   type CallCosts,
   OPERATOR_CELL_SEPARATOR,
   OPERATOR_METRICS,
-  OPERATORS_FILE,
   OPERATORS_TASK,
   type OperatorResult,
   type OperatorResultInput,
@@ -65,10 +64,12 @@ export {
   claimModelFolder,
   claimOutFile,
   claimRunDir,
+  OPERATORS_FILE,
   prepareOutputDir,
   RUN_ARTIFACTS,
   roundFolderName,
   roundFolders,
+  TRACE_FILE,
   timestampName,
 } from './output-dir.js';
 export { planRun, type RunPlanInput } from './plan-run.js';

@@ -24,13 +24,11 @@ import {
   type RooflineCeilings,
 } from '../profiling/index.js';
 import { type ChartRow, OPERATOR_ROW_TASK } from '../visualization/index.js';
+import { OPERATORS_FILE } from './output-dir.js';
 import type { ProfilerOverhead } from './profiler-overhead.js';
 
 /** Task name of the row. */
 export const OPERATORS_TASK = 'operators';
-
-/** File name of the table in a variant's folder. */
-export const OPERATORS_FILE = 'operators.csv';
 
 /** The graph model's costs of one call shape: node name → FLOPs and bytes (absent: not known for this model). */
 export type CallCosts = (shape: EngineCallShape) => ReadonlyMap<string, NodeCost> | undefined;

@@ -36,6 +36,12 @@ export function prepareOutputDir(dir: string, cwd: string): string {
   return path;
 }
 
+/** File name of a variant's trace (`bench --trace`) in its folder. */
+export const TRACE_FILE = 'trace.json';
+
+/** File name of a variant's per-operator table (`bench --trace`) in its folder. */
+export const OPERATORS_FILE = 'operators.csv';
+
 /** What a run leaves in its folder: finding any of these means `--out` already holds a run. */
 export const RUN_ARTIFACTS = [
   'results.jsonl',
@@ -44,6 +50,8 @@ export const RUN_ARTIFACTS = [
   'report.html',
   'charts',
   'matrix.json',
+  TRACE_FILE,
+  OPERATORS_FILE,
 ] as const;
 
 /** The folder of round `round` (1-based) of a repeated run (`bench --repeat`): `run-<round>`. */

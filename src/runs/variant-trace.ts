@@ -13,9 +13,7 @@ import { messages } from '../messages.js';
 import type { EngineName } from '../models/engines/engine-name.js';
 import { defaultEngines } from '../models/engines/engine-registry.js';
 import { buildChromeTrace, type ChromeTrace, hrtimeClock, TraceRecorder } from '../profiling/index.js';
-
-/** File name of the trace in a variant's folder. */
-export const TRACE_FILE = 'trace.json';
+import { TRACE_FILE } from './output-dir.js';
 
 /** The trace of one variant while it runs. */
 export interface VariantTrace {

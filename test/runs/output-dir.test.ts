@@ -50,6 +50,18 @@ describe('claimRunDir', () => {
     expect(existsSync(cwd)).toBe(true);
   });
 
+  it('a traced run’s trace.json and operators.csv are its files: refused without force, removed with it', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-out-'));
+    const run = join(cwd, 'run');
+    mkdirSync(run);
+    for (const f of ['trace.json', 'operators.csv', 'notes.txt']) writeFileSync(join(run, f), 'x');
+    expect(() => claimRunDir('run', cwd, false)).toThrow(
+      messages.outDirHoldsRun('run', ['trace.json', 'operators.csv']),
+    );
+    claimRunDir('run', cwd, true);
+    expect(readdirSync(run)).toEqual(['notes.txt']);
+  });
+
   it('with force and an unreadable matrix.json, removes the run files and keeps every folder', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dantinox-out-'));
     mkdirSync(join(cwd, 'tiny-t1'));
