@@ -191,6 +191,11 @@ export interface Model {
    * Consumes `state`. Optional: the context-depth sweep skips the prefill-at-depth cells of a model without it.
    */
   extend?(tokens: Int32Array, seq: number, state: DecodeState, options?: CallOptions): Promise<StepResult>;
+  /**
+   * Bytes of KV cache the engine holds for `state`, measured (its cache buffers' rows, or its context state).
+   * Optional: the depth sweep records it beside the prediction where an engine can tell.
+   */
+  kvCacheHeldBytes?(state: DecodeState): number;
   /** Resolves when all work queued on the engine has finished (the seed's `effects_barrier`). */
   barrier(): Promise<void>;
   /** Number of parameters (weights), counting tied matrices once. */

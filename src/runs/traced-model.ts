@@ -11,6 +11,7 @@ import type { TraceRecorder } from '../profiling/index.js';
 /** `model` with every `forward`, `prefill`, `extend` and `decodeStep` recorded by `tracer` (one engine call each). */
 export function tracedModel(model: Model, tracer: TraceRecorder): Model {
   const extend = model.extend?.bind(model);
+  const kvCacheHeldBytes = model.kvCacheHeldBytes?.bind(model);
   const traced: Model = {
     config: model.config,
     info: model.info,
@@ -33,6 +34,7 @@ export function tracedModel(model: Model, tracer: TraceRecorder): Model {
         seq: 1,
         pastLength: state.length,
       }),
+    ...(kvCacheHeldBytes === undefined ? {} : { kvCacheHeldBytes }),
     barrier: () => model.barrier(),
     numParameters: () => model.numParameters(),
     dispose: () => model.dispose(),

@@ -238,14 +238,20 @@ export async function runDepthSweep(
     await ctx.keep(withAnalytical(cell, analytical(model, depth, prompt)));
   }
 
+  const kvBytesPerToken = memoryFootprint(model.config, {
+    dtype: (model.info.runtimeDtype ?? model.info.dtype) as Dtype,
+  }).kvBytesPerToken;
   for (const depth of fit.decode) {
     const context0 = Math.max(1, depth);
     const limit = Math.min(maxContext, context0 + config.nMeasure);
     let state: DecodeState | undefined;
     let timedStarted = false;
+    // The cache the engine holds at depth d (measured right after a fill), beside memoryFootprint's prediction.
+    let held: number | undefined;
     const refill = async (): Promise<void> => {
       state?.dispose();
       state = await fill(context0);
+      held ??= model.kvCacheHeldBytes?.(state);
     };
     const cell = await runCell(
       {
@@ -270,7 +276,11 @@ export async function runDepthSweep(
       ctx.env,
     );
     state?.dispose();
-    await ctx.keep(withAnalytical(cell, analytical(model, context0, 1)));
+    const memory =
+      held === undefined
+        ? {}
+        : { kv_held_mib: held / MIB, kv_predicted_mib: (kvBytesPerToken * context0) / MIB };
+    await ctx.keep(withAnalytical(cell, { ...analytical(model, context0, 1), ...memory }));
   }
   return meta;
 }
@@ -302,6 +312,8 @@ export function depthMetrics(cells: readonly CellRecord[]): Record<string, numbe
       copy('gflop', 'gflop');
       copy('attn_gflop', 'attn_gflop');
       copy('kv_mib', 'kv_mib');
+      copy('kv_held_mib', 'kv_held_mib');
+      copy('kv_predicted_mib', 'kv_predicted_mib');
       copy('mib', 'mib');
       depths.push(m['depth'] ?? depth);
       times.push(m['mean_ms'] ?? Number.NaN);

@@ -226,6 +226,11 @@ export class OnnxModel implements Model {
     return { heldBytes, allocatedBytes: cache.allocatedBytes };
   }
 
+  /** The key and value rows of `state`'s cached positions, every layer, in bytes ({@link OnnxModel.kvCacheBytes}). */
+  kvCacheHeldBytes(state: DecodeState): number {
+    return this.kvCacheBytes(state).heldBytes;
+  }
+
   /**
    * FLOPs and bytes of every node of the graph in one call of shape `shape` (`countGraphFlops` of the graph this
    * model runs, memoised per shape), or `undefined` when the model was created without `profileFilePrefix` (the

@@ -119,6 +119,9 @@ describe('the latency task with --depths', () => {
     expect(row.metrics['prefill_ms_d0']).toBeGreaterThan(0);
     expect(row.metrics['prefill_ms_d16']).toBeUndefined();
     expect(row.metrics['decode_ms_d16']).toBeGreaterThan(0);
+    // An engine that cannot tell the KV bytes it holds gets no measured column (nor the prediction beside it).
+    expect(row.metrics['decode_kv_held_mib_d16']).toBeUndefined();
+    expect(row.metrics['decode_kv_predicted_mib_d16']).toBeUndefined();
   });
 });
 

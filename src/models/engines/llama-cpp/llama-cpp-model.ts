@@ -308,7 +308,6 @@ export class LlamaCppModel implements Model {
     }
   }
 
-  /** Resolves at once: every evaluation has finished when its promise resolves. */
   /**
    * Bytes of llama.cpp's context state holding `state` (`LlamaContext.stateSize`, from `llama_state_get_size`):
    * the KV cells the context's sequences fill (every layer's key and value rows, in the cache's element types
@@ -347,6 +346,15 @@ export class LlamaCppModel implements Model {
     };
   }
 
+  /**
+   * The context state holding `state`, in bytes ({@link LlamaCppModel.contextStateBytes}): its KV cells with their
+   * metadata.
+   */
+  kvCacheHeldBytes(state: DecodeState): number {
+    return this.contextStateBytes(state).stateBytes;
+  }
+
+  /** Resolves at once: every evaluation has finished when its promise resolves. */
   async barrier(): Promise<void> {}
 
   /** Parameters of the architecture (tied matrices once). */
