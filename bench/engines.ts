@@ -17,7 +17,10 @@
  * the same fixed token ids to every engine (no logits are read back). `llama-bench` reports its own tokens/s: `-p 512 -n 0` for prefill, `-p 0 -n <steps> -d 512` for
  * decode at depth 512 (the depth filled untimed), llama.cpp's default F16 KV cache unless `--native-kv f32`.
  *
- * Rounds interleave the variants (rotating the order); ratios are medians of per-round ratios.
+ * Rounds interleave the variants (rotating the order); ratios are medians of per-round ratios. The binding's own
+ * cost is printed on its own: node-llama-cpp's time per call less llama-bench's on the same file, per round.
+ * `npm run bench:llama-native` is this script on `ort,node-llama-cpp,llama-bench`: dantinox ÷ native llama.cpp and
+ * dantinox ÷ node-llama-cpp per dtype, in one run.
  *
  * Usage: `npm run bench:engines -- [--threads 2] [--rounds 5] [--steps 16] [--prompt 512]
  *   [--engines ort,node-llama-cpp,llama-bench,llama.cpp/Model,transformers.js] [--native-kv f16|f32]`
@@ -280,6 +283,23 @@ async function main(): Promise<void> {
   console.log(
     `  llama.cpp/Model fp32 ÷ node-llama-cpp fp32 decode: ${ratio('llama.cpp/Model fp32', 'node-llama-cpp fp32', 'decode')}`,
   );
+  // The binding's own cost: node-llama-cpp's time per call less native llama.cpp's on the same file, per round.
+  const overhead = (dtype: BuiltinDtype, what: 'prefill' | 'decode'): string => {
+    const binding = results.get(`node-llama-cpp ${dtype}`)?.[what];
+    const native = results.get(`llama-bench ${dtype}`)?.[what];
+    if (binding === undefined || native === undefined)
+      return 'skipped (needs node-llama-cpp and llama-bench)';
+    const tokens = what === 'prefill' ? promptLen : 1;
+    const ms = binding.map((tps, i) => (1000 * tokens) / tps - (1000 * tokens) / (native[i] as number));
+    return `${median(ms).toFixed(2)} ms per call (per round ${Math.min(...ms).toFixed(2)} to ${Math.max(...ms).toFixed(2)})`;
+  };
+  console.log(
+    "\nthe binding's overhead (node-llama-cpp time per call − llama-bench time per call, same GGUF):",
+  );
+  for (const dtype of DTYPES) {
+    console.log(`  ${dtype} decode step: ${overhead(dtype, 'decode')}`);
+    console.log(`  ${dtype} prefill of ${promptLen}: ${overhead(dtype, 'prefill')}`);
+  }
   console.log(
     `load average at end: ${loadavg()
       .map((x) => x.toFixed(2))
