@@ -6,11 +6,17 @@
  * percentiles of that delay, the measured TTFT against the configured one, and the load average. Claims nothing
  * else: a busy machine shows up in the load average and in the delay.
  *
- * Run: `npm run bench:serving-client` (compiles with tsconfig.bench.json into dist-bench/, then runs with node).
+ * What the client itself costs is printed apart from that delay: its event loop's delay during the load (Node's
+ * `monitorEventLoopDelay`, 1 ms resolution: how late a callback of the client could run because the client was
+ * busy) and its CPU time per chunk. `--pin` runs the server on CPU 1 and every thread of the client on CPU 0
+ * (`taskset`), so that on a 2-core machine the two processes stop taking turns on the same core.
+ *
+ * Run: `npm run bench:serving-client [-- --pin]` (compiles with tsconfig.bench.json into dist-bench/, then runs
+ * with node).
  */
-import { spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { quantileSorted } from '../src/profiling/index.js';
 import { OpenAiClient, type RawExchange, SseReader } from '../src/serving/index.js';
@@ -43,9 +49,12 @@ server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 const ms = (v: number): string => `${v.toFixed(3)} ms`;
 
 async function main(): Promise<void> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SERVER], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const pin = process.argv.includes('--pin');
+  const serverArgs = [process.execPath, '--input-type=module', '-e', SERVER];
+  const child = pin
+    ? spawn('taskset', ['-c', '1', ...serverArgs], { stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(serverArgs[0] as string, serverArgs.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+  if (pin) execFileSync('taskset', ['-a', '-pc', '0', String(process.pid)], { stdio: 'ignore' });
   try {
     const port = await new Promise<string>((resolve) =>
       createInterface({ input: child.stdout }).once('line', resolve),
@@ -64,7 +73,12 @@ async function main(): Promise<void> {
       }
     };
     const load = loadavg();
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    const cpuBefore = process.cpuUsage();
+    loop.enable();
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    loop.disable();
+    const cpu = process.cpuUsage(cpuBefore);
     client.close();
     const delays: number[] = [];
     const ttfts: number[] = [];
@@ -84,10 +98,17 @@ async function main(): Promise<void> {
     ttfts.sort((a, b) => a - b);
     const failed = exchanges.filter((e) => e.status !== 'complete').length;
     console.log(
-      `serving client overhead: concurrency ${CONCURRENCY}, ${REQUESTS} requests × ${TOKENS} chunks (${failed} failed)`,
+      `serving client overhead: ${cpus()[0]?.model ?? 'unknown CPU'}, concurrency ${CONCURRENCY}, ${REQUESTS} requests × ${TOKENS} chunks (${failed} failed)${pin ? ', server pinned to CPU 1 and client to CPU 0' : ''}`,
     );
     console.log(
       `server send → client stamp, per chunk (n=${delays.length}): p50 ${ms(quantileSorted(delays, 0.5))}, p90 ${ms(quantileSorted(delays, 0.9))}, p99 ${ms(quantileSorted(delays, 0.99))}, max ${ms(delays.at(-1) ?? Number.NaN)}`,
+    );
+    const loopMs = (q: number): string => ms(loop.percentile(q) / 1e6);
+    console.log(
+      `the client's own event-loop delay during the load: p50 ${loopMs(50)}, p99 ${loopMs(99)}, max ${ms(loop.max / 1e6)} (1 ms resolution: includes the 1 ms timer period)`,
+    );
+    console.log(
+      `the client's CPU time per chunk: ${ms((cpu.user + cpu.system) / 1000 / Math.max(1, delays.length))} (user + system over the load)`,
     );
     console.log(
       `TTFT (configured ${TTFT_MS} ms, includes the server's timer lateness): p50 ${ms(quantileSorted(ttfts, 0.5))}, p99 ${ms(quantileSorted(ttfts, 0.99))}`,
