@@ -59,18 +59,32 @@ export function gatherRows(
   const cache = new KvCache(config, rows.length, length + 1);
   const starts = rows.map((r) => length - r.positions);
   const cell = config.kvHeads * config.headSize;
+  // Consecutive rows read from consecutive rows of one source move by the same number of columns: one copy per
+  // column covers them all (a shorter row's extra columns land before its first column, where its mask hides them).
+  const runs: { first: number; count: number; from: GatheredRow; positions: number }[] = [];
+  rows.forEach((r, i) => {
+    const run = runs.at(-1);
+    if (
+      run !== undefined &&
+      run.from.cache === r.cache &&
+      run.from.length === r.length &&
+      run.from.row + run.count === r.row
+    ) {
+      run.count++;
+      run.positions = Math.max(run.positions, r.positions);
+    } else runs.push({ first: i, count: 1, from: r, positions: r.positions });
+  });
   for (let layer = 0; layer < config.numBlocks; layer++) {
     const to = cache.view(layer, 0, length);
-    rows.forEach((r, i) => {
+    for (const { first, count, from: r, positions } of runs) {
       const from = r.cache.view(layer, 0, r.length);
-      const fromRowSize = r.cache.rowSize;
-      for (let k = 0; k < r.positions; k++) {
-        const a = (r.length - r.positions + k) * fromRowSize + r.row * cell;
-        const b = ((starts[i] as number) + k) * cache.rowSize + i * cell;
-        to.keys.set(from.keys.subarray(a, a + cell), b);
-        to.values.set(from.values.subarray(a, a + cell), b);
+      for (let k = 0; k < positions; k++) {
+        const a = (r.length - positions + k) * r.cache.rowSize + r.row * cell;
+        const b = (length - positions + k) * cache.rowSize + first * cell;
+        to.keys.set(from.keys.subarray(a, a + count * cell), b);
+        to.values.set(from.values.subarray(a, a + count * cell), b);
       }
-    });
+    }
   }
   return { cache, length, starts };
 }

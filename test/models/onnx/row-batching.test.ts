@@ -163,6 +163,21 @@ describe('OnnxModel rows of different lengths', () => {
     shorter.dispose();
   });
 
+  it('extends rows of different lengths by several tokens each, with their logits of alone', async () => {
+    const m = await model({ ...TINY, kvHeads: 2 });
+    const v = m.config.vocabSize;
+    const a = await m.prefill(Int32Array.from([1, 2]), { batch: 1, seq: 2 });
+    const b = await m.prefill(Int32Array.from([3, 4, 5, 6, 7]), { batch: 1, seq: 5 });
+    const joined = m.rowBatching.joinRows([a.state, b.state]);
+    const ext = await m.extend(Int32Array.of(8, 9, 10, 11), 2, joined);
+    expect(m.rowBatching.rowLengths(ext.state)).toEqual([4, 7]);
+    const soloA = await m.forward(Int32Array.of(1, 2, 8, 9), { batch: 1, seq: 4 });
+    const soloB = await m.forward(Int32Array.of(3, 4, 5, 6, 7, 10, 11), { batch: 1, seq: 7 });
+    expect(relError(ext.logits.data.subarray(0, 2 * v), soloA.data.subarray(2 * v))).toBeLessThan(1e-5);
+    expect(relError(ext.logits.data.subarray(2 * v), soloB.data.subarray(5 * v))).toBeLessThan(1e-5);
+    ext.state.dispose();
+  });
+
   it('refuses consumed states and bad row lists', async () => {
     const m = await model(TINY);
     const a = await m.prefill(Int32Array.from([1, 2]), { batch: 1, seq: 2 });
