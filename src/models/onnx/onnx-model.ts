@@ -218,7 +218,8 @@ export class OnnxModel implements Model {
   /**
    * KV-cache bytes of a decode state of this model, measured from its buffers: `heldBytes`, the key and value
    * rows of its `state.length` positions (what the session reads: float32, every layer, every position — with a
-   * sliding window too), and `allocatedBytes`, the buffers' capacity (grown by doubling, so up to 2× held).
+   * sliding window too; with rows of different lengths, the longest row's positions for every row, holes
+   * included), and `allocatedBytes`, the buffers' capacity (grown by doubling, so up to 2× held).
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a state this model did not make.
    */
@@ -303,6 +304,8 @@ export class OnnxModel implements Model {
     if (states.length === 0)
       throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('no state to join'));
     const own = states.map((st) => this.#own(st));
+    if (new Set(own).size !== own.length)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('the same state was passed twice'));
     if (own.length === 1) return own[0] as OnnxDecodeState;
     const rows = own.flatMap((st) =>
       st.rowLengths().map((positions, row) => ({ cache: st.cache, length: st.length, row, positions })),

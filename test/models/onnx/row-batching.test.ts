@@ -182,6 +182,7 @@ describe('OnnxModel rows of different lengths', () => {
     const m = await model(TINY);
     const a = await m.prefill(Int32Array.from([1, 2]), { batch: 1, seq: 2 });
     const b = await m.prefill(Int32Array.from([3]), { batch: 1, seq: 1 });
+    expect(() => m.rowBatching.joinRows([a.state, a.state])).toThrow(/the same state was passed twice/);
     const joined = m.rowBatching.joinRows([a.state, b.state]);
     expect(() => m.rowBatching.joinRows([a.state])).toThrow(/consumed|disposed/);
     expect(() => m.rowBatching.keepRows(joined, [1, 0])).toThrow(/not ascending rows of its 2/);

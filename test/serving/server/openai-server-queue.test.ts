@@ -50,7 +50,12 @@ describe('OpenAiServer under concurrent requests', () => {
       [1, 2, 3],
       [200, 150, 100],
     ];
+    // The tiny built-in model batches continuously unless told otherwise.
+    expect(await withServer({ batching: 'static' }, async (server) => server.scheduler.batching)).toBe(
+      'static',
+    );
     await withServer({ maxBatch: 4 }, async (server, url) => {
+      expect(server.scheduler.batching).toBe('continuous');
       const bodies = await Promise.all(
         prompts.map(async (prompt, i) =>
           CompletionResponseSchema.parse(
