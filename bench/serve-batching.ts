@@ -1,8 +1,10 @@
 /**
  * What batching buys `dantinox serve`: generated tokens per second through the HTTP server on loopback, closed
- * loop, with prompts of the same token length (so concurrent requests can share a batch), at concurrency 1, at
- * concurrency C with `--max-batch 1` (queued, one at a time) and at concurrency C with `--max-batch C`. Prints the
- * ratios, the CPU model and the load average before and after.
+ * loop, with prompts of the same token length (so concurrent requests can share a batch even when batching is
+ * static), at concurrency 1, at concurrency C with `--max-batch 1` (queued, one at a time), and at concurrency C
+ * with `--max-batch C`, static batching and continuous batching (the built-in model's engine takes rows of
+ * different lengths). Prints the ratios, the mean rows per batch (static) or per decode step (continuous), the CPU
+ * model and the load average before and after.
  *
  *   npm run bench:serve-batching -- --config small --concurrency 8 --requests 32 --max-tokens 64
  *
@@ -34,7 +36,10 @@ interface Measured {
   readonly tokens: number;
   readonly seconds: number;
   readonly tokensPerSecond: number;
-  /** Mean rows per engine batch, from the server's `dantinox_batch_size` histogram. */
+  /**
+   * Mean rows per engine batch (static batching) or per decode step (continuous batching), from the server's
+   * `dantinox_batch_size` histogram, the warm-up request left out.
+   */
   readonly meanBatch: number;
 }
 
@@ -43,9 +48,18 @@ const load = (): string =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-async function measure(label: string, maxBatch: number, clients: number): Promise<Measured> {
+async function measure(
+  label: string,
+  maxBatch: number,
+  clients: number,
+  batching: 'static' | 'continuous',
+): Promise<Measured> {
   const model = await createModel(values.config as string, { seed: 0, threads: Number(values.threads) });
-  const server = new OpenAiServer({ model, name: 'bench', maxBatch, maxQueue: clients });
+  const server = new OpenAiServer({ model, name: 'bench', maxBatch, maxQueue: clients, batching });
+  const sample = (name: string): number => {
+    const metrics = server.metrics.registry.render();
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+  };
   const url = await server.listen({ port: 0 });
   const rng = new Rng(1);
   const prompt = (): number[] => Array.from(rng.integers(model.config.vocabSize, promptTokens));
@@ -59,6 +73,7 @@ async function measure(label: string, maxBatch: number, clients: number): Promis
   };
   try {
     await ask(); // warm-up: session and buffers of batch 1
+    const warmUp = { sum: sample('dantinox_batch_size_sum'), count: sample('dantinox_batch_size_count') };
     let left = requests;
     let tokens = 0;
     const started = process.hrtime.bigint();
@@ -72,10 +87,8 @@ async function measure(label: string, maxBatch: number, clients: number): Promis
       }),
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const metrics = server.metrics.registry.render();
-    const sample = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
-    // The warm-up request ran as one batch of 1 row.
-    const meanBatch = (sample('dantinox_batch_size_sum') - 1) / (sample('dantinox_batch_size_count') - 1);
+    const meanBatch =
+      (sample('dantinox_batch_size_sum') - warmUp.sum) / (sample('dantinox_batch_size_count') - warmUp.count);
     return { label, tokens, seconds, tokensPerSecond: tokens / seconds, meanBatch };
   } finally {
     await server.shutdown(10_000);
@@ -85,9 +98,20 @@ async function measure(label: string, maxBatch: number, clients: number): Promis
 
 const loadBefore = load();
 const runs = [
-  await measure('concurrency 1', 1, 1),
-  await measure(`concurrency ${concurrency}, --max-batch 1`, 1, concurrency),
-  await measure(`concurrency ${concurrency}, --max-batch ${concurrency}`, concurrency, concurrency),
+  await measure('concurrency 1', 1, 1, 'continuous'),
+  await measure(`concurrency ${concurrency}, --max-batch 1`, 1, concurrency, 'continuous'),
+  await measure(
+    `concurrency ${concurrency}, --max-batch ${concurrency} static`,
+    concurrency,
+    concurrency,
+    'static',
+  ),
+  await measure(
+    `concurrency ${concurrency}, --max-batch ${concurrency} continuous`,
+    concurrency,
+    concurrency,
+    'continuous',
+  ),
 ];
 console.log(
   `${values.config}: ${requests} requests of ${promptTokens} prompt tokens and ${maxTokens} generated tokens (greedy, ignore_eos), ${values.threads} threads`,
@@ -97,9 +121,16 @@ console.log(
 );
 for (const r of runs)
   console.log(
-    `  ${r.label.padEnd(34)} ${r.tokensPerSecond.toFixed(1).padStart(8)} tok/s (${r.tokens} tokens in ${r.seconds.toFixed(2)} s, ${r.meanBatch.toFixed(2)} rows per batch)`,
+    `  ${r.label.padEnd(45)} ${r.tokensPerSecond.toFixed(1).padStart(8)} tok/s (${r.tokens} tokens in ${r.seconds.toFixed(2)} s, ${r.meanBatch.toFixed(2)} rows per batch or step)`,
   );
-const [one, queued, batched] = runs as [Measured, Measured, Measured];
+const [one, queued, statically, continuously] = runs as [Measured, Measured, Measured, Measured];
+for (const [name, batched] of [
+  ['static', statically],
+  ['continuous', continuously],
+] as const)
+  console.log(
+    `${name} batching gain at concurrency ${concurrency}: ×${(batched.tokensPerSecond / one.tokensPerSecond).toFixed(2)} vs concurrency 1, ×${(batched.tokensPerSecond / queued.tokensPerSecond).toFixed(2)} vs --max-batch 1`,
+  );
 console.log(
-  `batching gain at concurrency ${concurrency}: ×${(batched.tokensPerSecond / one.tokensPerSecond).toFixed(2)} vs concurrency 1, ×${(batched.tokensPerSecond / queued.tokensPerSecond).toFixed(2)} vs --max-batch 1`,
+  `continuous ÷ static at concurrency ${concurrency}: ×${(continuously.tokensPerSecond / statically.tokensPerSecond).toFixed(2)}`,
 );

@@ -983,8 +983,14 @@ export const messages = {
   serveNotAutoregressive: (model: string, paradigm: string): string =>
     `The model "${model}" is a ${paradigm} model; dantinox serve generates token by token (paradigm ar) only. Pass --paradigm ar or an autoregressive config.`,
   /** The line `dantinox serve` prints once listening. */
-  serveListening: (url: string, model: string, maxBatch: number, maxQueue: number): string =>
-    `dantinox serve: listening on ${url} (model "${model}", --max-batch ${maxBatch}, --max-queue ${maxQueue}); SIGTERM or Ctrl-C stops it after the requests in flight.`,
+  serveListening: (
+    url: string,
+    model: string,
+    batching: string,
+    maxBatch: number,
+    maxQueue: number,
+  ): string =>
+    `dantinox serve: listening on ${url} (model "${model}", ${batching} batching, --max-batch ${maxBatch}, --max-queue ${maxQueue}); SIGTERM or Ctrl-C stops it after the requests in flight.`,
   /** A signal asked the server to stop. */
   serveStopping: (signal: string, inFlight: number, graceMs: number): string =>
     `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: no new requests; finishing ${inFlight} in flight (at most ${graceMs / 1000} s; a second signal quits at once).`,

@@ -123,6 +123,7 @@ export type {
   ModelInfo,
   ModelLoad,
   OffProviderNodes,
+  RowBatching,
   StepResult,
 } from './model.js';
 // ── config ──────────────────────────────────────────────────────────────────

@@ -61,6 +61,34 @@ export interface CallOptions {
   readonly logits?: boolean | 'last';
 }
 
+/**
+ * Rows of different lengths in one decode state, for continuous batching: a request joins a running batch (its
+ * prefilled state's rows are copied into a new state beside the running rows) and leaves it (its row is dropped)
+ * between two decode steps. The engine's {@link Model.decodeStep} then takes such a state: each row attends over
+ * its own cached positions and gets its own next position. Optional: an engine without it decodes rows of one
+ * length only (`DecodeState.length`). For a state of rows of different lengths `length` is the longest row's.
+ */
+export interface RowBatching {
+  /** Cached positions of each row of `state` (each ≤ `state.length`). */
+  rowLengths(state: DecodeState): readonly number[];
+  /**
+   * One state holding the rows of `states` in order (the rows of `states[0]` first), whatever their lengths.
+   * Consumes every state in `states` (a single state is returned as is).
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for no state, or a state this model did not make or
+   * that was consumed or disposed.
+   */
+  joinRows(states: readonly DecodeState[]): DecodeState;
+  /**
+   * A state of the rows `keep` of `state` (indices into its rows, ascending, at least one), the others freed.
+   * Consumes `state`.
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad indices, or a state this model did not make or
+   * that was consumed or disposed.
+   */
+  keepRows(state: DecodeState, keep: readonly number[]): DecodeState;
+}
+
 /** Which weight matrices a model stores in a dtype other than float32, and how. */
 export interface QuantizationInfo {
   /** Dtype of the matrices inside the blocks (attention, MLP, experts, router). */
@@ -196,6 +224,11 @@ export interface Model {
    * Optional: the depth sweep records it beside the prediction where an engine can tell.
    */
   kvCacheHeldBytes?(state: DecodeState): number;
+  /**
+   * Rows of different lengths in one decode state (continuous batching). Optional: `dantinox serve` batches only
+   * equal-length prompts, in lockstep, on an engine without it.
+   */
+  readonly rowBatching?: RowBatching;
   /** Resolves when all work queued on the engine has finished (the seed's `effects_barrier`). */
   barrier(): Promise<void>;
   /** Number of parameters (weights), counting tied matrices once. */

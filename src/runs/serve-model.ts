@@ -10,7 +10,7 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { GPT2_END_OF_TEXT, Gpt2Tokenizer, type Model } from '../models/index.js';
 import type { ModelSelection } from '../models/model-selection.js';
-import { OpenAiServer } from '../serving/server/openai-server.js';
+import { OpenAiServer, type OpenAiServerOptions } from '../serving/server/openai-server.js';
 import { type OpenedModel, openModel } from './open-model.js';
 
 /** Options of {@link serveModel}. */
@@ -23,6 +23,8 @@ export interface ServeModelOptions {
   readonly servedModelName?: string;
   /** Most requests batched into one engine call. @default 8 */
   readonly maxBatch?: number;
+  /** How requests are batched (see {@link OpenAiServerOptions.batching}). @default 'continuous' */
+  readonly batching?: 'continuous' | 'static';
   /** Most requests waiting; more get HTTP 429. @default 64 */
   readonly maxQueue?: number;
 }
@@ -81,6 +83,7 @@ export async function serveModel(
       name,
       ...(eos === undefined ? {} : { eosTokenId: eos }),
       ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+      ...(options.batching === undefined ? {} : { batching: options.batching }),
       ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
       seed: selection.seed,
     });

@@ -10,6 +10,7 @@ export interface Served {
   readonly child: ChildProcess;
   readonly url: string;
   readonly stderr: () => string;
+  readonly stdout: () => string;
   readonly exit: Promise<number | null>;
 }
 
@@ -38,7 +39,7 @@ export function serve(extra: readonly string[] = []): Promise<Served> {
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       if (url !== undefined) {
         clearTimeout(timer);
-        resolve({ child, url, stderr: () => err, exit });
+        resolve({ child, url, stderr: () => err, stdout: () => out, exit });
       }
     });
     void exit.then((code) => {

@@ -20,6 +20,8 @@ describe('dantinox serve', () => {
     try {
       const health = await fetch(`${served.url}/health`);
       expect(health.status).toBe(200);
+      // The built-in model on ONNX Runtime takes rows of different lengths.
+      expect(served.stdout()).toContain('(model "tiny", continuous batching, --max-batch 1, --max-queue 64)');
       // Prompts of different lengths never share a batch: eight generations of ~100 tokens run one after another.
       const requests = Array.from({ length: 8 }, (_, i) =>
         fetch(`${served.url}/v1/completions`, {
@@ -83,6 +85,7 @@ describe('dantinox serve', () => {
     [['--port', '70000'], /--port.*70000.*TCP port from 0/],
     [['--max-batch', '0'], /--max-batch.*positive integer/],
     [['--max-queue', '0'], /--max-queue.*positive integer/],
+    [['--batching', 'dynamic'], /--batching.*dynamic.*continuous, static/],
     [['--engine', 'vllm'], /--engine.*vllm.*ort, llama\.cpp, transformers\.js/],
     [['--config', 'tiny', '--model', 'x'], /--config.*--model|--model.*--config/],
   ])('refuses %j with one line and exit 2', async (args, pattern) => {

@@ -27,6 +27,7 @@ interface ServeCliOptions {
   readonly host: string;
   readonly servedModelName?: string;
   readonly maxBatch: number;
+  readonly batching: 'continuous' | 'static';
   readonly maxQueue: number;
   readonly graceMs: number;
 }
@@ -44,9 +45,11 @@ Examples:
       -d '{"prompt": "Hello", "max_tokens": 16, "temperature": 0}'
 
 Routes: POST /v1/completions, POST /v1/chat/completions (stream: true for Server-Sent Events), GET /v1/models,
-GET /health, GET /metrics (Prometheus). Requests whose prompts have the same number of tokens are batched
-(--max-batch rows decoded in lockstep); others run one batch after another. SIGTERM or Ctrl-C: new requests get
-503, the ones in flight finish (at most --grace-ms), exit 0; a second signal quits at once.
+GET /health, GET /metrics (Prometheus). A built-in model (--config) on ONNX Runtime batches continuously:
+requests join the running batch at its next decode step and leave it when done, up to --max-batch rows. Other
+models and engines (and --batching static) batch requests whose prompts have the same number of tokens, decoded
+in lockstep, one batch after another. SIGTERM or Ctrl-C: new requests get 503, the ones in flight finish (at most
+--grace-ms), exit 0; a second signal quits at once.
 `;
 
 /** Registers `dantinox serve` on `program`. */
@@ -78,9 +81,17 @@ export function registerServeCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '--max-batch <n>',
-      'most requests of equal prompt length decoded together in one engine call',
+      'most requests decoded together in one engine call (of equal prompt length when batching is static)',
       parsePositiveInt,
       8,
+    )
+    .addOption(
+      new Option(
+        '--batching <mode>',
+        'continuous: requests join and leave a running batch (built-in models on ONNX Runtime; static on the others); static: batches of equal-length prompts run to their end',
+      )
+        .choices(['continuous', 'static'])
+        .default('continuous'),
     )
     .option(
       '--max-queue <n>',
@@ -115,6 +126,7 @@ async function runServe(options: ServeCliOptions, ctx: CommandContext): Promise<
       port: options.port,
       host: options.host,
       maxBatch: options.maxBatch,
+      batching: options.batching,
       maxQueue: options.maxQueue,
       ...(options.servedModelName === undefined ? {} : { servedModelName: options.servedModelName }),
     },
@@ -122,7 +134,7 @@ async function runServe(options: ServeCliOptions, ctx: CommandContext): Promise<
   );
   io.stderr.write(`${serving.opened.description}\n`);
   io.stdout.write(
-    `${messages.serveListening(serving.url, serving.server.name, options.maxBatch, options.maxQueue)}\n`,
+    `${messages.serveListening(serving.url, serving.server.name, serving.server.scheduler.batching, options.maxBatch, options.maxQueue)}\n`,
   );
   const signal = await new Promise<StopSignal>((resolve) => {
     const onInt = (): void => stop('SIGINT');

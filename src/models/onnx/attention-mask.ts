@@ -1,7 +1,8 @@
 /**
- * The additive attention mask fed to the graph: `[group · T, P + T]` of 0 (visible) or −∞ (hidden), rows
- * repeated once per query head of a KV group. Past columns are cache rows at absolute positions
- * `pastStart … pastStart + P − 1`; new columns are the T new tokens at `pastLength …`.
+ * The additive attention mask fed to the graph: `[maskBatch, group · T, P + T]` of 0 (visible) or −∞ (hidden),
+ * rows repeated once per query head of a KV group; `maskBatch` is 1 (one mask broadcast over the batch) or B (one
+ * per row, for rows of different lengths). Past columns are cache rows `pastStart … pastStart + P − 1`; new
+ * columns are the T new tokens at `pastLength …`.
  *
  * @packageDocumentation
  */
@@ -45,22 +46,58 @@ export function isVisible(
   return !config.slidingWindow || Math.abs(delta) <= config.contextWindow;
 }
 
-/** Builds the mask of `layout` for `config`. */
+/** Builds the mask of `layout` for `config`: `[group · T, P + T]`, one mask for every row of the batch. */
 export function buildAttentionMask(config: ModelConfig, layout: MaskLayout): Float32Array {
+  return repeatPerGroup(config, maskRows(config, layout, 0));
+}
+
+/**
+ * Builds one mask per row, `[B, group · T, P + T]`, for rows that share the cache columns but not their lengths:
+ * row b's cached positions are the columns `starts[b] … layout.pastLength − 1` (its position k at column
+ * `starts[b] + k`), so the columns before `starts[b]` are holes, hidden from it. With every start 0 each row's
+ * mask is {@link buildAttentionMask}'s.
+ */
+export function buildRowMasks(
+  config: ModelConfig,
+  layout: MaskLayout,
+  starts: readonly number[],
+): Float32Array {
+  const perRow = config.nHeads / config.kvHeads;
+  const size = perRow * layout.seq * (layout.pastRows + layout.seq);
+  const out = new Float32Array(starts.length * size);
+  starts.forEach((start, b) => {
+    out.set(repeatPerGroup(config, maskRows(config, layout, start)), b * size);
+  });
+  return out;
+}
+
+/**
+ * The `[T, P + T]` mask of a row whose first cached position is at column `start` (so it holds
+ * `pastLength − start` positions): past column j is cache column `pastStart + j`.
+ */
+function maskRows(config: ModelConfig, layout: MaskLayout, start: number): Float32Array {
   const { seq, pastLength, pastStart, pastRows, placeholder } = layout;
-  const group = config.nHeads / config.kvHeads;
   const keys = pastRows + seq;
+  const length = pastLength - start;
   const rows = new Float32Array(seq * keys);
   for (let t = 0; t < seq; t++) {
-    const q = pastLength + t;
+    const q = length + t;
     const row = t * keys;
     for (let j = 0; j < pastRows; j++) {
-      if (placeholder || !isVisible(config, q, pastStart + j)) rows[row + j] = Number.NEGATIVE_INFINITY;
+      const column = pastStart + j;
+      if (placeholder || column < start || !isVisible(config, q, column - start))
+        rows[row + j] = Number.NEGATIVE_INFINITY;
     }
     for (let j = 0; j < seq; j++) {
-      if (!isVisible(config, q, pastLength + j)) rows[row + pastRows + j] = Number.NEGATIVE_INFINITY;
+      if (!isVisible(config, q, length + j)) rows[row + pastRows + j] = Number.NEGATIVE_INFINITY;
     }
   }
+  return rows;
+}
+
+/** `rows` repeated once per query head of a KV group. */
+function repeatPerGroup(config: ModelConfig, rows: Float32Array): Float32Array {
+  const group = config.nHeads / config.kvHeads;
   if (group === 1) return rows;
   const out = new Float32Array(group * rows.length);
   for (let i = 0; i < group; i++) out.set(rows, i * rows.length);

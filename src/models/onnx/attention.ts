@@ -10,8 +10,10 @@
  * addressed by strides, not transposed). GQA needs no K/V repetition: queries are grouped as
  * `[B, kvHeads, group · T, headSize]` against `[B, kvHeads, ·, headSize]` keys.
  *
- * Masking is one additive input `attention_mask` `[group · T, P + T]` (0 or −∞) built by the caller: causal or
- * bidirectional, sliding window, and the masked placeholder past row used when there is no cache.
+ * Masking is one additive input `attention_mask` `[maskBatch, group · T, P + T]` (0 or −∞) built by the caller:
+ * causal or bidirectional, sliding window, the masked placeholder past row used when there is no cache, and (with
+ * `maskBatch = B`, one mask per row) the cache columns a row does not use when rows of different lengths share the
+ * cache (see `kv-cache.ts`).
  *
  * @packageDocumentation
  */

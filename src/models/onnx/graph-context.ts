@@ -22,7 +22,8 @@ export interface GraphInputNames {
   readonly positionIds?: string;
   /**
    * Additive float attention mask (0 where a key is visible) in the layout the graph's attention reads: the
-   * built-in graph's `attention_mask` input `[group · seq, past + seq]` (rows repeated per group), or the mask the
+   * built-in graph's `attention_mask` input `[maskBatch, group · seq, past + seq]` (rows repeated per group)
+   * unsqueezed to `[maskBatch, 1, group · seq, past + seq]`, or the mask the
    * HF layout derives from its int64 `attention_mask`.
    */
   readonly attentionMask: string;

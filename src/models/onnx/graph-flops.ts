@@ -325,7 +325,7 @@ export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): 
     const name = input.name ?? '';
     s.elementBytes.set(name, bytesOfType(input.type?.tensorType?.elemType));
     if (name === 'input_ids' || name === 'position_ids') s.shapes.set(name, [batch, seq]);
-    else if (name === 'attention_mask') s.shapes.set(name, [group * seq, layout.pastRows + seq]);
+    else if (name === 'attention_mask') s.shapes.set(name, [1, group * seq, layout.pastRows + seq]);
     else s.shapes.set(name, cache);
   }
   const routedRows = (batch * seq * config.topK) / config.nExperts;

@@ -3,16 +3,90 @@
  * `[capacity, batch, kvHeads, headSize]`, so the first `c` cached positions are one contiguous view the session
  * reads in place. Capacity grows by doubling (up to `maxContext`); a step appends one row per layer.
  *
+ * Rows of different lengths share the columns right-aligned: every row's last cached position is in the last
+ * column `length − 1`, and a row of `L` positions holds columns `length − L … length − 1`; the columns before are
+ * holes its attention mask hides (`buildRowMasks`). A step writes every row's new key and value at column
+ * `length`. {@link gatherRows} builds the cache of a new set of rows (a row joining, rows leaving), with
+ * `length` the longest row's so that no column is a hole for every row.
+ *
  * @packageDocumentation
  */
 import { EngineDecodeState } from '../engines/engine-decode-state.js';
 import type { ModelConfig } from '../model-config.js';
 
-/** The decode state of {@link OnnxModel}: the cache buffers plus the number of cached positions. */
+/**
+ * The decode state of {@link OnnxModel}: the cache buffers plus the number of cached columns (`length`) and, for
+ * rows of different lengths, the column of each row's first position (`starts`; absent when every row starts at
+ * column 0, i.e. holds `length` positions).
+ */
 export class OnnxDecodeState extends EngineDecodeState<KvCache> {
-  constructor(owner: object, batch: number, length: number, cache: KvCache) {
+  /** Column of each row's first cached position, when rows differ in length. */
+  readonly starts: readonly number[] | undefined;
+
+  constructor(owner: object, batch: number, length: number, cache: KvCache, starts?: readonly number[]) {
     super(owner, batch, length, cache, (c) => c.release());
+    this.starts = starts?.some((s) => s > 0) === true ? starts : undefined;
   }
+
+  /** Cached positions of each row: `length − starts[b]`. */
+  rowLengths(): number[] {
+    return Array.from({ length: this.batch }, (_, b) => this.length - (this.starts?.[b] ?? 0));
+  }
+}
+
+/** One row of a {@link gatherRows} result: row `row` of a cache whose `length` columns it ends at. */
+export interface GatheredRow {
+  /** The cache the row is read from. */
+  readonly cache: KvCache;
+  /** Cached columns of that cache (the row's last position is at column `length − 1`). */
+  readonly length: number;
+  /** The row's index in that cache's batch. */
+  readonly row: number;
+  /** Positions the row holds (≤ `length`). */
+  readonly positions: number;
+}
+
+/**
+ * A new cache of `rows.length` rows, row i holding the last `positions` columns of `rows[i]`'s source row,
+ * right-aligned at the longest row's length: returns the cache, its `length` (the longest row's positions) and
+ * each row's first column. Copies every layer's keys and values; the sources are left as they were.
+ */
+export function gatherRows(
+  config: ModelConfig,
+  rows: readonly GatheredRow[],
+): { cache: KvCache; length: number; starts: number[] } {
+  const length = Math.max(...rows.map((r) => r.positions));
+  const cache = new KvCache(config, rows.length, length + 1);
+  const starts = rows.map((r) => length - r.positions);
+  const cell = config.kvHeads * config.headSize;
+  // Consecutive rows read from consecutive rows of one source move by the same number of columns: one copy per
+  // column covers them all (a shorter row's extra columns land before its first column, where its mask hides them).
+  const runs: { first: number; count: number; from: GatheredRow; positions: number }[] = [];
+  rows.forEach((r, i) => {
+    const run = runs.at(-1);
+    if (
+      run !== undefined &&
+      run.from.cache === r.cache &&
+      run.from.length === r.length &&
+      run.from.row + run.count === r.row
+    ) {
+      run.count++;
+      run.positions = Math.max(run.positions, r.positions);
+    } else runs.push({ first: i, count: 1, from: r, positions: r.positions });
+  });
+  for (let layer = 0; layer < config.numBlocks; layer++) {
+    const to = cache.view(layer, 0, length);
+    for (const { first, count, from: r, positions } of runs) {
+      const from = r.cache.view(layer, 0, r.length);
+      for (let k = 0; k < positions; k++) {
+        const a = (r.length - positions + k) * r.cache.rowSize + r.row * cell;
+        const b = (length - positions + k) * cache.rowSize + first * cell;
+        to.keys.set(from.keys.subarray(a, a + count * cell), b);
+        to.values.set(from.values.subarray(a, a + count * cell), b);
+      }
+    }
+  }
+  return { cache, length, starts };
 }
 
 /** Growable per-layer key/value buffers. */

@@ -21,7 +21,7 @@ import {
   resolveThreads,
 } from '../engines/ort/index.js';
 import { checkFitsInMemory, modelBuildBytes } from '../memory-check.js';
-import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../model.js';
+import type { BatchShape, DecodeState, Logits, Model, ModelInfo, RowBatching, StepResult } from '../model.js';
 import { ModelConfig } from '../model-config.js';
 import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
 import type { Tokenizer } from '../tokenizer.js';
@@ -29,9 +29,9 @@ import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
 import { weightFileBytes } from '../weight-file-bytes.js';
 import { countParameters, initWeights, type WeightMap } from '../weights.js';
 import { cacheNames } from './attention.js';
-import { buildAttentionMask, maskLayout } from './attention-mask.js';
+import { buildAttentionMask, buildRowMasks, maskLayout } from './attention-mask.js';
 import { countGraphFlops, type GraphNodeCost } from './graph-flops.js';
-import { KvCache, OnnxDecodeState } from './kv-cache.js';
+import { gatherRows, KvCache, OnnxDecodeState } from './kv-cache.js';
 import { collectGarbage, writeModelFiles } from './model-files.js';
 import { type AccuracyLevel, type BuiltinDtype, resolvePrecision } from './precision.js';
 
@@ -88,7 +88,9 @@ const IO = {
  * One session holds one graph for every call: `forward` and `prefill` run the sequence with a masked
  * placeholder cache; `decodeStep` runs one token per sequence against the real cache, which the session reads
  * in place (no copy of the cache per step; see `attention.ts`). `barrier()` resolves at once: each awaited
- * `session.run` has already finished its work when it resolves.
+ * `session.run` has already finished its work when it resolves. It implements {@link RowBatching}: rows of
+ * different lengths share the cache right-aligned, each row masking the columns it does not use (see
+ * `kv-cache.ts`), with its own positions.
  */
 export class OnnxModel implements Model {
   /** The architecture. */
@@ -108,6 +110,16 @@ export class OnnxModel implements Model {
   readonly #costs = new Map<string, readonly GraphNodeCost[]>();
   readonly #token = {};
   #disposed = false;
+
+  /**
+   * Rows of different lengths in one decode state: joining and dropping rows copies the kept rows' cache into a
+   * new batch layout (every layer's keys and values of their cached positions).
+   */
+  readonly rowBatching: RowBatching = {
+    rowLengths: (state) => this.#own(state).rowLengths(),
+    joinRows: (states) => this.#joinRows(states),
+    keepRows: (state, keep) => this.#keepRows(state, keep),
+  };
 
   /** Use {@link createModel}. */
   constructor(
@@ -177,10 +189,11 @@ export class OnnxModel implements Model {
   async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, OnnxDecodeState, this.#token);
-    const out = await this.#run(tokens, taken.batch, 1, { cache: taken.cache, length: taken.length }, true);
+    const { cache, length, starts } = taken;
+    const out = await this.#run(tokens, taken.batch, 1, { cache, length, starts }, true);
     return {
       logits: out.logits,
-      state: new OnnxDecodeState(this.#token, taken.batch, taken.length + 1, taken.cache),
+      state: new OnnxDecodeState(this.#token, taken.batch, length + 1, cache, starts),
     };
   }
 
@@ -194,17 +207,19 @@ export class OnnxModel implements Model {
   async extend(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, OnnxDecodeState, this.#token, seq);
-    const out = await this.#run(tokens, taken.batch, seq, { cache: taken.cache, length: taken.length }, true);
+    const { cache, length, starts } = taken;
+    const out = await this.#run(tokens, taken.batch, seq, { cache, length, starts }, true);
     return {
       logits: out.logits,
-      state: new OnnxDecodeState(this.#token, taken.batch, taken.length + seq, taken.cache),
+      state: new OnnxDecodeState(this.#token, taken.batch, length + seq, cache, starts),
     };
   }
 
   /**
    * KV-cache bytes of a decode state of this model, measured from its buffers: `heldBytes`, the key and value
    * rows of its `state.length` positions (what the session reads: float32, every layer, every position — with a
-   * sliding window too), and `allocatedBytes`, the buffers' capacity (grown by doubling, so up to 2× held).
+   * sliding window too; with rows of different lengths, the longest row's positions for every row, holes
+   * included), and `allocatedBytes`, the buffers' capacity (grown by doubling, so up to 2× held).
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a state this model did not make.
    */
@@ -271,6 +286,64 @@ export class OnnxModel implements Model {
     await this.#session.release();
   }
 
+  /** `state`, checked to be a live state of this model. */
+  #own(state: DecodeState): OnnxDecodeState {
+    if (!(state instanceof OnnxDecodeState) || state.owner !== this.#token)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
+    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
+    if (state.consumed)
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.badDecodeState('it was already consumed by decodeStep'),
+      );
+    return state;
+  }
+
+  #joinRows(states: readonly DecodeState[]): DecodeState {
+    this.#checkOpen();
+    if (states.length === 0)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('no state to join'));
+    const own = states.map((st) => this.#own(st));
+    if (new Set(own).size !== own.length)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('the same state was passed twice'));
+    if (own.length === 1) return own[0] as OnnxDecodeState;
+    const rows = own.flatMap((st) =>
+      st.rowLengths().map((positions, row) => ({ cache: st.cache, length: st.length, row, positions })),
+    );
+    return this.#gather(own, rows);
+  }
+
+  #keepRows(state: DecodeState, keep: readonly number[]): DecodeState {
+    this.#checkOpen();
+    const own = this.#own(state);
+    const ascending = keep.every(
+      (r, i) => Number.isInteger(r) && r >= 0 && r < own.batch && (i === 0 || r > (keep[i - 1] as number)),
+    );
+    if (keep.length === 0 || !ascending)
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.badDecodeState(`rows [${keep.join(', ')}] are not ascending rows of its ${own.batch}`),
+      );
+    const lengths = own.rowLengths();
+    const rows = keep.map((row) => ({
+      cache: own.cache,
+      length: own.length,
+      row,
+      positions: lengths[row] as number,
+    }));
+    return this.#gather([own], rows);
+  }
+
+  /** A new state of `rows` (copied from `sources`' caches), the sources consumed and their caches freed. */
+  #gather(sources: readonly OnnxDecodeState[], rows: Parameters<typeof gatherRows>[1]): OnnxDecodeState {
+    const { cache, length, starts } = gatherRows(this.config, rows);
+    for (const source of sources) {
+      source.dispose();
+      source.consumed = true;
+    }
+    return new OnnxDecodeState(this.#token, rows.length, length, cache, starts);
+  }
+
   #checkOpen(): void {
     if (this.#disposed) throw new DantinoxError('INVALID_INPUT', messages.modelDisposed(this.info.name));
   }
@@ -279,7 +352,7 @@ export class OnnxModel implements Model {
     tokens: Int32Array,
     batch: number,
     seq: number,
-    past: { cache: KvCache; length: number } | undefined,
+    past: { cache: KvCache; length: number; starts?: readonly number[] | undefined } | undefined,
     fetchCache: boolean,
   ): Promise<{ logits: Logits }> {
     const { Tensor } = this.#ort;
@@ -288,7 +361,10 @@ export class OnnxModel implements Model {
     const pastLength = past?.length ?? 0;
     const feeds: Record<string, Tensor> = { [IO.inputIds]: new Tensor('int32', tokens, [batch, seq]) };
     if (this.#hasPositionIds) {
-      feeds[IO.positionIds] = new Tensor('int64', positionIds(batch, seq, pastLength), [batch, seq]);
+      feeds[IO.positionIds] = new Tensor('int64', rowPositionIds(batch, seq, pastLength, past?.starts), [
+        batch,
+        seq,
+      ]);
     }
     // The past rows the graph sees: the visible cache window, or one masked placeholder row.
     const layout = maskLayout(config, seq, past === undefined ? 0 : pastLength);
@@ -303,10 +379,16 @@ export class OnnxModel implements Model {
       feeds[names.pastKey] = new Tensor('float32', view.keys, dims);
       feeds[names.pastValue] = new Tensor('float32', view.values, dims);
     }
-    const mask = buildAttentionMask(config, layout);
+    // One mask broadcast over the batch, or one per row when rows differ in length.
+    const starts = past?.starts;
+    const mask =
+      starts === undefined ? buildAttentionMask(config, layout) : buildRowMasks(config, layout, starts);
+    const maskBatch = starts === undefined ? 1 : batch;
+    const keys = layout.pastRows + seq;
     feeds[IO.attentionMask] = new Tensor('float32', mask, [
-      mask.length / (layout.pastRows + seq),
-      layout.pastRows + seq,
+      maskBatch,
+      mask.length / (maskBatch * keys),
+      keys,
     ]);
     const fetches: string[] = [IO.logits];
     if (fetchCache) {
@@ -407,6 +489,24 @@ export async function createModel(
     options.profileFilePrefix !== undefined,
     graph,
   );
+}
+
+/**
+ * Position ids `[batch, seq]` of `seq` new tokens after `pastLength` cached columns: row b's first new token is at
+ * position `pastLength − starts[b]` (its cached positions), or `pastLength` for every row without `starts`.
+ */
+function rowPositionIds(
+  batch: number,
+  seq: number,
+  pastLength: number,
+  starts: readonly number[] | undefined,
+): BigInt64Array {
+  if (starts === undefined) return positionIds(batch, seq, pastLength);
+  const out = new BigInt64Array(batch * seq);
+  for (let b = 0; b < batch; b++) {
+    for (let t = 0; t < seq; t++) out[b * seq + t] = BigInt(pastLength - (starts[b] as number) + t);
+  }
+  return out;
 }
 
 /** The default model name: the preset name or config path given, `custom` for a config object. */

@@ -4,7 +4,8 @@
  * prefills and KV-cache decode steps (see `attention.ts` for the cache layout).
  *
  * Graph inputs: `input_ids` int32 `[batch, seq]`; `position_ids` int64 `[batch, seq]` (absent when
- * `posEncoding` is `none`); `attention_mask` float `[group · seq, past + seq]`; per layer i
+ * `posEncoding` is `none`); `attention_mask` float `[maskBatch, group · seq, past + seq]` (`maskBatch` 1: one mask
+broadcast over the batch; `batch`: one per row, for rows of different lengths); per layer i
  * `past_key.{i}` / `past_value.{i}` float `[past, batch, kvHeads, headSize]`. Outputs: `logits`
  * `[batch, seq, vocab]` and per layer `present_key.{i}` / `present_value.{i}` `[seq, batch, kvHeads, headSize]`.
  *
@@ -52,9 +53,12 @@ export function buildTransformerGraph(
 ): TransformerGraph {
   const inputIds = g.input('input_ids', 'int32', ['batch', 'seq']);
   const hasPositionIds = config.posEncoding !== 'none';
+  // [maskBatch, group·T, P+T] → [maskBatch, 1, group·T, P+T]: broadcast over the KV heads of the scores
+  // [B, kvHeads, group·T, P+T], and over the batch when maskBatch is 1.
+  const mask = g.input('attention_mask', 'float32', ['mask_batch', 'mask_rows', 'keys']);
   const inputs: GraphInputNames = {
     inputIds,
-    attentionMask: g.input('attention_mask', 'float32', ['mask_rows', 'keys']),
+    attentionMask: g.op('Unsqueeze', [mask, g.int64([1])]),
     ...(hasPositionIds ? { positionIds: g.input('position_ids', 'int64', ['batch', 'seq']) } : {}),
   };
   const ctx = new GraphContext(g, config, weights, inputs, { precision });

@@ -1,20 +1,29 @@
 /**
  * The scheduler of `dantinox serve`: a bounded FIFO queue of generation jobs and one worker that runs them on
- * the model, batching the jobs that can share engine calls.
+ * the model, batching the jobs that can share engine calls. It batches in one of two ways.
  *
- * A {@link DecodeState} has one `length` for all its rows, so rows of different lengths cannot share a decode
- * step. What the scheduler does is therefore *static* batching of equal-length prompts: when the engine is free,
- * it takes the oldest waiting job plus up to `maxBatch − 1` other waiting jobs whose prompts have the same
- * number of tokens, prefills them as one `[B, T]` batch and decodes them in lockstep, one `decodeStep` per
- * generated token for all rows. A row that finishes (length, end-of-sequence, stop text, client gone) is masked:
- * it stays in the batch, fed a placeholder token whose logits are ignored, until every row of the batch is done.
- * Jobs of other prompt lengths wait for the batch to end (no job joins a running batch). Every built-in engine
- * (ONNX Runtime, llama.cpp, transformers.js) takes `batch > 1` in `prefill` and `decodeStep`; `maxBatch: 1` runs
- * one request at a time.
+ * **Continuous batching**, when the engine implements {@link RowBatching} (the built-in ONNX Runtime graphs):
+ * before every decode step the worker takes waiting jobs, oldest first, while the running batch has fewer than
+ * `maxBatch` rows; it prefills them (waiting jobs of one prompt length together, as one `[B, T]` prefill), picks
+ * their first token from the prefill's logits and joins their rows to the running decode state, whatever its
+ * rows' lengths. Each decode step then computes one token for every row; a row that finishes (length,
+ * end-of-sequence, stop text, client gone) leaves the batch before the next step, freeing its place at once. A job
+ * submitted while others decode therefore starts at the next step instead of waiting for them to end.
+ *
+ * **Static batching of equal-length prompts**, on the other engines (a {@link DecodeState} of theirs has one
+ * `length` for all its rows), or when asked (`batching: 'static'`): when the engine is free, the worker takes the
+ * oldest waiting job plus up to `maxBatch − 1` other waiting jobs whose prompts have the same number of tokens,
+ * prefills them as one `[B, T]` batch and decodes them in lockstep, one `decodeStep` per generated token for all
+ * rows. A row that finishes is masked: it stays in the batch, fed a placeholder token whose logits are ignored,
+ * until every row of the batch is done. Jobs of other prompt lengths wait for the batch to end (no job joins a
+ * running batch).
+ *
+ * Every built-in engine (ONNX Runtime, llama.cpp, transformers.js) takes `batch > 1` in `prefill` and
+ * `decodeStep`; `maxBatch: 1` runs one request at a time either way.
  *
  * @packageDocumentation
  */
-import type { Model } from '../../models/model.js';
+import type { DecodeState, Model, RowBatching } from '../../models/model.js';
 import { Rng } from '../../rng.js';
 import { sampleToken } from './sampler.js';
 
@@ -53,11 +62,14 @@ export interface GenerationOutcome {
   readonly queueMs: number;
   /** Time to the first generated token, in ms; `undefined` when none was generated. */
   readonly ttftMs: number | undefined;
-  /** Rows of the batch the job ran in (0 when cancelled before it ran). */
+  /**
+   * Rows of the batch the job ran in (0 when cancelled before it ran); with continuous batching, where rows come
+   * and go, the most rows of an engine call (its prefill or a decode step) the job took part in.
+   */
   readonly batchSize: number;
-  /** Time of the batch's prefill (the job's prompt and those batched with it), in ms; 0 when it did not run. */
+  /** Time of the job's prefill (its prompt and those prefilled with it), in ms; 0 when it did not run. */
   readonly prefillMs: number;
-  /** From the end of the prefill to the job's last generated token, in ms; 0 when none was generated. */
+  /** From the end of the job's prefill to its last generated token, in ms; 0 when none was generated. */
   readonly decodeMs: number;
 }
 
@@ -89,9 +101,18 @@ export interface BatchSchedulerOptions {
    * worker takes it); more are refused as `queue-full`. @default 64
    */
   readonly maxQueue?: number;
+  /**
+   * `continuous`: rows join and leave a running batch, when the engine implements {@link RowBatching} (otherwise
+   * static); `static`: batches of equal-length prompts run to their end (see the module comment).
+   * @default 'continuous'
+   */
+  readonly batching?: 'continuous' | 'static';
   /** The clock, in ms. @default performance.now */
   readonly now?: () => number;
-  /** Called when a batch starts, with its number of rows. */
+  /**
+   * Called with the rows of each batch: with static batching once per batch, when it starts; with continuous
+   * batching once per decode step, with the rows it computes.
+   */
   readonly onBatch?: (rows: number) => void;
 }
 
@@ -110,9 +131,21 @@ interface Row extends Waiting {
   finish: FinishReason | undefined;
 }
 
-/** Queues generation jobs and runs them on one model, batching equal-length prompts (see the module comment). */
+/** A row of a continuous batch: its prefill's times, the token to feed next and the most rows it ran with. */
+interface LiveRow extends Row {
+  readonly startMs: number;
+  readonly prefilledMs: number;
+  next: number;
+  batchSize: number;
+}
+
+/**
+ * Queues generation jobs and runs them on one model, batching them continuously when the engine can (see the
+ * module comment).
+ */
 export class BatchScheduler {
   readonly #model: Model;
+  readonly #rowBatching: RowBatching | undefined;
   readonly #maxBatch: number;
   readonly #maxQueue: number;
   readonly #now: () => number;
@@ -126,6 +159,7 @@ export class BatchScheduler {
 
   constructor(model: Model, options: BatchSchedulerOptions = {}) {
     this.#model = model;
+    this.#rowBatching = options.batching === 'static' ? undefined : model.rowBatching;
     this.#maxBatch = options.maxBatch ?? 8;
     this.#maxQueue = options.maxQueue ?? 64;
     this.#now = options.now ?? (() => performance.now());
@@ -140,6 +174,11 @@ export class BatchScheduler {
   /** Jobs in the running batch. */
   get running(): number {
     return this.#running;
+  }
+
+  /** How jobs are batched: `continuous` when asked and the engine implements {@link RowBatching}, else `static`. */
+  get batching(): 'continuous' | 'static' {
+    return this.#rowBatching === undefined ? 'static' : 'continuous';
   }
 
   /** Whether {@link BatchScheduler.close} was called. */
@@ -199,10 +238,17 @@ export class BatchScheduler {
   }
 
   async #loop(): Promise<void> {
-    for (;;) {
-      const group = this.#takeGroup();
-      if (group.length === 0) break;
-      await this.#runGroup(group);
+    // A job submitted while the worker was returning (after it last looked at the queue) is taken by the next
+    // round: the check and `#looping = false` are one synchronous block.
+    while (this.#waiting.length > 0) {
+      if (this.#rowBatching !== undefined) await this.#runContinuous(this.#rowBatching);
+      else {
+        for (;;) {
+          const group = this.#takeGroup(this.#maxBatch);
+          if (group.length === 0) break;
+          await this.#runGroup(group);
+        }
+      }
     }
     this.#looping = false;
     const idle = this.#idle;
@@ -210,8 +256,8 @@ export class BatchScheduler {
     for (const resolve of idle) resolve();
   }
 
-  /** The oldest live job and the waiting jobs of the same prompt length, up to `maxBatch`, removed from the queue. */
-  #takeGroup(): Waiting[] {
+  /** The oldest live job and the waiting jobs of the same prompt length, up to `most`, removed from the queue. */
+  #takeGroup(most: number): Waiting[] {
     for (;;) {
       const first = this.#waiting[0];
       if (first === undefined) return [];
@@ -230,7 +276,7 @@ export class BatchScheduler {
       }
       const length = first.job.promptIds.length;
       const group: Waiting[] = [];
-      for (let i = 0; i < this.#waiting.length && group.length < this.#maxBatch; ) {
+      for (let i = 0; i < this.#waiting.length && group.length < most; ) {
         const w = this.#waiting[i] as Waiting;
         if (w.job.promptIds.length === length && w.job.signal?.aborted !== true) {
           group.push(w);
@@ -278,22 +324,166 @@ export class BatchScheduler {
       } finally {
         step.state.dispose();
       }
-      for (const row of rows) {
-        row.resolve({
-          tokens: row.tokens,
-          finishReason: row.finish ?? 'cancelled',
-          queueMs: startMs - row.submittedMs,
-          ttftMs: row.firstTokenMs === undefined ? undefined : row.firstTokenMs - row.submittedMs,
-          batchSize: batch,
-          prefillMs: prefilledMs - startMs,
-          decodeMs: row.lastTokenMs === undefined ? 0 : row.lastTokenMs - prefilledMs,
-        });
-      }
+      for (const row of rows)
+        row.resolve(this.#outcome(row, row.finish ?? 'cancelled', startMs, prefilledMs, batch));
     } catch (error) {
       for (const row of rows) row.reject(error);
     } finally {
       this.#running = 0;
     }
+  }
+
+  /**
+   * Continuous batching: until no job is left, joins waiting jobs to the running rows (up to `maxBatch`), lets the
+   * rows cancelled meanwhile leave, runs one decode step for every row, and lets the rows that finished leave.
+   */
+  async #runContinuous(batching: RowBatching): Promise<void> {
+    let rows: LiveRow[] = [];
+    let state: DecodeState | undefined;
+    for (;;) {
+      while (rows.length < this.#maxBatch) {
+        const group = this.#takeGroup(this.#maxBatch - rows.length);
+        if (group.length === 0) break;
+        const joined = await this.#prefillGroup(group);
+        if (joined === undefined) continue;
+        try {
+          state = state === undefined ? joined.state : batching.joinRows([state, joined.state]);
+        } catch (error) {
+          joined.state.dispose();
+          for (const row of [...rows, ...joined.rows]) row.reject(error);
+          state?.dispose();
+          state = undefined;
+          rows = [];
+          continue;
+        }
+        rows.push(...joined.rows);
+        this.#running = rows.length;
+      }
+      // Rows cancelled since the last step leave before it.
+      for (const row of rows) {
+        if (row.finish === undefined && (row.job.signal?.aborted === true || this.#cancelAll))
+          row.finish = 'cancelled';
+      }
+      ({ rows, state } = this.#leave(batching, rows, state));
+      this.#running = rows.length;
+      if (state === undefined) {
+        if (this.#waiting.length === 0) break;
+        continue;
+      }
+      const live = rows;
+      try {
+        this.#onBatch?.(live.length);
+        const step = await this.#model.decodeStep(
+          Int32Array.from(live, (row) => row.next),
+          state,
+        );
+        state = step.state;
+        const vocab = step.logits.dims[2];
+        live.forEach((row, r) => {
+          row.batchSize = Math.max(row.batchSize, live.length);
+          row.next = this.#advance(row, step.logits.data, r * vocab, vocab);
+        });
+        // Finished rows leave at once: their places are free for the jobs taken before the next step.
+        ({ rows, state } = this.#leave(batching, live, state));
+        this.#running = rows.length;
+      } catch (error) {
+        state?.dispose();
+        state = undefined;
+        rows = [];
+        for (const row of live) row.reject(error);
+      }
+    }
+    this.#running = 0;
+  }
+
+  /**
+   * Prefills `group` (prompts of one length) and picks each job's first token: returns the rows still generating
+   * and their decode state, or `undefined` when none is (the finished ones are resolved, an engine failure
+   * rejects them all).
+   */
+  async #prefillGroup(
+    group: readonly Waiting[],
+  ): Promise<{ rows: LiveRow[]; state: DecodeState } | undefined> {
+    const startMs = this.#now();
+    const batch = group.length;
+    const seq = group[0]?.job.promptIds.length ?? 0;
+    const ids = new Int32Array(batch * seq);
+    group.forEach((w, r) => {
+      ids.set(w.job.promptIds, r * seq);
+    });
+    let step: Awaited<ReturnType<Model['prefill']>>;
+    try {
+      step = await this.#model.prefill(ids, { batch, seq });
+    } catch (error) {
+      for (const w of group) w.reject(error);
+      return undefined;
+    }
+    const prefilledMs = this.#now();
+    const vocab = step.logits.dims[2];
+    // The last position of each row: all of them came back, or only the last ones.
+    const positions = step.logits.dims[1];
+    const rows: LiveRow[] = group.map((w, r) => {
+      const row: LiveRow = {
+        ...w,
+        rng: new Rng(w.job.seed),
+        tokens: [],
+        firstTokenMs: undefined,
+        lastTokenMs: undefined,
+        finish: undefined,
+        startMs,
+        prefilledMs,
+        next: 0,
+        batchSize: batch,
+      };
+      row.next = this.#advance(row, step.logits.data, (r * positions + positions - 1) * vocab, vocab);
+      return row;
+    });
+    try {
+      const left = this.#leave(this.#rowBatching as RowBatching, rows, step.state);
+      return left.state === undefined ? undefined : { rows: left.rows, state: left.state };
+    } catch (error) {
+      step.state.dispose();
+      for (const row of rows) row.reject(error);
+      return undefined;
+    }
+  }
+
+  /** Resolves the finished rows of `rows` and returns the others with their decode state (`undefined`: none left). */
+  #leave(
+    batching: RowBatching,
+    rows: readonly LiveRow[],
+    state: DecodeState | undefined,
+  ): { rows: LiveRow[]; state: DecodeState | undefined } {
+    const keep: number[] = [];
+    rows.forEach((row, r) => {
+      if (row.finish === undefined) keep.push(r);
+      else row.resolve(this.#outcome(row, row.finish, row.startMs, row.prefilledMs, row.batchSize));
+    });
+    if (keep.length === rows.length || state === undefined) return { rows: [...rows], state };
+    if (keep.length === 0) {
+      state.dispose();
+      return { rows: [], state: undefined };
+    }
+    return { rows: keep.map((r) => rows[r] as LiveRow), state: batching.keepRows(state, keep) };
+  }
+
+  /** The outcome of `row`, ended as `finish`, prefilled from `startMs` to `prefilledMs` in a batch of `batchSize`. */
+  #outcome(
+    row: Row,
+    finish: FinishReason,
+    startMs: number,
+    prefilledMs: number,
+    batchSize: number,
+  ): GenerationOutcome {
+    return {
+      tokens: row.tokens,
+      finishReason: finish,
+      queueMs: startMs - row.submittedMs,
+      ttftMs: row.firstTokenMs === undefined ? undefined : row.firstTokenMs - row.submittedMs,
+      batchSize,
+      prefillMs: prefilledMs - startMs,
+      decodeMs: row.lastTokenMs === undefined ? 0 : row.lastTokenMs - prefilledMs,
+    };
   }
 
   /** Picks `row`'s next token from its logits at `offset` and decides whether the row has finished. */

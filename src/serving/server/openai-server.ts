@@ -16,7 +16,7 @@ import type { Tokenizer } from '../../models/tokenizer.js';
 import { Rng } from '../../rng.js';
 import type { Endpoint } from '../openai-protocol.js';
 import { type ApiFailure, apiFailure, badRequest, isApiFailure, notFound } from './api-failure.js';
-import { BatchScheduler } from './batch-scheduler.js';
+import { BatchScheduler, type BatchSchedulerOptions } from './batch-scheduler.js';
 import { generationTimings, streamGeneration, wholeResponse } from './completion-writer.js';
 import { readGenerationRequest, type ServedModel } from './generation-request.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-metrics.js';
@@ -33,6 +33,12 @@ export interface OpenAiServerOptions {
   readonly name?: string;
   /** Most requests batched into one engine call. @default 8 */
   readonly maxBatch?: number;
+  /**
+   * `continuous` (requests join and leave a running batch, on engines that take rows of different lengths; static
+   * on the others) or `static` (batches of equal-length prompts): see {@link BatchSchedulerOptions.batching}.
+   * @default 'continuous'
+   */
+  readonly batching?: 'continuous' | 'static';
   /** Most requests waiting; more get HTTP 429. @default 64 */
   readonly maxQueue?: number;
   /** The end-of-sequence token id, when the model has one (generation stops there unless `ignore_eos`). */
@@ -100,6 +106,7 @@ export class OpenAiServer {
     this.metrics = createServerMetrics(() => this.scheduler);
     this.scheduler = new BatchScheduler(options.model, {
       maxBatch: options.maxBatch ?? 8,
+      ...(options.batching === undefined ? {} : { batching: options.batching }),
       maxQueue: this.#maxQueue,
       now: this.#now,
       onBatch: (rows) => this.metrics.batchSize.observe(rows),

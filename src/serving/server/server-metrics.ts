@@ -24,7 +24,10 @@ export interface ServerMetrics {
   readonly promptTokens: Counter;
   /** `dantinox_generation_tokens_total`: tokens generated. */
   readonly generationTokens: Counter;
-  /** `dantinox_batch_size`: rows of each batch the engine ran. */
+  /**
+   * `dantinox_batch_size`: rows of each batch the engine ran — of each decode step with continuous batching, of
+   * each batch with static batching.
+   */
   readonly batchSize: Histogram;
   /** `dantinox_queue_time_seconds`: time each generation waited in the queue. */
   readonly queueTime: Histogram;
@@ -54,7 +57,7 @@ export function createServerMetrics(scheduler: () => BatchScheduler): ServerMetr
   );
   const batchSize = registry.histogram(
     'dantinox_batch_size',
-    'Rows of each batch the engine ran.',
+    'Rows of each batch the engine ran: of each decode step (continuous batching) or of each batch (static batching).',
     BATCH_BUCKETS,
   );
   const queueTime = registry.histogram(

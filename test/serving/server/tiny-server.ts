@@ -42,7 +42,7 @@ export interface GatedModel {
   readonly steps: () => number;
 }
 
-/** `model` with a gate on `decodeStep` (open at first). */
+/** `model` with a gate on `decodeStep` (open at first), with the model's rows of different lengths when it has them. */
 export function gated(model: Model): GatedModel {
   let gate: Promise<void> | undefined;
   let release: (() => void) | undefined;
@@ -51,6 +51,7 @@ export function gated(model: Model): GatedModel {
     config: model.config,
     info: model.info,
     ...(model.tokenizer === undefined ? {} : { tokenizer: model.tokenizer }),
+    ...(model.rowBatching === undefined ? {} : { rowBatching: model.rowBatching }),
     forward: (t, s) => model.forward(t, s),
     prefill: (t, s) => model.prefill(t, s),
     async decodeStep(tokens: Int32Array, state: DecodeState): Promise<StepResult> {

@@ -290,7 +290,8 @@ export function installPageRuntime(): void {
       feeds[`past_value.${i}`] = new ort.Tensor('float32', values, pastDims);
     }
     const keysPerRow = call.pastRows + seq;
-    feeds['attention_mask'] = new ort.Tensor('float32', mask, [mask.length / keysPerRow, keysPerRow]);
+    // The built-in graph's mask [maskBatch, group·T, P+T]: one mask broadcast over the batch.
+    feeds['attention_mask'] = new ort.Tensor('float32', mask, [1, mask.length / keysPerRow, keysPerRow]);
     const fetches = ['logits'];
     if (cache !== undefined)
       for (let i = 0; i < s.numBlocks; i++) fetches.push(`present_key.${i}`, `present_value.${i}`);
