@@ -38,6 +38,7 @@ export {
 } from './calibration-step.js';
 export { type CompareRunsOptions, compareRuns, type RunsComparison } from './compare-runs.js';
 export { gitInfo } from './git-info.js';
+export { type LoadMatrix, loadMatrix, loadSettings, sloText } from './load-matrix.js';
 export { DEFAULT_PLUGIN_TIMEOUT_MS, type LoadPluginsOptions, loadPlugins } from './load-plugins.js';
 export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
@@ -92,6 +93,7 @@ export {
   type GoodputSearchInput,
   type LoadRunInput,
   type LoadRunResult,
+  mergedLoadReport,
   type PromptsWorkloadSpec,
   pointCell,
   pointId,
@@ -103,6 +105,7 @@ export {
   type TokenWorkloadSpec,
   type TraceWorkloadSpec,
   type WorkloadSpec,
+  writeMergedLoad,
 } from './run-load.js';
 export { acquireRunLock, RUN_LOCK_FILE, type RunLock } from './run-lock.js';
 export {

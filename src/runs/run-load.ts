@@ -6,10 +6,21 @@
  *
  * @packageDocumentation
  */
+import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BenchmarkConfig } from '../benchmarking/config.js';
-import { collectEnvironment } from '../benchmarking/environment.js';
+import { collectEnvironment, type Environment } from '../benchmarking/environment.js';
 import { type Logger, silentLogger } from '../benchmarking/logger.js';
+import {
+  createMatrixManifest,
+  isMatrixDirectory,
+  MATRIX_MANIFEST,
+  matrixKey,
+  readMatrixManifest,
+  writeMatrixManifest,
+} from '../benchmarking/matrix/matrix-manifest.js';
+import { MatrixReport, readVariantRun, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
+import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { fanOutSinks } from '../benchmarking/result-sink.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
@@ -17,6 +28,7 @@ import {
   type BenchmarkResult,
   type CellRecord,
   type MetaValue,
+  type MetricDescriptor,
   SERVING_PHASE,
 } from '../benchmarking/task.js';
 import { DantinoxError } from '../errors.js';
@@ -46,9 +58,10 @@ import {
 } from '../serving/index.js';
 import { createChartRegistry } from '../visualization/index.js';
 import { gitInfo } from './git-info.js';
+import { loadMatrix, loadSettings, sloText } from './load-matrix.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
 import { acquireRunLock } from './run-lock.js';
-import { writeRunOutputs } from './run-outputs.js';
+import { type RunOutputs, writeRunOutputs } from './run-outputs.js';
 
 /** The task name of a load's row. */
 export const SERVING_TASK = 'serving';
@@ -148,6 +161,18 @@ export interface LoadRunInput {
    * first given value (unbounded when none).
    */
   readonly findMaxGoodput?: GoodputSearchInput;
+  /**
+   * Measure only this shard's sweep points — point k (0-based, in sweep order) when k ≡ index (mod count), as
+   * `bench --shard` deals variants — each into its own folder of `dir` (the shard's folder, e.g.
+   * `<out>/shard-1-of-4`), with a `matrix.json` recording the settings, for `dantinox merge`. Not with
+   * `findMaxGoodput`.
+   */
+  readonly shard?: ShardSpec;
+  /**
+   * With `shard`: continue the shard in `dir` — points completed there are kept, the others (unfinished or never
+   * started) measured again; a folder of a load with other settings is refused. @default false
+   */
+  readonly resume?: boolean;
 }
 
 /** What {@link LoadRunInput.findMaxGoodput} searches. */
@@ -247,13 +272,6 @@ export function pointCell(result: LoadPointResult, slo: Slo): CellRecord {
   };
 }
 
-/** `ttft=500,tpot=50` (ms) for the report's meta. */
-const sloText = (slo: Slo): string =>
-  Object.entries({ ttft: slo.ttftMs, tpot: slo.tpotMs, e2e: slo.e2eMs })
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${v}ms`)
-    .join(',');
-
 /** The task row of a load from its cells: the best output tokens/s and goodput over the points. */
 export function servingResult(
   cells: readonly CellRecord[],
@@ -309,12 +327,138 @@ const TASK_METRICS = [
   { key: 'search_requests', unit: 'requests', description: 'Requests the --find-max-goodput search sent.' },
 ] as const;
 
+/** Everything a load's run folders share: its identity, environment block and metric descriptors. */
+interface LoadRunHeader {
+  readonly runId: string;
+  readonly modelMeta: Readonly<Record<string, MetaValue>>;
+  readonly environment: Environment;
+  readonly descriptors: readonly MetricDescriptor[];
+}
+
+/** A load run folder's results being written: results.jsonl line by line, results.csv and .json at the end. */
+interface LoadResultsWriter {
+  /** Streams a measured cell to results.jsonl. */
+  cell(cell: CellRecord): Promise<void>;
+  /** Writes the row, then results.csv and results.json; returns the report. */
+  end(row: BenchmarkResult, durationMs: number, aborted: boolean): Promise<SuiteReport>;
+}
+
 /**
- * Runs a load sweep against a server and writes its run folder.
+ * Opens a run folder's results (results.jsonl is created now, so an unwritable folder fails before anything is
+ * measured) under a load's header.
+ */
+async function openLoadResults(
+  runDir: RunDirectory,
+  header: LoadRunHeader,
+  logger: Logger,
+): Promise<LoadResultsWriter> {
+  const sinks = fanOutSinks(runDir.sinks(), logger);
+  const t0 = performance.now();
+  await sinks.onStart({ ...header, tasks: [SERVING_TASK] });
+  return {
+    cell: async (cell) => {
+      await sinks.onCell(cell, (performance.now() - t0) / 1000);
+    },
+    end: async (row, durationMs, aborted) => {
+      await sinks.onTask(row);
+      const report = new SuiteReport({
+        results: [{ ...row, durationMs }],
+        ...header,
+        totalTimeS: durationMs / 1000,
+      });
+      await sinks.onEnd(report, { aborted });
+      return report;
+    },
+  };
+}
+
+/**
+ * The report of merged load shards as one load run: one `serving` row of the points' cells in the order given
+ * (sweep order), under the meta, run id, environment and descriptors of the first point's run; its row carries
+ * `interrupted` when a point was cut short (merged with `--allow-partial`).
+ *
+ * @param points - Each sweep point's own run (a shard's point folder), and whether it was cut short.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when there is no point with a `serving` row.
+ */
+export function mergedLoadReport(
+  points: readonly { readonly report: SuiteReport; readonly unfinished: boolean }[],
+): SuiteReport {
+  const first = points[0]?.report;
+  const firstRow = first?.results.find((r) => r.task === SERVING_TASK);
+  if (first === undefined || firstRow === undefined)
+    throw new DantinoxError('INVALID_INPUT', messages.loadMergeNothing());
+  const cells = points.flatMap((p) => p.report.results.find((r) => r.task === SERVING_TASK)?.cells ?? []);
+  const { interrupted: _, ...meta } = firstRow.meta ?? {};
+  const cut = points.filter((p) => p.unfinished).length;
+  const row = servingResult(
+    cells,
+    cut === 0 ? meta : { ...meta, interrupted: messages.loadMergedInterrupted(cut) },
+  );
+  const durationMs = points.reduce((sum, p) => sum + p.report.totalTimeS * 1000, 0);
+  return new SuiteReport({
+    results: [{ ...row, durationMs }],
+    modelMeta: first.modelMeta,
+    totalTimeS: durationMs / 1000,
+    ...(first.environment === undefined ? {} : { environment: first.environment }),
+    ...(first.runId === undefined ? {} : { runId: first.runId }),
+    descriptors: first.descriptors,
+  });
+}
+
+/**
+ * Writes merged load shards as one load run into `dir` (claimed): results.csv/json/jsonl of
+ * {@link mergedLoadReport}, then its charts and report.html, as an unsharded `dantinox load` writes them.
+ */
+export async function writeMergedLoad(
+  report: SuiteReport,
+  dir: string,
+  options: { readonly charts: boolean; readonly logger: Logger },
+): Promise<RunOutputs> {
+  const row = report.results[0];
+  const runDir = new RunDirectory(dir);
+  if (row !== undefined && report.environment !== undefined) {
+    const { durationMs, ...task } = row;
+    const results = await openLoadResults(
+      runDir,
+      {
+        runId: report.runId ?? 'load',
+        modelMeta: report.modelMeta,
+        environment: report.environment,
+        descriptors: report.descriptors,
+      },
+      options.logger,
+    );
+    for (const cell of task.cells ?? []) await results.cell(cell);
+    await results.end(task, durationMs ?? report.totalTimeS * 1000, false);
+  } else for (const path of [runDir.csvPath, runDir.jsonPath]) report.save(path);
+  return writeRunOutputs(report, runDir, {
+    charts: options.charts,
+    command: 'load',
+    logger: options.logger,
+    registry: createChartRegistry(),
+  });
+}
+
+/**
+ * Refuses to write a shard into `dir` when it holds a run (unless `force`); with `resume`, accepts a folder of
+ * the same load's shard (same settings and sweep) and refuses any other run.
+ */
+function claimShardFolder(input: LoadRunInput, dir: string, cwd: string, key: string): void {
+  if (input.resume !== true) claimRunDir(input.dir, cwd, input.force === true);
+  else if (!isMatrixDirectory(dir)) claimRunDir(input.dir, cwd, false);
+  else if (readMatrixManifest(dir).key !== key)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeMismatch(input.dir));
+}
+
+/**
+ * Runs a load sweep against a server and writes its run folder. With `shard`, measures only that shard's sweep
+ * points, each into its own folder of `dir` (the shard's folder), with a `matrix.json` recording the load's
+ * settings and the combined results of its points at the top, for `dantinox merge`.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a bad URL, no end (`requests` / `durationMs`), a folder
- *   holding a run (without `force`) or locked; `IO` when the folder cannot be written; `INVALID_INPUT` for a bad
- *   prompts or trace file.
+ *   holding a run (without `force`) or locked, `shard` with `findMaxGoodput`, `resume` without `shard` or into a
+ *   folder of another load; `IO` when the folder cannot be written; `INVALID_INPUT` for a bad prompts or trace
+ *   file.
  */
 export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   const cwd = input.cwd ?? process.cwd();
@@ -323,6 +467,10 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   if (input.findMaxGoodput !== undefined && (input.slo === undefined || Object.keys(input.slo).length === 0))
     throw new DantinoxError('INVALID_OPTION', messages.loadSearchNeedsSlo());
+  if (input.shard !== undefined && input.findMaxGoodput !== undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.loadShardedSearch(input.shard.source));
+  if (input.resume === true && input.shard === undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
   const tokenizer = servingTokenizer(
@@ -350,41 +498,55 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
     ...(input.clock === undefined ? {} : { now: input.clock.now }),
   });
+  const matrix =
+    input.shard === undefined
+      ? undefined
+      : loadMatrix(points, loadSettings(input, client.url), pointId, SERVING_TASK);
   const dir = prepareOutputDir(input.dir, cwd);
   const lock = acquireRunLock(dir, input.dir);
   try {
-    claimRunDir(input.dir, cwd, input.force === true);
-    const runDir = new RunDirectory(dir);
-    const sinks = fanOutSinks(runDir.sinks(), logger);
+    if (matrix === undefined) claimRunDir(input.dir, cwd, input.force === true);
+    else claimShardFolder(input, dir, cwd, matrixKey(matrix.definition));
     const startedAt = new Date();
-    const runId = `load-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
-    const modelMeta = { model: input.model ?? 'served-model', engine: `openai-http (${endpoint})` };
-    const environment = {
-      ...collectEnvironment({
-        config: BenchmarkConfig.parse({ seed }),
-        startedAt,
-        ...(input.commandLine === undefined ? {} : { commandLine: input.commandLine }),
-        git: gitInfo(cwd),
-      }),
-      engine: `OpenAI-compatible server at ${client.url.origin}`,
-      threads: null,
+    const header: LoadRunHeader = {
+      runId: `load-${startedAt.toISOString().replace(/[:.]/g, '-')}`,
+      modelMeta: { model: input.model ?? 'served-model', engine: `openai-http (${endpoint})` },
+      environment: {
+        ...collectEnvironment({
+          config: BenchmarkConfig.parse({ seed }),
+          startedAt,
+          ...(input.commandLine === undefined ? {} : { commandLine: input.commandLine }),
+          git: gitInfo(cwd),
+        }),
+        engine: `OpenAI-compatible server at ${client.url.origin}`,
+        threads: null,
+      },
+      descriptors: [...SERVING_METRICS, ...TASK_METRICS],
     };
-    const descriptors = [...SERVING_METRICS, ...TASK_METRICS];
-    await sinks.onStart({ runId, tasks: [SERVING_TASK], modelMeta, environment, descriptors });
     const slo = input.slo ?? {};
-    const cells: CellRecord[] = [];
-    const t0 = performance.now();
+    const meta: Record<string, MetaValue> = {
+      base_url: client.url.origin + client.url.pathname,
+      endpoint,
+      workload: workload.name,
+      stream: input.stream ?? true,
+      slo: sloText(slo),
+    };
+    const stopped = (): boolean => input.signal?.aborted === true;
     let firstItem = 0;
+    // Point k of the sweep plans its arrivals from the k-th generator split off the seed's, in a shard as in the
+    // whole sweep; the probes of a search each take the next one.
+    const pointRngs = input.findMaxGoodput === undefined ? arrivalRng.split(points.length) : [];
     const measure = async (
       point: LoadPoint,
+      rng: Rng,
       search?: { maxLagMs?: number; stopWhen: StopRule },
-    ): Promise<LoadPointResult> => {
+    ): Promise<{ result: LoadPointResult; cell: CellRecord }> => {
       const result = await runLoadPoint({
         client,
         point,
         workload,
         tokenizer,
-        rng: arrivalRng.split(1)[0] as Rng,
+        rng,
         model: input.model,
         stream: input.stream ?? true,
         exactLengths: input.exactLengths ?? true,
@@ -402,10 +564,74 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       });
       firstItem += result.records.length;
       const cell = pointCell(result, slo);
-      cells.push(cell);
       input.onPoint?.(cell);
-      await sinks.onCell(cell, (performance.now() - t0) / 1000);
-      return result;
+      return { result, cell };
+    };
+    if (matrix !== undefined && input.shard !== undefined) {
+      const assigned = shardVariants(matrix.variants, input.shard);
+      writeMatrixManifest(
+        dir,
+        createMatrixManifest(matrix.definition, matrix.variants, input.shard, assigned),
+      );
+      const cells: CellRecord[] = [];
+      let aborted = false;
+      let durationMs = 0;
+      for (const variant of assigned) {
+        const folder = variantDir(dir, variant.id);
+        if (input.resume === true && runState(folder) === 'completed') {
+          const earlier = readVariantRun(dir, variant.id)?.report;
+          cells.push(...(earlier?.results[0]?.cells ?? []));
+          durationMs += (earlier?.totalTimeS ?? 0) * 1000;
+          continue;
+        }
+        if (stopped()) {
+          aborted = true;
+          break;
+        }
+        rmSync(folder, { recursive: true, force: true }); // an unfinished earlier attempt (--resume)
+        const t0 = performance.now();
+        const results = await openLoadResults(new RunDirectory(folder), header, logger);
+        const { cell } = await measure(points[variant.index] as LoadPoint, pointRngs[variant.index] as Rng);
+        await results.cell(cell);
+        // Read again after the await (the signal may have fired while the point ran).
+        const cut = stopped();
+        const row = servingResult(
+          [cell],
+          cut ? { ...meta, interrupted: messages.loadPointInterrupted() } : meta,
+        );
+        const elapsedMs = performance.now() - t0;
+        await results.end(row, elapsedMs, cut);
+        cells.push(cell);
+        durationMs += elapsedMs;
+        if (cut) {
+          aborted = true;
+          break;
+        }
+      }
+      const saved = MatrixReport.fromDirectory(dir, assigned).save(dir);
+      const row = servingResult(cells, meta);
+      return {
+        status: aborted ? 'aborted' : cells.length > 0 && row.status === 'failed' ? 'failed' : 'completed',
+        report: new SuiteReport({
+          results: [{ ...row, durationMs }],
+          ...header,
+          totalTimeS: durationMs / 1000,
+        }),
+        dir,
+        files: [
+          ...saved,
+          MATRIX_MANIFEST,
+          ...assigned.filter((v) => existsSync(variantDir(dir, v.id))).map((v) => `${v.id}/`),
+        ],
+      };
+    }
+    const t0 = performance.now();
+    const runDir = new RunDirectory(dir);
+    const results = await openLoadResults(runDir, header, logger);
+    const cells: CellRecord[] = [];
+    const measured = async (cell: CellRecord): Promise<void> => {
+      cells.push(cell);
+      await results.cell(cell);
     };
     let search: GoodputSearchResult | undefined;
     if (input.findMaxGoodput !== undefined) {
@@ -414,6 +640,14 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       const maxLagMs = input.findMaxGoodput.maxLagMs ?? Math.max(1000, slo.ttftMs ?? 0);
       const fixedRate = input.rate?.[0] ?? Number.POSITIVE_INFINITY;
       const fixedConcurrency = input.concurrency?.[0] ?? Number.POSITIVE_INFINITY;
+      const probe = async (
+        point: LoadPoint,
+        options: { maxLagMs?: number; stopWhen: StopRule },
+      ): Promise<LoadPointResult> => {
+        const { result, cell } = await measure(point, arrivalRng.split(1)[0] as Rng, options);
+        await measured(cell);
+        return result;
+      };
       search = await findMaxGoodput({
         axis,
         slo,
@@ -421,23 +655,16 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         max,
         probe: (v, stopWhen) =>
           axis === 'concurrency'
-            ? measure({ concurrency: v, rate: fixedRate }, { stopWhen })
-            : measure({ concurrency: fixedConcurrency, rate: v }, { maxLagMs, stopWhen }),
+            ? probe({ concurrency: v, rate: fixedRate }, { stopWhen })
+            : probe({ concurrency: fixedConcurrency, rate: v }, { maxLagMs, stopWhen }),
       });
     } else {
-      for (const point of points) {
+      for (const [k, point] of points.entries()) {
         if (input.signal?.aborted === true) break;
-        await measure(point);
+        await measured((await measure(point, pointRngs[k] as Rng)).cell);
       }
     }
     const aborted = input.signal?.aborted === true;
-    const meta: Record<string, MetaValue> = {
-      base_url: client.url.origin + client.url.pathname,
-      endpoint,
-      workload: workload.name,
-      stream: input.stream ?? true,
-      slo: sloText(slo),
-    };
     if (search !== undefined) {
       meta['search'] = input.findMaxGoodput?.axis ?? 'concurrency';
       meta['search_target'] = input.findMaxGoodput?.target ?? 0.9;
@@ -456,16 +683,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
               search_requests: search.requests,
             },
           };
-    await sinks.onTask(result);
-    const report = new SuiteReport({
-      results: [{ ...result, durationMs: performance.now() - t0 }],
-      modelMeta,
-      totalTimeS: (performance.now() - t0) / 1000,
-      environment,
-      runId,
-      descriptors,
-    });
-    await sinks.onEnd(report, { aborted });
+    const report = await results.end(result, performance.now() - t0, aborted);
     const written = await writeRunOutputs(report, runDir, {
       charts: input.charts ?? true,
       command: 'load',
