@@ -1046,6 +1046,15 @@ export const messages = {
   /** Shards of two different loads given to one merge. */
   loadShardsDiffer: (a: string, b: string, flag: string, there: string, here: string): string =>
     `"${a}" and "${b}" are shards of different loads (${flag === 'base-url' ? 'the base URL' : flag} is ${there} in the first, ${here} in the second): merge only the shard folders of one "dantinox load" command, the same URL and flags but --shard.`,
+  /** An `https` server whose certificate the load client does not trust. */
+  loadCertificateRejected: (origin: string, reason: string, caGiven: boolean): string =>
+    `The server at ${origin} presented a certificate this client does not trust (${clip(reason)}): ${caGiven ? 'the --ca-file given did not sign it; pass the CA that did' : 'pass the CA that signed it (or its self-signed certificate) as a PEM file with --ca-file <ca.pem>'}, or check the host name of the URL.`,
+  /** A `--ca-file` that cannot be read. */
+  loadCaFileUnreadable: (path: string, cause: unknown): string =>
+    `--ca-file "${path}" cannot be read: ${readHint(cause)}. Pass the PEM file of the CA that signed the server's certificate (or of its self-signed certificate).`,
+  /** A `--ca-file` with no PEM certificate. */
+  loadCaFileNotPem: (path: string): string =>
+    `--ca-file "${path}" holds no PEM certificate (no "-----BEGIN CERTIFICATE-----" block): pass the CA certificate in PEM form, e.g. convert a DER file with openssl x509 -inform der -in ca.der -out ca.pem.`,
   /** An API key environment variable that is not set. */
   loadApiKeyMissing: (name: string): string =>
     `--api-key-env ${name}: the environment variable ${name} is not set. Export it, or pass --api-key-env with the variable that holds the key (a server without authentication needs none).`,

@@ -47,6 +47,7 @@ import {
   type LoadPointResult,
   type LoadWindow,
   OpenAiClient,
+  readCaFile,
   runLoadPoint,
   SERVING_METRICS,
   type Slo,
@@ -113,6 +114,11 @@ export interface LoadRunInput {
   readonly model?: string;
   /** API key sent as a bearer token; never written anywhere. */
   readonly apiKey?: string;
+  /**
+   * A PEM file (relative to `cwd`) of the private CA, or the self-signed certificate, that an `https` server's
+   * certificate is signed by: trusted besides Node's bundled root CAs. Not a setting of the load (shards may differ).
+   */
+  readonly caFile?: string;
   /** Stream responses. @default true */
   readonly stream?: boolean;
   /** Per-request time limit in ms. @default 600000 */
@@ -457,7 +463,7 @@ function claimShardFolder(input: LoadRunInput, dir: string, cwd: string, key: st
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a bad URL, no end (`requests` / `durationMs`), a folder
  *   holding a run (without `force`) or locked, `shard` with `findMaxGoodput`, `resume` without `shard` or into a
- *   folder of another load; `IO` when the folder cannot be written; `INVALID_INPUT` for a bad prompts or trace
+ *   folder of another load, an unreadable `caFile`, an `https` server whose certificate is not trusted; `IO` when the folder cannot be written; `INVALID_INPUT` for a bad prompts or trace
  *   file.
  */
 export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
@@ -497,7 +503,15 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     maxSockets,
     ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
     ...(input.clock === undefined ? {} : { now: input.clock.now }),
+    ...(input.caFile === undefined ? {} : { ca: readCaFile(resolve(cwd, input.caFile)) }),
   });
+  try {
+    // An untrusted certificate stops the load here, in one line, before any folder is written.
+    await client.checkCertificate();
+  } catch (error) {
+    client.close();
+    throw error;
+  }
   const matrix =
     input.shard === undefined
       ? undefined

@@ -31,6 +31,7 @@ interface LoadCliOptions {
   readonly endpoint: Endpoint;
   readonly model?: string;
   readonly apiKeyEnv: string;
+  readonly caFile?: string;
   readonly stream: boolean;
   readonly timeout: number;
   readonly concurrency?: number[];
@@ -65,6 +66,7 @@ Examples:
   $ dantinox load http://127.0.0.1:8080/v1 --concurrency 1,4,16 --requests 200
   $ dantinox load http://127.0.0.1:8000 --model my-model --rate 1,2,4,inf --duration 60s --warmup 10s --slo ttft=500ms,tpot=50ms
   $ dantinox load https://gateway.example/v1 --endpoint chat --api-key-env GATEWAY_KEY --concurrency 8 --rate 4 --burstiness 0.5 --requests 400
+  $ dantinox load https://10.0.0.5:8443/v1 --ca-file internal-ca.pem --concurrency 4 --requests 100
   $ dantinox load http://127.0.0.1:8080/v1 --trace azure-conv.csv --concurrency 32 --out results/trace
   $ dantinox load http://127.0.0.1:8080/v1 --find-max-goodput --slo ttft=500ms,tpot=50ms --requests 100
   $ dantinox load http://10.0.0.5:8080/v1 --concurrency 1,2,4,8 --requests 200 --out /shared/load --shard 1/4
@@ -172,6 +174,10 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
       '--api-key-env <name>',
       'environment variable holding the API key (sent as a bearer token, never written)',
       'OPENAI_API_KEY',
+    )
+    .option(
+      '--ca-file <path>',
+      "PEM certificate of the private CA (or the self-signed certificate) of an https server, trusted besides Node's bundled CAs",
     )
     .option('--no-stream', 'ask for whole responses instead of a stream (no TTFT or ITL then)')
     .addOption(
@@ -327,6 +333,7 @@ async function runLoadCommand(
       endpoint: options.endpoint,
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(apiKey === undefined ? {} : { apiKey }),
+      ...(options.caFile === undefined ? {} : { caFile: options.caFile }),
       stream: options.stream,
       timeoutMs: options.timeout,
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
