@@ -42,6 +42,7 @@ export { type LoadMatrix, loadMatrix, loadSettings, sloText } from './load-matri
 export { DEFAULT_PLUGIN_TIMEOUT_MS, type LoadPluginsOptions, loadPlugins } from './load-plugins.js';
 export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
+export { mergedLoadReport, writeMergedLoad } from './merge-load.js';
 export {
   type OpenedModel,
   openModel,
@@ -93,7 +94,6 @@ export {
   type GoodputSearchInput,
   type LoadRunInput,
   type LoadRunResult,
-  mergedLoadReport,
   type PromptsWorkloadSpec,
   pointCell,
   pointId,
@@ -105,7 +105,6 @@ export {
   type TokenWorkloadSpec,
   type TraceWorkloadSpec,
   type WorkloadSpec,
-  writeMergedLoad,
 } from './run-load.js';
 export { acquireRunLock, RUN_LOCK_FILE, type RunLock } from './run-lock.js';
 export {

@@ -9,7 +9,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BenchmarkConfig } from '../benchmarking/config.js';
-import { collectEnvironment, type Environment } from '../benchmarking/environment.js';
+import { collectEnvironment } from '../benchmarking/environment.js';
 import { type Logger, silentLogger } from '../benchmarking/logger.js';
 import {
   createMatrixManifest,
@@ -22,13 +22,11 @@ import {
 import { MatrixReport, readVariantRun, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
-import { fanOutSinks } from '../benchmarking/result-sink.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import {
   type BenchmarkResult,
   type CellRecord,
   type MetaValue,
-  type MetricDescriptor,
   SERVING_PHASE,
 } from '../benchmarking/task.js';
 import { DantinoxError } from '../errors.js';
@@ -59,10 +57,11 @@ import {
 } from '../serving/index.js';
 import { createChartRegistry } from '../visualization/index.js';
 import { gitInfo } from './git-info.js';
-import { loadMatrix, loadSettings, sloText } from './load-matrix.js';
+import { type LoadMatrix, loadMatrix, loadSettings, sloText } from './load-matrix.js';
+import { type LoadRunHeader, openLoadResults } from './load-results.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
 import { acquireRunLock } from './run-lock.js';
-import { type RunOutputs, writeRunOutputs } from './run-outputs.js';
+import { writeRunOutputs } from './run-outputs.js';
 
 /** The task name of a load's row. */
 export const SERVING_TASK = 'serving';
@@ -333,118 +332,6 @@ const TASK_METRICS = [
   { key: 'search_requests', unit: 'requests', description: 'Requests the --find-max-goodput search sent.' },
 ] as const;
 
-/** Everything a load's run folders share: its identity, environment block and metric descriptors. */
-interface LoadRunHeader {
-  readonly runId: string;
-  readonly modelMeta: Readonly<Record<string, MetaValue>>;
-  readonly environment: Environment;
-  readonly descriptors: readonly MetricDescriptor[];
-}
-
-/** A load run folder's results being written: results.jsonl line by line, results.csv and .json at the end. */
-interface LoadResultsWriter {
-  /** Streams a measured cell to results.jsonl. */
-  cell(cell: CellRecord): Promise<void>;
-  /** Writes the row, then results.csv and results.json; returns the report. */
-  end(row: BenchmarkResult, durationMs: number, aborted: boolean): Promise<SuiteReport>;
-}
-
-/**
- * Opens a run folder's results (results.jsonl is created now, so an unwritable folder fails before anything is
- * measured) under a load's header.
- */
-async function openLoadResults(
-  runDir: RunDirectory,
-  header: LoadRunHeader,
-  logger: Logger,
-): Promise<LoadResultsWriter> {
-  const sinks = fanOutSinks(runDir.sinks(), logger);
-  const t0 = performance.now();
-  await sinks.onStart({ ...header, tasks: [SERVING_TASK] });
-  return {
-    cell: async (cell) => {
-      await sinks.onCell(cell, (performance.now() - t0) / 1000);
-    },
-    end: async (row, durationMs, aborted) => {
-      await sinks.onTask(row);
-      const report = new SuiteReport({
-        results: [{ ...row, durationMs }],
-        ...header,
-        totalTimeS: durationMs / 1000,
-      });
-      await sinks.onEnd(report, { aborted });
-      return report;
-    },
-  };
-}
-
-/**
- * The report of merged load shards as one load run: one `serving` row of the points' cells in the order given
- * (sweep order), under the meta, run id, environment and descriptors of the first point's run; its row carries
- * `interrupted` when a point was cut short (merged with `--allow-partial`).
- *
- * @param points - Each sweep point's own run (a shard's point folder), and whether it was cut short.
- * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when there is no point with a `serving` row.
- */
-export function mergedLoadReport(
-  points: readonly { readonly report: SuiteReport; readonly unfinished: boolean }[],
-): SuiteReport {
-  const first = points[0]?.report;
-  const firstRow = first?.results.find((r) => r.task === SERVING_TASK);
-  if (first === undefined || firstRow === undefined)
-    throw new DantinoxError('INVALID_INPUT', messages.loadMergeNothing());
-  const cells = points.flatMap((p) => p.report.results.find((r) => r.task === SERVING_TASK)?.cells ?? []);
-  const { interrupted: _, ...meta } = firstRow.meta ?? {};
-  const cut = points.filter((p) => p.unfinished).length;
-  const row = servingResult(
-    cells,
-    cut === 0 ? meta : { ...meta, interrupted: messages.loadMergedInterrupted(cut) },
-  );
-  const durationMs = points.reduce((sum, p) => sum + p.report.totalTimeS * 1000, 0);
-  return new SuiteReport({
-    results: [{ ...row, durationMs }],
-    modelMeta: first.modelMeta,
-    totalTimeS: durationMs / 1000,
-    ...(first.environment === undefined ? {} : { environment: first.environment }),
-    ...(first.runId === undefined ? {} : { runId: first.runId }),
-    descriptors: first.descriptors,
-  });
-}
-
-/**
- * Writes merged load shards as one load run into `dir` (claimed): results.csv/json/jsonl of
- * {@link mergedLoadReport}, then its charts and report.html, as an unsharded `dantinox load` writes them.
- */
-export async function writeMergedLoad(
-  report: SuiteReport,
-  dir: string,
-  options: { readonly charts: boolean; readonly logger: Logger },
-): Promise<RunOutputs> {
-  const row = report.results[0];
-  const runDir = new RunDirectory(dir);
-  if (row !== undefined && report.environment !== undefined) {
-    const { durationMs, ...task } = row;
-    const results = await openLoadResults(
-      runDir,
-      {
-        runId: report.runId ?? 'load',
-        modelMeta: report.modelMeta,
-        environment: report.environment,
-        descriptors: report.descriptors,
-      },
-      options.logger,
-    );
-    for (const cell of task.cells ?? []) await results.cell(cell);
-    await results.end(task, durationMs ?? report.totalTimeS * 1000, false);
-  } else for (const path of [runDir.csvPath, runDir.jsonPath]) report.save(path);
-  return writeRunOutputs(report, runDir, {
-    charts: options.charts,
-    command: 'load',
-    logger: options.logger,
-    registry: createChartRegistry(),
-  });
-}
-
 /**
  * Refuses to write a shard into `dir` when it holds a run (unless `force`); with `resume`, accepts a folder of
  * the same load's shard (same settings and sweep) and refuses any other run.
@@ -456,6 +343,78 @@ function claimShardFolder(input: LoadRunInput, dir: string, cwd: string, key: st
     throw new DantinoxError('INVALID_OPTION', messages.resumeMismatch(input.dir));
 }
 
+/** What {@link measureShard} writes, and where. */
+interface ShardRun {
+  readonly input: LoadRunInput;
+  readonly shard: ShardSpec;
+  readonly matrix: LoadMatrix;
+  /** The shard's folder (absolute, claimed). */
+  readonly dir: string;
+  readonly header: LoadRunHeader;
+  /** The meta of every point's row. */
+  readonly meta: Readonly<Record<string, MetaValue>>;
+  readonly logger: Logger;
+}
+
+/**
+ * Measures the shard's sweep points (`measurePoint(k)` measures point k of the sweep), each into its own folder of
+ * the shard's, after `matrix.json`; with `resume`, keeps the points completed there. A point the signal cut short
+ * gets `interrupted` in its row (unfinished: `merge` refuses it without `--allow-partial`) and ends the shard.
+ */
+async function measureShard(
+  run: ShardRun,
+  measurePoint: (k: number) => Promise<CellRecord>,
+): Promise<LoadRunResult> {
+  const { input, matrix, dir, header, meta } = run;
+  const stopped = (): boolean => input.signal?.aborted === true;
+  const assigned = shardVariants(matrix.variants, run.shard);
+  writeMatrixManifest(dir, createMatrixManifest(matrix.definition, matrix.variants, run.shard, assigned));
+  const cells: CellRecord[] = [];
+  let aborted = false;
+  let durationMs = 0;
+  for (const variant of assigned) {
+    const folder = variantDir(dir, variant.id);
+    if (input.resume === true && runState(folder) === 'completed') {
+      const earlier = readVariantRun(dir, variant.id)?.report;
+      cells.push(...(earlier?.results[0]?.cells ?? []));
+      durationMs += (earlier?.totalTimeS ?? 0) * 1000;
+      continue;
+    }
+    if (stopped()) {
+      aborted = true;
+      break;
+    }
+    rmSync(folder, { recursive: true, force: true }); // an unfinished earlier attempt (--resume)
+    const t0 = performance.now();
+    const results = await openLoadResults(new RunDirectory(folder), header, SERVING_TASK, run.logger);
+    const cell = await measurePoint(variant.index);
+    await results.cell(cell);
+    // Read again after the await: the signal may have fired while the point ran.
+    const cut = stopped();
+    const row = servingResult([cell], cut ? { ...meta, interrupted: messages.loadPointInterrupted() } : meta);
+    const elapsedMs = performance.now() - t0;
+    await results.end(row, elapsedMs, cut);
+    cells.push(cell);
+    durationMs += elapsedMs;
+    if (cut) {
+      aborted = true;
+      break;
+    }
+  }
+  const saved = MatrixReport.fromDirectory(dir, assigned).save(dir);
+  const row = servingResult(cells, meta);
+  return {
+    status: aborted ? 'aborted' : cells.length > 0 && row.status === 'failed' ? 'failed' : 'completed',
+    report: new SuiteReport({ results: [{ ...row, durationMs }], ...header, totalTimeS: durationMs / 1000 }),
+    dir,
+    files: [
+      ...saved,
+      MATRIX_MANIFEST,
+      ...assigned.filter((v) => existsSync(variantDir(dir, v.id))).map((v) => `${v.id}/`),
+    ],
+  };
+}
+
 /**
  * Runs a load sweep against a server and writes its run folder. With `shard`, measures only that shard's sweep
  * points, each into its own folder of `dir` (the shard's folder), with a `matrix.json` recording the load's
@@ -463,8 +422,8 @@ function claimShardFolder(input: LoadRunInput, dir: string, cwd: string, key: st
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a bad URL, no end (`requests` / `durationMs`), a folder
  *   holding a run (without `force`) or locked, `shard` with `findMaxGoodput`, `resume` without `shard` or into a
- *   folder of another load, an unreadable `caFile`, an `https` server whose certificate is not trusted; `IO` when the folder cannot be written; `INVALID_INPUT` for a bad prompts or trace
- *   file.
+ *   folder of another load, an unreadable `caFile`, an `https` server whose certificate is not trusted; `IO` when
+ *   the folder cannot be written; `INVALID_INPUT` for a bad prompts or trace file.
  */
 export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   const cwd = input.cwd ?? process.cwd();
@@ -545,7 +504,6 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       stream: input.stream ?? true,
       slo: sloText(slo),
     };
-    const stopped = (): boolean => input.signal?.aborted === true;
     let firstItem = 0;
     // Point k of the sweep plans its arrivals from the k-th generator split off the seed's, in a shard as in the
     // whole sweep; the probes of a search each take the next one.
@@ -581,67 +539,14 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       input.onPoint?.(cell);
       return { result, cell };
     };
-    if (matrix !== undefined && input.shard !== undefined) {
-      const assigned = shardVariants(matrix.variants, input.shard);
-      writeMatrixManifest(
-        dir,
-        createMatrixManifest(matrix.definition, matrix.variants, input.shard, assigned),
+    if (matrix !== undefined && input.shard !== undefined)
+      return await measureShard(
+        { input, shard: input.shard, matrix, dir, header, meta, logger },
+        async (k) => (await measure(points[k] as LoadPoint, pointRngs[k] as Rng)).cell,
       );
-      const cells: CellRecord[] = [];
-      let aborted = false;
-      let durationMs = 0;
-      for (const variant of assigned) {
-        const folder = variantDir(dir, variant.id);
-        if (input.resume === true && runState(folder) === 'completed') {
-          const earlier = readVariantRun(dir, variant.id)?.report;
-          cells.push(...(earlier?.results[0]?.cells ?? []));
-          durationMs += (earlier?.totalTimeS ?? 0) * 1000;
-          continue;
-        }
-        if (stopped()) {
-          aborted = true;
-          break;
-        }
-        rmSync(folder, { recursive: true, force: true }); // an unfinished earlier attempt (--resume)
-        const t0 = performance.now();
-        const results = await openLoadResults(new RunDirectory(folder), header, logger);
-        const { cell } = await measure(points[variant.index] as LoadPoint, pointRngs[variant.index] as Rng);
-        await results.cell(cell);
-        // Read again after the await (the signal may have fired while the point ran).
-        const cut = stopped();
-        const row = servingResult(
-          [cell],
-          cut ? { ...meta, interrupted: messages.loadPointInterrupted() } : meta,
-        );
-        const elapsedMs = performance.now() - t0;
-        await results.end(row, elapsedMs, cut);
-        cells.push(cell);
-        durationMs += elapsedMs;
-        if (cut) {
-          aborted = true;
-          break;
-        }
-      }
-      const saved = MatrixReport.fromDirectory(dir, assigned).save(dir);
-      const row = servingResult(cells, meta);
-      return {
-        status: aborted ? 'aborted' : cells.length > 0 && row.status === 'failed' ? 'failed' : 'completed',
-        report: new SuiteReport({
-          results: [{ ...row, durationMs }],
-          ...header,
-          totalTimeS: durationMs / 1000,
-        }),
-        dir,
-        files: [
-          ...saved,
-          MATRIX_MANIFEST,
-          ...assigned.filter((v) => existsSync(variantDir(dir, v.id))).map((v) => `${v.id}/`),
-        ],
-      };
-    }
     const t0 = performance.now();
     const runDir = new RunDirectory(dir);
-    const results = await openLoadResults(runDir, header, logger);
+    const results = await openLoadResults(runDir, header, SERVING_TASK, logger);
     const cells: CellRecord[] = [];
     const measured = async (cell: CellRecord): Promise<void> => {
       cells.push(cell);

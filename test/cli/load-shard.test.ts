@@ -44,7 +44,6 @@ const sweep = (...extra: string[]): string[] => [
   '4',
   '--model',
   'mock',
-  '--quiet',
   ...extra,
 ];
 
@@ -61,6 +60,9 @@ describe('dantinox load --shard and merge', () => {
     const first = await cli(sweep('--out', 'sharded', '--shard', '0/2', '--no-charts'));
     const second = await cli(sweep('--out', 'sharded', '--shard', '1/2', '--no-charts'));
     expect([first.code, second.code]).toEqual([ExitCode.ok, ExitCode.ok]);
+    expect(first.err.split('\n')[0]).toBe('Shard 0/2 (from --shard): 2 of 4 sweep point(s).');
+    expect(first.err).toContain('concurrency=3,rate=inf');
+    expect(first.err).not.toContain('concurrency=2,rate=inf');
     // Round-robin, as bench deals variants: shard 0 has points 0 and 2, shard 1 points 1 and 3.
     expect(first.out).toContain('sharded/shard-0-of-2/concurrency=1,rate=inf/');
     expect(first.out).toContain('sharded/shard-0-of-2/concurrency=3,rate=inf/');

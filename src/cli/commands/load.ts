@@ -7,12 +7,12 @@
  */
 import { join, relative } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
+import { resolveShard, shardFolderName, shardVariants } from '../../benchmarking/matrix/shard.js';
 import type { CellRecord } from '../../benchmarking/task.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { formatSignificant } from '../../number-format.js';
-import { runLoad, timestampName, type WorkloadSpec } from '../../runs/index.js';
+import { runLoad, sweepPoints, timestampName, type WorkloadSpec } from '../../runs/index.js';
 import {
   ENDPOINTS,
   type Endpoint,
@@ -322,6 +322,12 @@ async function runLoadCommand(
     throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
   const outArg = options.out ?? join('results', timestampName(io.now()));
   const out = shard === undefined ? outArg : join(outArg, shardFolderName(shard));
+  if (shard !== undefined && options.quiet !== true) {
+    const points = sweepPoints(options.concurrency, options.rate).map((_, index) => ({ index }));
+    io.stderr.write(
+      `Shard ${shard.index}/${shard.count} (from ${shard.source}): ${shardVariants(points, shard).length} of ${points.length} sweep point(s).\n`,
+    );
+  }
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: false });
   try {
     const result = await runLoad({
