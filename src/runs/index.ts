@@ -38,7 +38,6 @@ export {
 } from './calibration-step.js';
 export { type CompareRunsOptions, compareRuns, type RunsComparison } from './compare-runs.js';
 export { gitInfo } from './git-info.js';
-export { type LoadMatrix, loadMatrix, loadSettings, sloText } from './load-matrix.js';
 export { DEFAULT_PLUGIN_TIMEOUT_MS, type LoadPluginsOptions, loadPlugins } from './load-plugins.js';
 export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';

@@ -194,11 +194,17 @@ export interface GoodputSearchInput {
 
 /** What {@link runLoad} did. */
 export interface LoadRunResult {
-  /** `completed` when every point had a successful request, `failed` when none had, `aborted` when stopped. */
+  /**
+   * `completed` when a point had a successful request (or a shard had no point), `failed` when none had, `aborted`
+   * when stopped.
+   */
   readonly status: 'completed' | 'failed' | 'aborted';
-  /** The run's report (what results.json holds). */
+  /**
+   * The run's report (what results.json holds); for a shard, the report of its points (completed ones of an
+   * earlier run kept by `resume` included), each point's also in its own folder.
+   */
   readonly report: SuiteReport;
-  /** The run folder (absolute). */
+  /** The run folder (absolute): the shard's folder for a shard. */
   readonly dir: string;
   /** Files written, relative to the folder. */
   readonly files: readonly string[];
