@@ -97,6 +97,10 @@ describe('dantinox load --shard and merge', () => {
     const compare = await cli(['compare', 'whole', 'merged', '--noise-floor', '500%']);
     expect([ExitCode.ok, ExitCode.taskFailed]).toContain(compare.code);
     expect(compare.out).toContain('concurrency=4,rate=inf');
+    const report = await cli(['report', 'merged', '--out', 'merged-report.html']);
+    expect(report.code).toBe(ExitCode.ok);
+    const html = readFileSync(join(cwd, 'merged-report.html'), 'utf8');
+    for (const point of POINTS) expect(html).toContain(point);
     const history = await cli(['history', 'add', 'merged', '--history', 'h.duckdb']);
     expect(history.err).toBe('');
     expect(history.code).toBe(ExitCode.ok);
