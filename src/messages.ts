@@ -812,13 +812,13 @@ export const messages = {
   duplicateShard: (id: string, dirs: readonly string[]): string =>
     `Variant "${id}" is in more than one folder (${list(dirs)}): each shard must be merged once. Leave the duplicate folder out.`,
   /** A variant whose folder has no finished results. */
-  variantNotFinished: (id: string, dir: string, state: string): string =>
+  variantNotFinished: (id: string, dir: string, state: string, noun = 'variant'): string =>
     state === 'missing'
-      ? `variant ${id}: no results in ${dir} (the shard never ran it)`
-      : `variant ${id}: unfinished in ${dir}/${id} (cut short by Ctrl-C, SIGTERM or the end of its process: its rows rest on part of the cells; rerun that shard with --resume)`,
+      ? `${noun} ${id}: no results in ${dir} (the shard never ran it)`
+      : `${noun} ${id}: unfinished in ${dir}/${id} (cut short by Ctrl-C, SIGTERM or the end of its process: its ${noun === 'variant' ? 'rows rest on part of the cells' : 'numbers rest on part of its requests'}; rerun that shard with --resume)`,
   /** Variants that no folder of a merge was responsible for. */
-  shardsMissing: (ids: readonly string[], shards: readonly string[]): string =>
-    `${shards.length > 0 ? `missing shard folder(s) ${list(shards)}` : 'missing folder(s)'}: variants ${list(ids)}`,
+  shardsMissing: (ids: readonly string[], shards: readonly string[], noun = 'variant'): string =>
+    `${shards.length > 0 ? `missing shard folder(s) ${list(shards)}` : 'missing folder(s)'}: ${noun}s ${list(ids)}`,
   /** A merge with missing variants, without --allow-partial. */
   mergeIncomplete: (problems: readonly string[]): string =>
     `The merge is incomplete: ${problems.join('; ')}. Run the missing shards (or rerun with --resume), or pass --allow-partial to merge what exists.`,
@@ -1034,6 +1034,33 @@ export const messages = {
   /** Flags of `dantinox load` that exclude each other. */
   loadFlagsConflict: (a: string, b: string): string =>
     `${a} and ${b} cannot be used together: pass one of them.`,
+  /** `--find-max-goodput` with a shard. */
+  loadShardedSearch: (source: string): string =>
+    `--find-max-goodput cannot be sharded (shard from ${source}): the search picks each probe from the ones before, so its points cannot be dealt out in advance. Run it on one machine without ${source === '--shard' ? '--shard' : `${source} (unset it) or --shards`}, or shard a fixed sweep (--concurrency 1,2,4,8 --shard i/n).`,
+  /** `load --resume` without a shard. */
+  loadResumeWithoutShard: (): string =>
+    '--resume continues a sharded load (--shard i/n, or JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID): an unsharded load is one run and is measured again whole. Leave --resume out (with --force to replace the run in --out), or shard the load.',
+  /** The `interrupted` note of a sweep point cut short in a shard. */
+  loadPointInterrupted: (): string =>
+    "interrupted (the run's signal fired) during this sweep point: its requests were cut short; rerun the shard with --resume to measure it again",
+  /** The `interrupted` note of a merged load with points cut short (`merge --allow-partial`). */
+  loadMergedInterrupted: (points: number): string =>
+    `merged with --allow-partial: ${points} sweep point(s) were cut short in their shard; their numbers rest on part of their requests`,
+  /** A merge of load shards with no measured point. */
+  loadMergeNothing: (): string =>
+    'The load shards hold no measured sweep point: run the shards first ("dantinox load <url> … --shard i/n --out <dir>"), then merge their folders.',
+  /** Shards of two different loads given to one merge. */
+  loadShardsDiffer: (a: string, b: string, flag: string, there: string, here: string): string =>
+    `"${a}" and "${b}" are shards of different loads (${flag === 'base-url' ? 'the base URL' : flag} is ${there} in the first, ${here} in the second): merge only the shard folders of one "dantinox load" command, the same URL and flags but --shard.`,
+  /** An `https` server whose certificate the load client does not trust. */
+  loadCertificateRejected: (origin: string, reason: string, caGiven: boolean): string =>
+    `The server at ${origin} presented a certificate this client does not trust (${clip(reason)}): ${caGiven ? 'the --ca-file given did not sign it; pass the CA that did' : 'pass the CA that signed it (or its self-signed certificate) as a PEM file with --ca-file <ca.pem>'}, or check the host name of the URL.`,
+  /** A `--ca-file` that cannot be read. */
+  loadCaFileUnreadable: (path: string, cause: unknown): string =>
+    `--ca-file "${path}" cannot be read: ${readHint(cause)}. Pass the PEM file of the CA that signed the server's certificate (or of its self-signed certificate).`,
+  /** A `--ca-file` with no PEM certificate. */
+  loadCaFileNotPem: (path: string): string =>
+    `--ca-file "${path}" holds no PEM certificate (no "-----BEGIN CERTIFICATE-----" block): pass the CA certificate in PEM form, e.g. convert a DER file with openssl x509 -inform der -in ca.der -out ca.pem.`,
   /** An API key environment variable that is not set. */
   loadApiKeyMissing: (name: string): string =>
     `--api-key-env ${name}: the environment variable ${name} is not set. Export it, or pass --api-key-env with the variable that holds the key (a server without authentication needs none).`,

@@ -41,6 +41,7 @@ export { gitInfo } from './git-info.js';
 export { DEFAULT_PLUGIN_TIMEOUT_MS, type LoadPluginsOptions, loadPlugins } from './load-plugins.js';
 export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
+export { mergedLoadReport, writeMergedLoad } from './merge-load.js';
 export {
   type OpenedModel,
   openModel,

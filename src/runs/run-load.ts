@@ -6,12 +6,22 @@
  *
  * @packageDocumentation
  */
+import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BenchmarkConfig } from '../benchmarking/config.js';
 import { collectEnvironment } from '../benchmarking/environment.js';
 import { type Logger, silentLogger } from '../benchmarking/logger.js';
+import {
+  createMatrixManifest,
+  isMatrixDirectory,
+  MATRIX_MANIFEST,
+  matrixKey,
+  readMatrixManifest,
+  writeMatrixManifest,
+} from '../benchmarking/matrix/matrix-manifest.js';
+import { MatrixReport, readVariantRun, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
+import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
-import { fanOutSinks } from '../benchmarking/result-sink.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import {
   type BenchmarkResult,
@@ -35,6 +45,7 @@ import {
   type LoadPointResult,
   type LoadWindow,
   OpenAiClient,
+  readCaFile,
   runLoadPoint,
   SERVING_METRICS,
   type Slo,
@@ -46,6 +57,8 @@ import {
 } from '../serving/index.js';
 import { createChartRegistry } from '../visualization/index.js';
 import { gitInfo } from './git-info.js';
+import { type LoadMatrix, loadMatrix, loadSettings, sloText } from './load-matrix.js';
+import { type LoadRunHeader, openLoadResults } from './load-results.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
 import { acquireRunLock } from './run-lock.js';
 import { writeRunOutputs } from './run-outputs.js';
@@ -100,6 +113,11 @@ export interface LoadRunInput {
   readonly model?: string;
   /** API key sent as a bearer token; never written anywhere. */
   readonly apiKey?: string;
+  /**
+   * A PEM file (relative to `cwd`) of the private CA, or the self-signed certificate, that an `https` server's
+   * certificate is signed by: trusted besides Node's bundled root CAs. Not a setting of the load (shards may differ).
+   */
+  readonly caFile?: string;
   /** Stream responses. @default true */
   readonly stream?: boolean;
   /** Per-request time limit in ms. @default 600000 */
@@ -148,6 +166,18 @@ export interface LoadRunInput {
    * first given value (unbounded when none).
    */
   readonly findMaxGoodput?: GoodputSearchInput;
+  /**
+   * Measure only this shard's sweep points — point k (0-based, in sweep order) when k ≡ index (mod count), as
+   * `bench --shard` deals variants — each into its own folder of `dir` (the shard's folder, e.g.
+   * `<out>/shard-1-of-4`), with a `matrix.json` recording the settings, for `dantinox merge`. Not with
+   * `findMaxGoodput`.
+   */
+  readonly shard?: ShardSpec;
+  /**
+   * With `shard`: continue the shard in `dir` — points completed there are kept, the others (unfinished or never
+   * started) measured again; a folder of a load with other settings is refused. @default false
+   */
+  readonly resume?: boolean;
 }
 
 /** What {@link LoadRunInput.findMaxGoodput} searches. */
@@ -164,11 +194,17 @@ export interface GoodputSearchInput {
 
 /** What {@link runLoad} did. */
 export interface LoadRunResult {
-  /** `completed` when every point had a successful request, `failed` when none had, `aborted` when stopped. */
+  /**
+   * `completed` when a point had a successful request (or a shard had no point), `failed` when none had, `aborted`
+   * when stopped.
+   */
   readonly status: 'completed' | 'failed' | 'aborted';
-  /** The run's report (what results.json holds). */
+  /**
+   * The run's report (what results.json holds); for a shard, the report of its points (completed ones of an
+   * earlier run kept by `resume` included), each point's also in its own folder.
+   */
   readonly report: SuiteReport;
-  /** The run folder (absolute). */
+  /** The run folder (absolute): the shard's folder for a shard. */
   readonly dir: string;
   /** Files written, relative to the folder. */
   readonly files: readonly string[];
@@ -247,13 +283,6 @@ export function pointCell(result: LoadPointResult, slo: Slo): CellRecord {
   };
 }
 
-/** `ttft=500,tpot=50` (ms) for the report's meta. */
-const sloText = (slo: Slo): string =>
-  Object.entries({ ttft: slo.ttftMs, tpot: slo.tpotMs, e2e: slo.e2eMs })
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${v}ms`)
-    .join(',');
-
 /** The task row of a load from its cells: the best output tokens/s and goodput over the points. */
 export function servingResult(
   cells: readonly CellRecord[],
@@ -310,11 +339,97 @@ const TASK_METRICS = [
 ] as const;
 
 /**
- * Runs a load sweep against a server and writes its run folder.
+ * Refuses to write a shard into `dir` when it holds a run (unless `force`); with `resume`, accepts a folder of
+ * the same load's shard (same settings and sweep) and refuses any other run.
+ */
+function claimShardFolder(input: LoadRunInput, dir: string, cwd: string, key: string): void {
+  if (input.resume !== true) claimRunDir(input.dir, cwd, input.force === true);
+  else if (!isMatrixDirectory(dir)) claimRunDir(input.dir, cwd, false);
+  else if (readMatrixManifest(dir).key !== key)
+    throw new DantinoxError('INVALID_OPTION', messages.resumeMismatch(input.dir));
+}
+
+/** What {@link measureShard} writes, and where. */
+interface ShardRun {
+  readonly input: LoadRunInput;
+  readonly shard: ShardSpec;
+  readonly matrix: LoadMatrix;
+  /** The shard's folder (absolute, claimed). */
+  readonly dir: string;
+  readonly header: LoadRunHeader;
+  /** The meta of every point's row. */
+  readonly meta: Readonly<Record<string, MetaValue>>;
+  readonly logger: Logger;
+}
+
+/**
+ * Measures the shard's sweep points (`measurePoint(k)` measures point k of the sweep), each into its own folder of
+ * the shard's, after `matrix.json`; with `resume`, keeps the points completed there. A point the signal cut short
+ * gets `interrupted` in its row (unfinished: `merge` refuses it without `--allow-partial`) and ends the shard.
+ */
+async function measureShard(
+  run: ShardRun,
+  measurePoint: (k: number) => Promise<CellRecord>,
+): Promise<LoadRunResult> {
+  const { input, matrix, dir, header, meta } = run;
+  const stopped = (): boolean => input.signal?.aborted === true;
+  const assigned = shardVariants(matrix.variants, run.shard);
+  writeMatrixManifest(dir, createMatrixManifest(matrix.definition, matrix.variants, run.shard, assigned));
+  const cells: CellRecord[] = [];
+  let aborted = false;
+  let durationMs = 0;
+  for (const variant of assigned) {
+    const folder = variantDir(dir, variant.id);
+    if (input.resume === true && runState(folder) === 'completed') {
+      const earlier = readVariantRun(dir, variant.id)?.report;
+      cells.push(...(earlier?.results[0]?.cells ?? []));
+      durationMs += (earlier?.totalTimeS ?? 0) * 1000;
+      continue;
+    }
+    if (stopped()) {
+      aborted = true;
+      break;
+    }
+    rmSync(folder, { recursive: true, force: true }); // an unfinished earlier attempt (--resume)
+    const t0 = performance.now();
+    const results = await openLoadResults(new RunDirectory(folder), header, SERVING_TASK, run.logger);
+    const cell = await measurePoint(variant.index);
+    await results.cell(cell);
+    // Read again after the await: the signal may have fired while the point ran.
+    const cut = stopped();
+    const row = servingResult([cell], cut ? { ...meta, interrupted: messages.loadPointInterrupted() } : meta);
+    const elapsedMs = performance.now() - t0;
+    await results.end(row, elapsedMs, cut);
+    cells.push(cell);
+    durationMs += elapsedMs;
+    if (cut) {
+      aborted = true;
+      break;
+    }
+  }
+  const saved = MatrixReport.fromDirectory(dir, assigned).save(dir);
+  const row = servingResult(cells, meta);
+  return {
+    status: aborted ? 'aborted' : cells.length > 0 && row.status === 'failed' ? 'failed' : 'completed',
+    report: new SuiteReport({ results: [{ ...row, durationMs }], ...header, totalTimeS: durationMs / 1000 }),
+    dir,
+    files: [
+      ...saved,
+      MATRIX_MANIFEST,
+      ...assigned.filter((v) => existsSync(variantDir(dir, v.id))).map((v) => `${v.id}/`),
+    ],
+  };
+}
+
+/**
+ * Runs a load sweep against a server and writes its run folder. With `shard`, measures only that shard's sweep
+ * points, each into its own folder of `dir` (the shard's folder), with a `matrix.json` recording the load's
+ * settings and the combined results of its points at the top, for `dantinox merge`.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a bad URL, no end (`requests` / `durationMs`), a folder
- *   holding a run (without `force`) or locked; `IO` when the folder cannot be written; `INVALID_INPUT` for a bad
- *   prompts or trace file.
+ *   holding a run (without `force`) or locked, `shard` with `findMaxGoodput`, `resume` without `shard` or into a
+ *   folder of another load, an unreadable `caFile`, an `https` server whose certificate is not trusted; `IO` when
+ *   the folder cannot be written; `INVALID_INPUT` for a bad prompts or trace file.
  */
 export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   const cwd = input.cwd ?? process.cwd();
@@ -323,6 +438,10 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   if (input.findMaxGoodput !== undefined && (input.slo === undefined || Object.keys(input.slo).length === 0))
     throw new DantinoxError('INVALID_OPTION', messages.loadSearchNeedsSlo());
+  if (input.shard !== undefined && input.findMaxGoodput !== undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.loadShardedSearch(input.shard.source));
+  if (input.resume === true && input.shard === undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
   const tokenizer = servingTokenizer(
@@ -349,42 +468,63 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     maxSockets,
     ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
     ...(input.clock === undefined ? {} : { now: input.clock.now }),
+    ...(input.caFile === undefined ? {} : { ca: readCaFile(resolve(cwd, input.caFile)) }),
   });
+  try {
+    // An untrusted certificate stops the load here, in one line, before any folder is written.
+    await client.checkCertificate();
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  const matrix =
+    input.shard === undefined
+      ? undefined
+      : loadMatrix(points, loadSettings(input, client.url), pointId, SERVING_TASK);
   const dir = prepareOutputDir(input.dir, cwd);
   const lock = acquireRunLock(dir, input.dir);
   try {
-    claimRunDir(input.dir, cwd, input.force === true);
-    const runDir = new RunDirectory(dir);
-    const sinks = fanOutSinks(runDir.sinks(), logger);
+    if (matrix === undefined) claimRunDir(input.dir, cwd, input.force === true);
+    else claimShardFolder(input, dir, cwd, matrixKey(matrix.definition));
     const startedAt = new Date();
-    const runId = `load-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
-    const modelMeta = { model: input.model ?? 'served-model', engine: `openai-http (${endpoint})` };
-    const environment = {
-      ...collectEnvironment({
-        config: BenchmarkConfig.parse({ seed }),
-        startedAt,
-        ...(input.commandLine === undefined ? {} : { commandLine: input.commandLine }),
-        git: gitInfo(cwd),
-      }),
-      engine: `OpenAI-compatible server at ${client.url.origin}`,
-      threads: null,
+    const header: LoadRunHeader = {
+      runId: `load-${startedAt.toISOString().replace(/[:.]/g, '-')}`,
+      modelMeta: { model: input.model ?? 'served-model', engine: `openai-http (${endpoint})` },
+      environment: {
+        ...collectEnvironment({
+          config: BenchmarkConfig.parse({ seed }),
+          startedAt,
+          ...(input.commandLine === undefined ? {} : { commandLine: input.commandLine }),
+          git: gitInfo(cwd),
+        }),
+        engine: `OpenAI-compatible server at ${client.url.origin}`,
+        threads: null,
+      },
+      descriptors: [...SERVING_METRICS, ...TASK_METRICS],
     };
-    const descriptors = [...SERVING_METRICS, ...TASK_METRICS];
-    await sinks.onStart({ runId, tasks: [SERVING_TASK], modelMeta, environment, descriptors });
     const slo = input.slo ?? {};
-    const cells: CellRecord[] = [];
-    const t0 = performance.now();
+    const meta: Record<string, MetaValue> = {
+      base_url: client.url.origin + client.url.pathname,
+      endpoint,
+      workload: workload.name,
+      stream: input.stream ?? true,
+      slo: sloText(slo),
+    };
     let firstItem = 0;
+    // Point k of the sweep plans its arrivals from the k-th generator split off the seed's, in a shard as in the
+    // whole sweep; the probes of a search each take the next one.
+    const pointRngs = input.findMaxGoodput === undefined ? arrivalRng.split(points.length) : [];
     const measure = async (
       point: LoadPoint,
+      rng: Rng,
       search?: { maxLagMs?: number; stopWhen: StopRule },
-    ): Promise<LoadPointResult> => {
+    ): Promise<{ result: LoadPointResult; cell: CellRecord }> => {
       const result = await runLoadPoint({
         client,
         point,
         workload,
         tokenizer,
-        rng: arrivalRng.split(1)[0] as Rng,
+        rng,
         model: input.model,
         stream: input.stream ?? true,
         exactLengths: input.exactLengths ?? true,
@@ -402,10 +542,21 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       });
       firstItem += result.records.length;
       const cell = pointCell(result, slo);
-      cells.push(cell);
       input.onPoint?.(cell);
-      await sinks.onCell(cell, (performance.now() - t0) / 1000);
-      return result;
+      return { result, cell };
+    };
+    if (matrix !== undefined && input.shard !== undefined)
+      return await measureShard(
+        { input, shard: input.shard, matrix, dir, header, meta, logger },
+        async (k) => (await measure(points[k] as LoadPoint, pointRngs[k] as Rng)).cell,
+      );
+    const t0 = performance.now();
+    const runDir = new RunDirectory(dir);
+    const results = await openLoadResults(runDir, header, SERVING_TASK, logger);
+    const cells: CellRecord[] = [];
+    const measured = async (cell: CellRecord): Promise<void> => {
+      cells.push(cell);
+      await results.cell(cell);
     };
     let search: GoodputSearchResult | undefined;
     if (input.findMaxGoodput !== undefined) {
@@ -414,6 +565,14 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       const maxLagMs = input.findMaxGoodput.maxLagMs ?? Math.max(1000, slo.ttftMs ?? 0);
       const fixedRate = input.rate?.[0] ?? Number.POSITIVE_INFINITY;
       const fixedConcurrency = input.concurrency?.[0] ?? Number.POSITIVE_INFINITY;
+      const probe = async (
+        point: LoadPoint,
+        options: { maxLagMs?: number; stopWhen: StopRule },
+      ): Promise<LoadPointResult> => {
+        const { result, cell } = await measure(point, arrivalRng.split(1)[0] as Rng, options);
+        await measured(cell);
+        return result;
+      };
       search = await findMaxGoodput({
         axis,
         slo,
@@ -421,23 +580,16 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         max,
         probe: (v, stopWhen) =>
           axis === 'concurrency'
-            ? measure({ concurrency: v, rate: fixedRate }, { stopWhen })
-            : measure({ concurrency: fixedConcurrency, rate: v }, { maxLagMs, stopWhen }),
+            ? probe({ concurrency: v, rate: fixedRate }, { stopWhen })
+            : probe({ concurrency: fixedConcurrency, rate: v }, { maxLagMs, stopWhen }),
       });
     } else {
-      for (const point of points) {
+      for (const [k, point] of points.entries()) {
         if (input.signal?.aborted === true) break;
-        await measure(point);
+        await measured((await measure(point, pointRngs[k] as Rng)).cell);
       }
     }
     const aborted = input.signal?.aborted === true;
-    const meta: Record<string, MetaValue> = {
-      base_url: client.url.origin + client.url.pathname,
-      endpoint,
-      workload: workload.name,
-      stream: input.stream ?? true,
-      slo: sloText(slo),
-    };
     if (search !== undefined) {
       meta['search'] = input.findMaxGoodput?.axis ?? 'concurrency';
       meta['search_target'] = input.findMaxGoodput?.target ?? 0.9;
@@ -456,16 +608,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
               search_requests: search.requests,
             },
           };
-    await sinks.onTask(result);
-    const report = new SuiteReport({
-      results: [{ ...result, durationMs: performance.now() - t0 }],
-      modelMeta,
-      totalTimeS: (performance.now() - t0) / 1000,
-      environment,
-      runId,
-      descriptors,
-    });
-    await sinks.onEnd(report, { aborted });
+    const report = await results.end(result, performance.now() - t0, aborted);
     const written = await writeRunOutputs(report, runDir, {
       charts: input.charts ?? true,
       command: 'load',

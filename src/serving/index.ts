@@ -30,11 +30,13 @@ export {
 } from './client/load-generator.js';
 export {
   apiBaseUrl,
+  isCertificateError,
   OpenAiClient,
   type OpenAiClientOptions,
   type RawExchange,
   type TransportFailure,
 } from './client/openai-client.js';
+export { readCaFile } from './client/read-ca-file.js';
 export {
   type ExchangeFailed,
   type ExchangeRead,

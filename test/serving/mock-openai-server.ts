@@ -5,6 +5,7 @@
  * Every token is a common word after a space, one GPT-2 token each, so counts are exact.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** A fault injected into one request. */
@@ -39,6 +40,8 @@ export interface MockOptions {
    * socket of a finished stream): the client finds its pooled socket closed. @default false
    */
   readonly oneRequestPerConnection?: boolean;
+  /** Serve https with this PEM key and certificate (the URL is then `https://`). @default plain http */
+  readonly tls?: { readonly key: string; readonly cert: string };
 }
 
 /** A running mock server. */
@@ -169,7 +172,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   };
 
   const served = new WeakSet<import('node:net').Socket>();
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     if (options.oneRequestPerConnection === true) {
       if (served.has(req.socket)) {
         req.socket.destroy();
@@ -178,7 +181,10 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       served.add(req.socket);
     }
     handle(req, res).catch(() => res.destroy());
-  });
+  };
+  const server: Server =
+    options.tls === undefined ? createServer(listener) : createHttpsServer(options.tls, listener);
+  // TCP sockets, also under TLS (closing one closes its TLS session), so close() ends every connection.
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -186,7 +192,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/v1`,
     received: () => received,
     close: async () => {
       for (const s of sockets) s.destroy();

@@ -18,11 +18,19 @@ export const MATRIX_MANIFEST = 'matrix.json';
 
 /** What defines a matrix: two runs with the same definition measure the same variants the same way. */
 export interface MatrixDefinition {
+  /**
+   * The command whose matrix it is: absent for `dantinox bench` (variants are model runs), `load` for
+   * `dantinox load` (variants are its sweep points, with no axes of their own).
+   */
+  readonly command?: 'load';
   /** The axes, in canonical order. */
   readonly axes: readonly MatrixAxisValues[];
   /** The `exclude` entries. */
   readonly exclude: readonly MatrixExclude[];
-  /** The benchmark config shared by every variant (snake_case; the threads axis overrides `threads`). */
+  /**
+   * The benchmark config shared by every variant (snake_case; the threads axis overrides `threads`); for a load, its
+   * settings keyed by their `dantinox load` flag (`--requests`, `--concurrency`, …).
+   */
   readonly benchConfig: Readonly<Record<string, unknown>>;
   /** Task names, in run order. */
   readonly tasks: readonly string[];
@@ -60,9 +68,9 @@ function canonicalJson(value: unknown): string {
 
 /** The key of a matrix definition: 16 hex digits of the SHA-256 of its canonical JSON. */
 export function matrixKey(definition: MatrixDefinition): string {
-  const { axes, exclude, benchConfig, tasks } = definition;
+  const { command, axes, exclude, benchConfig, tasks } = definition;
   return createHash('sha256')
-    .update(canonicalJson({ axes, exclude, benchConfig, tasks }))
+    .update(canonicalJson({ command, axes, exclude, benchConfig, tasks }))
     .digest('hex')
     .slice(0, 16);
 }
@@ -79,6 +87,7 @@ export function createMatrixManifest(
     format: 'dantinox-matrix',
     version: 1,
     key: matrixKey(definition),
+    ...(definition.command === undefined ? {} : { command: definition.command }),
     axes: definition.axes,
     exclude: definition.exclude,
     benchConfig: definition.benchConfig,

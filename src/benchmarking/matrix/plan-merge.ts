@@ -72,9 +72,9 @@ export function planMerge(dirs: readonly string[], options: { readonly allowPart
   const first = sources[0];
   if (first === undefined) throw new DantinoxError('INVALID_INPUT', messages.notAMatrixFolder('(none)'));
   for (const s of sources.slice(1)) {
-    if (s.manifest.key !== first.manifest.key)
-      throw new DantinoxError('INVALID_INPUT', messages.matrixMismatch(first.dir, s.dir));
+    if (s.manifest.key !== first.manifest.key) throw mismatch(first, s);
   }
+  const noun = first.manifest.command === 'load' ? 'sweep point' : 'variant';
   const owner = new Map<string, string>();
   for (const s of sources) {
     for (const id of s.manifest.assigned) {
@@ -95,7 +95,7 @@ export function planMerge(dirs: readonly string[], options: { readonly allowPart
     }
     const state = variantState(dir, variant.id);
     if (state === 'missing' || state === 'unfinished')
-      missing.push(messages.variantNotFinished(variant.id, dir, state));
+      missing.push(messages.variantNotFinished(variant.id, dir, state, noun));
     if (state !== 'missing') variants.push({ variant, dir, state });
   }
   if (unowned.length > 0)
@@ -103,11 +103,32 @@ export function planMerge(dirs: readonly string[], options: { readonly allowPart
       messages.shardsMissing(
         unowned.map((v) => v.id),
         shardsOf(unowned, sources),
+        noun,
       ),
     );
   if (missing.length > 0 && !options.allowPartial)
     throw new DantinoxError('INVALID_INPUT', messages.mergeIncomplete(missing));
   return { manifest: first.manifest, sources, variants, missing };
+}
+
+/**
+ * The error for folders of different matrices; for two shards of `dantinox load`, it names the first setting
+ * (flag) whose values differ.
+ */
+function mismatch(a: MergeSource, b: MergeSource): DantinoxError {
+  if (a.manifest.command === 'load' && b.manifest.command === 'load') {
+    const there = a.manifest.benchConfig;
+    const here = b.manifest.benchConfig;
+    const flags = [...new Set([...Object.keys(there), ...Object.keys(here)])];
+    const shown = (v: unknown): string => (v === undefined || v === null ? 'not set' : JSON.stringify(v));
+    const flag = flags.find((f) => shown(there[f]) !== shown(here[f]));
+    if (flag !== undefined)
+      return new DantinoxError(
+        'INVALID_INPUT',
+        messages.loadShardsDiffer(a.dir, b.dir, flag, shown(there[flag]), shown(here[flag])),
+      );
+  }
+  return new DantinoxError('INVALID_INPUT', messages.matrixMismatch(a.dir, b.dir));
 }
 
 /** `shard-2-of-4, shard-3-of-4`: the shard folders that would have held `variants`, when the count is known. */

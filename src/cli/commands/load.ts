@@ -7,11 +7,12 @@
  */
 import { join, relative } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { resolveShard, shardFolderName, shardVariants } from '../../benchmarking/matrix/shard.js';
 import type { CellRecord } from '../../benchmarking/task.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { formatSignificant } from '../../number-format.js';
-import { runLoad, timestampName, type WorkloadSpec } from '../../runs/index.js';
+import { runLoad, sweepPoints, timestampName, type WorkloadSpec } from '../../runs/index.js';
 import {
   ENDPOINTS,
   type Endpoint,
@@ -30,6 +31,7 @@ interface LoadCliOptions {
   readonly endpoint: Endpoint;
   readonly model?: string;
   readonly apiKeyEnv: string;
+  readonly caFile?: string;
   readonly stream: boolean;
   readonly timeout: number;
   readonly concurrency?: number[];
@@ -54,6 +56,9 @@ interface LoadCliOptions {
   readonly quiet?: boolean;
   readonly findMaxGoodput?: boolean | string;
   readonly sloTarget: number;
+  readonly shard?: string;
+  readonly shards?: number;
+  readonly resume?: boolean;
 }
 
 const EXAMPLES = `
@@ -61,8 +66,11 @@ Examples:
   $ dantinox load http://127.0.0.1:8080/v1 --concurrency 1,4,16 --requests 200
   $ dantinox load http://127.0.0.1:8000 --model my-model --rate 1,2,4,inf --duration 60s --warmup 10s --slo ttft=500ms,tpot=50ms
   $ dantinox load https://gateway.example/v1 --endpoint chat --api-key-env GATEWAY_KEY --concurrency 8 --rate 4 --burstiness 0.5 --requests 400
+  $ dantinox load https://10.0.0.5:8443/v1 --ca-file internal-ca.pem --concurrency 4 --requests 100
   $ dantinox load http://127.0.0.1:8080/v1 --trace azure-conv.csv --concurrency 32 --out results/trace
   $ dantinox load http://127.0.0.1:8080/v1 --find-max-goodput --slo ttft=500ms,tpot=50ms --requests 100
+  $ dantinox load http://10.0.0.5:8080/v1 --concurrency 1,2,4,8 --requests 200 --out /shared/load --shard 1/4
+  $ dantinox merge /shared/load --out results/load                   # the 4 shards as one load run
   $ dantinox compare results/server-a results/server-b --noise-floor 5%
 
 Each --concurrency value is a closed-loop sweep point (that many requests in flight), each --rate value an
@@ -71,10 +79,14 @@ rate capped by the concurrency. Each point ends at --requests N or after --durat
 Prompts have exactly --input-tokens tokens by the served model's tokenizer (--tokenizer tokenizer.json, else
 GPT-2's), and ask for exactly --output-tokens (max_tokens, min_tokens, ignore_eos). Timestamps are taken as
 bytes arrive; tokens are counted per chunk after each point. The run folder reads like any dantinox run:
-compare, history add, report and merge work on it. --find-max-goodput probes 1, 2, 4, … until a probe misses
+compare, history add and report work on it. --find-max-goodput probes 1, 2, 4, … until a probe misses
 --slo for more than 1 − --slo-target of its requests, then bisects; each probe is a point of the run.
+Sweep points shard like bench variants: --shard i/n (or JOB_COMPLETION_INDEX with --shards n, or a Slurm
+array) measures the points k ≡ i (mod n) into --out/shard-<i>-of-<n>, and "dantinox merge" of the shard
+folders writes the run one unsharded load would have; --resume continues a shard cut short. The search
+cannot be sharded.
 Exit codes: 0 done, 1 no request succeeded, 2 bad input,
-130 interrupted (what was measured is written).
+130 interrupted (what was measured is written; a shard cut short is not merged without --allow-partial).
 `;
 
 const bad = (value: string, expected: string, example: string): never => {
@@ -163,6 +175,10 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
       'environment variable holding the API key (sent as a bearer token, never written)',
       'OPENAI_API_KEY',
     )
+    .option(
+      '--ca-file <path>',
+      "PEM certificate of the private CA (or the self-signed certificate) of an https server, trusted besides Node's bundled CAs",
+    )
     .option('--no-stream', 'ask for whole responses instead of a stream (no TTFT or ITL then)')
     .addOption(
       new Option('--timeout <duration>', 'time limit of one request')
@@ -226,6 +242,19 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
     .option('--no-ignore-eos', 'do not send ignore_eos and min_tokens (let the model stop early)')
     .option('--seed <n>', 'seed of prompts and arrivals', parseNonNegativeInt, 0)
     .option('-o, --out <dir>', 'run folder to write (default: results/<timestamp>)')
+    .option(
+      '--shard <i/n>',
+      'measure only shard i of n (0-based) of the sweep points (points k with k mod n = i), into --out/shard-<i>-of-<n>; "dantinox merge" combines the shards',
+    )
+    .option(
+      '--shards <n>',
+      'number of shards when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)',
+      parsePositiveInt,
+    )
+    .option(
+      '--resume',
+      'continue the shard in its folder with the same URL and flags: completed points are kept, the others measured again (sharded loads only)',
+    )
     .option('--force', 'replace a run already in --out')
     .option('--no-charts', 'skip charts/ and report.html')
     .option('-q, --quiet', 'no line per sweep point on stderr')
@@ -280,7 +309,25 @@ async function runLoadCommand(
   const apiKey = process.env[options.apiKeyEnv];
   if (apiKey === undefined && options.apiKeyEnv !== 'OPENAI_API_KEY')
     throw new DantinoxError('INVALID_OPTION', messages.loadApiKeyMissing(options.apiKeyEnv));
-  const out = options.out ?? join('results', timestampName(io.now()));
+  const shard = resolveShard({
+    ...(options.shard === undefined ? {} : { shard: options.shard }),
+    ...(options.shards === undefined ? {} : { shards: options.shards }),
+    env: process.env,
+  });
+  if (shard !== undefined && options.findMaxGoodput !== undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.loadShardedSearch(shard.source));
+  if (shard !== undefined && options.out === undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.shardWithoutOut());
+  if (options.resume === true && shard === undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
+  const outArg = options.out ?? join('results', timestampName(io.now()));
+  const out = shard === undefined ? outArg : join(outArg, shardFolderName(shard));
+  if (shard !== undefined && options.quiet !== true) {
+    const points = sweepPoints(options.concurrency, options.rate).map((_, index) => ({ index }));
+    io.stderr.write(
+      `Shard ${shard.index}/${shard.count} (from ${shard.source}): ${shardVariants(points, shard).length} of ${points.length} sweep point(s).\n`,
+    );
+  }
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: false });
   try {
     const result = await runLoad({
@@ -288,9 +335,11 @@ async function runLoadCommand(
       dir: out,
       cwd: io.cwd,
       force: options.force === true,
+      ...(shard === undefined ? {} : { shard, resume: options.resume === true }),
       endpoint: options.endpoint,
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(apiKey === undefined ? {} : { apiKey }),
+      ...(options.caFile === undefined ? {} : { caFile: options.caFile }),
       stream: options.stream,
       timeoutMs: options.timeout,
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),

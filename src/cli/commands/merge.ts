@@ -1,6 +1,7 @@
 /**
  * `dantinox merge`: combines the shard folders of a matrix run (one per Kubernetes Job index or Slurm array
- * task) into one run folder: every variant exactly once, the combined results, charts and report.html.
+ * task) into one run folder: every variant exactly once, the combined results, charts and report.html. Shards of
+ * `dantinox load` give one load run: every sweep point once, in sweep order, as an unsharded load writes it.
  *
  * @packageDocumentation
  */
@@ -8,7 +9,7 @@ import { cpSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createMatrixManifest, writeMatrixManifest } from '../../benchmarking/matrix/matrix-manifest.js';
-import { MatrixReport, variantDir } from '../../benchmarking/matrix/matrix-report.js';
+import { MatrixReport, readVariantRun, variantDir } from '../../benchmarking/matrix/matrix-report.js';
 import { findMatrixFolders, type MergePlan, planMerge } from '../../benchmarking/matrix/plan-merge.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
@@ -31,11 +32,14 @@ Examples:
   $ dantinox merge results/study --out results/study-merged          # every shard-<i>-of-<n> folder in it
   $ dantinox merge results/study/shard-0-of-2 results/study/shard-1-of-2 --out merged
   $ dantinox merge results/study --out partial --allow-partial       # a shard crashed: merge what exists
+  $ dantinox merge results/load --out results/load-merged            # shards of "dantinox load … --shard i/n"
 
 Every variant of the matrix must come from exactly one shard folder; a missing shard, an unfinished variant
 (rerun its shard with --resume) or a folder of another matrix stops the merge with exit code 2, unless
 --allow-partial (missing variants are then listed). Each variant keeps its own environment block (host, CPU).
 An --out that already holds a run or a merge is refused (exit 2) unless --force, which removes that run first.
+Shards of "dantinox load" (its sweep points are the variants) merge into one load run with every point in sweep
+order, as one unsharded load writes it; shards of loads with other settings (URL, flags) are refused.
 `;
 
 /** Registers `dantinox merge` on `program`. */
@@ -44,7 +48,7 @@ export function registerMergeCommand(program: Command, ctx: CommandContext): Com
     .command('merge')
     .summary('combine the shard folders of a matrix run into one run folder')
     .description(
-      'Combines the shard folders written by "dantinox bench --shard i/n" (or under JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID) into one folder with every variant, the combined results.csv/json, charts/ and report.html, as one unsharded run would have written.',
+      'Combines the shard folders written by "dantinox bench --shard i/n" or "dantinox load --shard i/n" (or under JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID) into one folder with every variant (every sweep point of a load), the combined results, charts/ and report.html, as one unsharded run would have written.',
     )
     .argument('<dirs...>', 'shard folders, or the shared output folder that holds them')
     .requiredOption('-o, --out <dir>', 'folder to write the merged run into')
@@ -92,6 +96,7 @@ async function writeMerge(
   ctx: CommandContext,
 ): Promise<ExitCode> {
   const { io } = ctx;
+  if (plan.manifest.command === 'load') return writeLoadMerge(plan, dir, options, ctx);
   for (const { variant, dir: from } of plan.variants)
     cpSync(variantDir(from, variant.id), variantDir(dir, variant.id), { recursive: true });
   const { manifest } = plan;
@@ -130,6 +135,40 @@ async function writeMerge(
   for (const line of plan.missing) io.stderr.write(`missing (--allow-partial): ${line}\n`);
   if (failedCharts.length > 0) {
     io.stderr.write(`Chart(s) failed to render: ${failedCharts.join(', ')} (see the warnings above).\n`);
+    return ExitCode.taskFailed;
+  }
+  return ExitCode.ok;
+}
+
+/** Writes the sweep points of load shards (planned) into `dir` (claimed) as one load run. */
+async function writeLoadMerge(
+  plan: MergePlan,
+  dir: string,
+  options: MergeCliOptions,
+  ctx: CommandContext,
+): Promise<ExitCode> {
+  const { io } = ctx;
+  const [{ createWriterLogger }, { mergedLoadReport, writeMergedLoad }] = await Promise.all([
+    import('../../benchmarking/index.js'),
+    import('../../runs/index.js'),
+  ]);
+  const points = plan.variants.flatMap(({ variant, dir: from, state }) => {
+    const run = readVariantRun(from, variant.id);
+    if (run?.note !== undefined) io.stderr.write(`note: ${run.note}\n`);
+    return run === undefined ? [] : [{ report: run.report, unfinished: state === 'unfinished' }];
+  });
+  const written = await writeMergedLoad(mergedLoadReport(points), dir, {
+    charts: options.charts,
+    logger: createWriterLogger(io.stderr, options.verbose === true ? 'debug' : 'warn'),
+  });
+  io.stdout.write(
+    `Merged ${points.length} of ${plan.manifest.variants.length} sweep point(s) from ${plan.sources.length} folder(s) into ${options.out}\n  ${written.files.join('\n  ')}\n`,
+  );
+  for (const line of plan.missing) io.stderr.write(`missing (--allow-partial): ${line}\n`);
+  if (written.failedCharts.length > 0) {
+    io.stderr.write(
+      `Chart(s) failed to render: ${written.failedCharts.join(', ')} (see the warnings above).\n`,
+    );
     return ExitCode.taskFailed;
   }
   return ExitCode.ok;

@@ -8,7 +8,9 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import {
@@ -32,6 +34,17 @@ export interface OpenAiClientOptions {
   readonly timeoutMs?: number;
   /** The clock every time of a {@link RawExchange} is read from, in ms (the load's clock). @default performance.now */
   readonly now?: () => number;
+  /**
+   * PEM certificate(s) of a private CA (or a server's self-signed certificate) an `https` server's certificate may
+   * be signed by, trusted besides Node's bundled root CAs (see {@link readCaFile}). @default none
+   */
+  readonly ca?: string;
+}
+
+/** Whether a TLS error is a certificate the client does not accept (untrusted, self-signed, expired, wrong name). */
+export function isCertificateError(error: Error): boolean {
+  const code = String((error as { code?: unknown }).code ?? '');
+  return /CERT|SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY/.test(code);
 }
 
 /** How a request that got no complete response ended. */
@@ -114,6 +127,9 @@ export class OpenAiClient {
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #now: () => number;
+  /** TLS options of every request and of {@link OpenAiClient.checkCertificate}: the trusted CAs, when given. */
+  readonly #tls: tls.ConnectionOptions;
+  readonly #caGiven: boolean;
 
   constructor(options: OpenAiClientOptions) {
     this.#now = options.now ?? (() => performance.now());
@@ -123,7 +139,11 @@ export class OpenAiClient {
     this.url.search = base.search;
     const maxSockets = options.maxSockets ?? 1;
     this.#module = this.url.protocol === 'https:' ? https : http;
+    this.#caGiven = options.ca !== undefined;
+    // A given CA is trusted besides the bundled roots, not instead of them (Node's `ca` replaces the default list).
+    this.#tls = options.ca === undefined ? {} : { ca: [...tls.rootCertificates, options.ca] };
     const agentOptions = {
+      ...this.#tls,
       keepAlive: true,
       maxSockets,
       maxFreeSockets: maxSockets,
@@ -187,6 +207,7 @@ export class OpenAiClient {
       signal?.addEventListener('abort', onAbort, { once: true });
       const attempt = (fresh: boolean): void => {
         const current = this.#module.request(this.url, {
+          ...this.#tls,
           method: 'POST',
           // A resend goes on a connection of its own: the pool may hold more sockets the server has closed.
           agent: fresh ? false : this.#agent,
@@ -231,6 +252,39 @@ export class OpenAiClient {
       };
       attempt(false);
     });
+  }
+
+  /**
+   * For an `https` URL, makes one TLS handshake with the server, verified as every request will be, so that a
+   * certificate the client does not trust stops the load before it starts instead of failing each request. Any other
+   * failure (refused, unreachable, no answer within 10 s or the request time limit) is left to the requests.
+   *
+   * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming `--ca-file` when the server's certificate is rejected.
+   */
+  async checkCertificate(): Promise<void> {
+    if (this.url.protocol !== 'https:') return;
+    const host = this.url.hostname.replace(/^\[|\]$/g, '');
+    const error = await new Promise<Error | undefined>((resolve) => {
+      const socket = tls.connect({
+        ...this.#tls,
+        host,
+        port: Number(this.url.port === '' ? 443 : this.url.port),
+        ...(isIP(host) === 0 ? { servername: host } : {}),
+      });
+      const done = (e?: Error): void => {
+        socket.destroy();
+        resolve(e);
+      };
+      socket.once('secureConnect', () => done());
+      socket.once('error', done);
+      socket.setTimeout(Math.min(this.#timeoutMs, 10_000), () => done());
+    });
+    if (error !== undefined && isCertificateError(error))
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.loadCertificateRejected(this.url.origin, error.message, this.#caGiven),
+        { cause: error },
+      );
   }
 
   /** Closes the kept-alive connections. */
