@@ -370,6 +370,12 @@ export const messages = {
   /** A thread count that is not a positive integer. */
   invalidThreads: (threads: unknown): string =>
     `threads must be a positive integer (intra-op threads of ONNX Runtime), received ${String(threads)}. Omit it to use every available core.`,
+  /** A llama.cpp `rowsPerContext` that is not a positive integer. */
+  invalidRowsPerContext: (rows: unknown): string =>
+    `rowsPerContext must be a positive integer (sequences of every llama.cpp context), received ${String(rows)}. Omit it to make contexts for each call's row count.`,
+  /** Row-batching states whose rows live in different llama.cpp contexts. */
+  rowsInOtherContexts: (): string =>
+    `their rows are sequences of different llama.cpp contexts (a context's sequences share its KV cache; none can move to another). Load the model with rowsPerContext ≥ the rows of the joined state, so rows prefilled while a state is live take free sequences of its context`,
   /** A graph builder that streamed its weights to disk asked for in-memory bytes. */
   streamedGraphInMemory: (dataPath: string): string =>
     `This graph streamed its weights to ${dataPath}, so it cannot be encoded for an in-memory session. Load it from its model file: write it with write(modelPath, { externalData: true }), where modelPath + "_data" is that file.`,

@@ -55,20 +55,22 @@ function targetOptions(
 
 /**
  * Builds (built-in config, seeded random weights) or loads (Hugging Face folder) the model; with
- * `options.profileFilePrefix`, an engine with an operator profiler (ONNX Runtime) profiles every call.
+ * `options.profileFilePrefix`, an engine with an operator profiler (ONNX Runtime) profiles every call; with
+ * `options.rowsPerContext`, a llama.cpp model makes its contexts for that many rows and implements row batching.
  *
  * @throws the errors of {@link checkModelSelection}, `createModel` and `loadHfModel`.
  */
 export async function openModel(
   selection: ModelSelection,
   cwd: string,
-  options: { readonly profileFilePrefix?: string } = {},
+  options: { readonly profileFilePrefix?: string; readonly rowsPerContext?: number } = {},
 ): Promise<OpenedModel> {
   const checked = checkModelSelection(selection, cwd);
   const engine = {
     ...engineOptions(selection),
     ...(options.profileFilePrefix === undefined ? {} : { profileFilePrefix: options.profileFilePrefix }),
   };
+  const rows = options.rowsPerContext === undefined ? {} : { rowsPerContext: options.rowsPerContext };
   if (checked.config === undefined) {
     const folder = resolve(cwd, selection.model as string);
     const model = await loadEngineModel(selection.engine ?? 'ort', folder, {
@@ -93,6 +95,7 @@ export async function openModel(
     ...targetOptions(selection),
     ...(selection.force === true ? { force: true } : {}),
     ...(checked.precision ?? {}),
+    ...rows,
   });
   const origin = checked.isPreset ? 'built-in preset' : `config ${checked.name}`;
   return {

@@ -13,6 +13,9 @@ import type { ModelSelection } from '../models/model-selection.js';
 import { OpenAiServer, type OpenAiServerOptions } from '../serving/server/openai-server.js';
 import { type OpenedModel, openModel } from './open-model.js';
 
+/** Requests batched together when {@link ServeModelOptions.maxBatch} is not given. */
+const DEFAULT_MAX_BATCH = 8;
+
 /** Options of {@link serveModel}. */
 export interface ServeModelOptions {
   /** TCP port; 0 picks a free one. @default 0 */
@@ -69,7 +72,12 @@ export async function serveModel(
   options: ServeModelOptions,
   cwd: string,
 ): Promise<ServingModel> {
-  const opened = await openModel(selection, cwd);
+  // A llama.cpp model makes its contexts for `maxBatch` rows, so that requests can join a running batch.
+  const opened = await openModel(
+    selection,
+    cwd,
+    options.batching === 'static' ? {} : { rowsPerContext: options.maxBatch ?? DEFAULT_MAX_BATCH },
+  );
   const { model } = opened;
   const name = options.servedModelName ?? model.info.name;
   try {
@@ -82,7 +90,7 @@ export async function serveModel(
       model,
       name,
       ...(eos === undefined ? {} : { eosTokenId: eos }),
-      ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+      maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH,
       ...(options.batching === undefined ? {} : { batching: options.batching }),
       ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
       seed: selection.seed,

@@ -88,7 +88,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): Com
     .addOption(
       new Option(
         '--batching <mode>',
-        'continuous: requests join and leave a running batch (built-in models on ONNX Runtime; static on the others); static: batches of equal-length prompts run to their end',
+        'continuous: requests join and leave a running batch (built-in models on ONNX Runtime and llama.cpp; static on the others); static: batches of equal-length prompts run to their end',
       )
         .choices(['continuous', 'static'])
         .default('continuous'),

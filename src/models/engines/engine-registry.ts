@@ -54,6 +54,12 @@ export interface EngineModelOptions
    * (one WASM thread, a 100 µs timer). @default true
    */
   readonly isolated?: boolean;
+  /**
+   * Sequences of every llama.cpp context (`llama.cpp` only; the others ignore it): given, the model implements
+   * `rowBatching` for continuous batching of up to that many rows (`dantinox serve` passes `--max-batch`).
+   * @default undefined (no row batching on llama.cpp)
+   */
+  readonly rowsPerContext?: number;
 }
 
 /**
@@ -198,6 +204,7 @@ export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
         dtype: precision.dtype,
         ...optional('threads', options.threads),
         ...optional('name', options.name),
+        ...optional('rowsPerContext', options.rowsPerContext),
       });
     },
     load: (folder) =>

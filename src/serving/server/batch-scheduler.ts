@@ -2,7 +2,8 @@
  * The scheduler of `dantinox serve`: a bounded FIFO queue of generation jobs and one worker that runs them on
  * the model, batching the jobs that can share engine calls. It batches in one of two ways.
  *
- * **Continuous batching**, when the engine implements {@link RowBatching} (the built-in ONNX Runtime graphs):
+ * **Continuous batching**, when the engine implements {@link RowBatching} (the built-in ONNX Runtime graphs, and
+ * llama.cpp loaded with `rowsPerContext` ≥ `maxBatch`, as `dantinox serve` loads it):
  * before every decode step the worker takes waiting jobs, oldest first, while the running batch has fewer than
  * `maxBatch` rows; it prefills them (waiting jobs of one prompt length together, as one `[B, T]` prefill), picks
  * their first token from the prefill's logits and joins their rows to the running decode state, whatever its

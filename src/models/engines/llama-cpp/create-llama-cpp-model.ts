@@ -5,11 +5,12 @@
  * @packageDocumentation
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportGguf, type GgufSource } from '../../gguf/gguf-export.js';
 import type { BuiltinDtype } from '../../onnx/precision.js';
-import { type LlamaCppModel, loadLlamaCppModel } from './llama-cpp-model.js';
+import { type LlamaCppModel, type LoadLlamaCppModelOptions, loadLlamaCppModel } from './llama-cpp-model.js';
 
 /** Options of {@link createLlamaCppModel}. */
 export interface CreateLlamaCppModelOptions {
@@ -21,6 +22,11 @@ export interface CreateLlamaCppModelOptions {
   readonly name?: string;
   /** Folder of the temporary GGUF file (deleted when the model is disposed). @default os.tmpdir() */
   readonly dir?: string;
+  /**
+   * Sequences of every llama.cpp context, for continuous batching: see
+   * {@link LoadLlamaCppModelOptions.rowsPerContext}. @default undefined (no row batching)
+   */
+  readonly rowsPerContext?: number;
 }
 
 /**
@@ -40,10 +46,16 @@ export async function createLlamaCppModel(
   const dtype = options.dtype ?? 'fp32';
   const path = join(options.dir ?? tmpdir(), `dantinox-${randomUUID()}-${dtype}.gguf`);
   exportGguf(source, path, { dtype, ...(options.name === undefined ? {} : { name: options.name }) });
-  return loadLlamaCppModel(path, source.config, {
+  const loading = loadLlamaCppModel(path, source.config, {
     dtype,
     deleteFileOnDispose: true,
     name: options.name ?? 'custom',
     ...(options.threads === undefined ? {} : { threads: options.threads }),
+    ...(options.rowsPerContext === undefined ? {} : { rowsPerContext: options.rowsPerContext }),
+  });
+  // A refused option or file leaves no temporary file behind.
+  return loading.catch((error: unknown) => {
+    rmSync(path, { force: true });
+    throw error;
   });
 }

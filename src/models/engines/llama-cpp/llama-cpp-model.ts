@@ -6,6 +6,12 @@
  * Runtime models': flash attention, which rounds through float16 on the CPU, is off unless asked for) and the
  * thread count is exact.
  *
+ * Continuous batching: only the sequences of one context share a llama.cpp batch, and KV cannot move between
+ * contexts. Loaded with `rowsPerContext: n`, the model makes every context for `n` sequences and takes each call's
+ * sequences from the fullest context that has enough free, so rows prefilled while a state is live land in its
+ * context; {@link LlamaCppModel.rowBatching} then joins states by concatenating their sequences (each keeps its
+ * own positions, so a decode step gives every row its next position) and drops rows by freeing their sequences.
+ *
  * Logits: node-llama-cpp 3.21 hands a next-token distribution to JavaScript only as probabilities (a softmax in
  * float32 over the raw logits, sorted). The model returns their logarithms, the log-softmax of the engine's
  * logits — the same next-token distribution, so losses, perplexity, KL divergence and arg-max agree with the
@@ -30,6 +36,7 @@ import type {
   Logits,
   Model,
   ModelInfo,
+  RowBatching,
   StepResult,
 } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
@@ -66,6 +73,15 @@ export interface LoadLlamaCppModelOptions {
    * ONNX Runtime graphs'. @default false
    */
   readonly flashAttention?: boolean;
+  /**
+   * Sequences of every context: a call of `batch` rows takes `batch` free sequences of a context made for
+   * `max(batch, rowsPerContext)` rows, the fullest one that has them. Given, the model implements
+   * {@link LlamaCppModel.rowBatching} (continuous batching): rows prefilled while a state of at most
+   * `rowsPerContext − batch` rows is live take free sequences of its context, so they can join it. `dantinox serve`
+   * passes its `maxBatch`; a join of rows of two contexts (more rows live than `rowsPerContext`) is refused. Each
+   * sequence holds up to `maxContext` positions, so a context holds `rowsPerContext` times the KV cache of one row. @default undefined (contexts made for each call's row count; no row batching)
+   */
+  readonly rowsPerContext?: number;
 }
 
 /** The KV-cache element types of llama.cpp contexts by ggml type number: name and bytes per element. */
@@ -76,7 +92,10 @@ const GGML_KV_TYPES: Readonly<Record<number, { readonly name: string; readonly b
   30: { name: 'BF16', bytes: 2 },
 };
 
-/** The KV cache of a llama.cpp generation: one context sequence per row. */
+/**
+ * The KV cache of a llama.cpp generation: one context sequence per row. Each sequence holds its own positions
+ * (`nextTokenIndex`), so rows of one context may differ in length; `length` is the longest row's.
+ */
 export class LlamaCppDecodeState extends EngineDecodeState<readonly LlamaSequence[]> {}
 
 /** Log-probabilities `[vocab]` of one next-token distribution from node-llama-cpp's probability map. */
@@ -105,14 +124,24 @@ export class LlamaCppModel implements Model {
   readonly info: ModelInfo;
   /** GPT-2 BPE or byte tokenizer chosen from the vocabulary size, when one fits. */
   readonly tokenizer?: Tokenizer;
+  /**
+   * Rows of different lengths in one decode state, when the model was loaded with
+   * {@link LoadLlamaCppModelOptions.rowsPerContext}: the rows of a state are sequences of one context, each at its
+   * own position, so joining states concatenates their sequences (no KV is copied) and dropping rows frees their
+   * sequences. States whose rows are in different contexts cannot be joined (`INVALID_INPUT`).
+   */
+  readonly rowBatching?: RowBatching;
   readonly #model: LlamaModelHandle;
-  /** Contexts by rows per call: each has that many sequences; more are made when all are taken. */
+  /** Contexts by their sequence count (`max(batch, rowsPerContext)`); more are made when all are taken. */
   readonly #contexts = new Map<number, LlamaContextHandle[]>();
   readonly #threads: number;
   readonly #path: string;
   readonly #deleteFile: boolean;
   readonly #flashAttention: boolean;
+  readonly #rowsPerContext: number;
   readonly #token = {};
+  /** The last {@link LlamaCppModel.#acquire} call: the next one waits for it. */
+  #acquiring: Promise<unknown> = Promise.resolve();
   /** Sequence disposals in flight: node-llama-cpp returns a sequence to its context asynchronously. */
   #releasing: Promise<unknown>[] = [];
   /** Frees sequences; the next {@link LlamaCppModel.#acquire} waits for them to be back in their context. */
@@ -127,10 +156,18 @@ export class LlamaCppModel implements Model {
     model: LlamaModelHandle,
     info: ModelInfo,
     path: string,
-    options: Pick<LoadLlamaCppModelOptions, 'deleteFileOnDispose' | 'flashAttention'>,
+    options: Pick<LoadLlamaCppModelOptions, 'deleteFileOnDispose' | 'flashAttention' | 'rowsPerContext'>,
   ) {
     this.config = config;
     this.#flashAttention = options.flashAttention === true;
+    const rows = options.rowsPerContext;
+    this.#rowsPerContext = rows ?? 1;
+    if (rows !== undefined)
+      this.rowBatching = {
+        rowLengths: (state) => this.#own(state).cache.map((s) => s.nextTokenIndex),
+        joinRows: (states) => this.#joinRows(states),
+        keepRows: (state, keep) => this.#keepRows(state, keep),
+      };
     this.#model = model;
     this.info = info;
     this.#threads = info.threads;
@@ -145,18 +182,32 @@ export class LlamaCppModel implements Model {
     return this.#path;
   }
 
-  /** `batch` free sequences, from a context made for `batch` rows. */
-  async #acquire(batch: number): Promise<LlamaSequence[]> {
+  /**
+   * `batch` free sequences, from a context made for `max(batch, rowsPerContext)` rows: the fullest context with
+   * that many free, so that rows prefilled while a state is live take free sequences of its context. Calls take
+   * their turn (one at a time), so that concurrent calls do not each make a context while the first is created.
+   */
+  #acquire(batch: number): Promise<LlamaSequence[]> {
+    const turn = this.#acquiring.then(() => this.#take(batch));
+    this.#acquiring = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async #take(batch: number): Promise<LlamaSequence[]> {
     await Promise.all(this.#releasing);
     this.#releasing = [];
-    const pool = this.#contexts.get(batch) ?? [];
-    this.#contexts.set(batch, pool);
-    let context = pool.find((c) => c.sequencesLeft >= batch);
+    const rows = Math.max(batch, this.#rowsPerContext);
+    const pool = this.#contexts.get(rows) ?? [];
+    this.#contexts.set(rows, pool);
+    let context: LlamaContextHandle | undefined;
+    for (const c of pool)
+      if (c.sequencesLeft >= batch && (context === undefined || c.sequencesLeft < context.sequencesLeft))
+        context = c;
     if (context === undefined) {
       try {
         context = await this.#model.createContext({
           contextSize: this.config.maxContext,
-          sequences: batch,
+          sequences: rows,
           batchSize: this.config.maxContext,
           threads: this.#threads,
           experimentalKvCacheKeyType: 'F32',
@@ -312,7 +363,8 @@ export class LlamaCppModel implements Model {
    * Bytes of llama.cpp's context state holding `state` (`LlamaContext.stateSize`, from `llama_state_get_size`):
    * the KV cells the context's sequences fill (every layer's key and value rows, in the cache's element types
    * `kvCacheKeyType` / `kvCacheValueType`, plus a few bytes of cell metadata each) and its output buffers. A
-   * context made for a batch of B holds B sequences: the figure is theirs together.
+   * context made for a batch of B holds B sequences (`max(B, rowsPerContext)` with `rowsPerContext`): the figure is
+   * theirs together, whatever state holds them.
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a state this model did not make, or one consumed.
    */
@@ -376,6 +428,69 @@ export class LlamaCppModel implements Model {
   #checkOpen(): void {
     if (this.#disposed) throw new DantinoxError('INVALID_INPUT', messages.modelDisposed(this.info.name));
   }
+
+  /** `state`, checked to be a live state of this model. */
+  #own(state: DecodeState): LlamaCppDecodeState {
+    this.#checkOpen();
+    if (!(state instanceof LlamaCppDecodeState) || state.owner !== this.#token)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
+    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
+    if (state.consumed)
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.badDecodeState('it was already consumed by decodeStep'),
+      );
+    return state;
+  }
+
+  /** One state of the sequences of `states`, in order: they must all be sequences of one context. */
+  #joinRows(states: readonly DecodeState[]): DecodeState {
+    if (states.length === 0)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('no state to join'));
+    const own = states.map((st) => this.#own(st));
+    if (new Set(own).size !== own.length)
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('the same state was passed twice'));
+    if (own.length === 1) return own[0] as LlamaCppDecodeState;
+    const sequences = own.flatMap((st) => st.cache);
+    const context = (sequences[0] as LlamaSequence).context;
+    if (sequences.some((s) => s.context !== context))
+      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState(messages.rowsInOtherContexts()));
+    for (const st of own) {
+      st.consumed = true;
+      st.dispose();
+    }
+    return new LlamaCppDecodeState(
+      this.#token,
+      sequences.length,
+      Math.max(...own.map((st) => st.length)),
+      sequences,
+      this.#release,
+    );
+  }
+
+  /** The sequences `keep` of `state`; the others are freed (returned to their context). */
+  #keepRows(state: DecodeState, keep: readonly number[]): DecodeState {
+    const own = this.#own(state);
+    const ascending = keep.every(
+      (r, i) => Number.isInteger(r) && r >= 0 && r < own.batch && (i === 0 || r > (keep[i - 1] as number)),
+    );
+    if (keep.length === 0 || !ascending)
+      throw new DantinoxError(
+        'INVALID_INPUT',
+        messages.badDecodeState(`rows [${keep.join(', ')}] are not ascending rows of its ${own.batch}`),
+      );
+    const kept = keep.map((r) => own.cache[r] as LlamaSequence);
+    own.consumed = true;
+    own.dispose();
+    this.#release(own.cache.filter((s) => !kept.includes(s)));
+    return new LlamaCppDecodeState(
+      this.#token,
+      kept.length,
+      Math.max(...kept.map((s) => s.nextTokenIndex)),
+      kept,
+      this.#release,
+    );
+  }
 }
 
 /** Engine string of {@link ModelInfo.engine}: `node-llama-cpp 3.21.1 (llama.cpp, cpu)`. */
@@ -390,7 +505,7 @@ export const LLAMA_CPP_ENGINE = `node-llama-cpp ${NODE_LLAMA_CPP_VERSION} (llama
  * const model = await loadLlamaCppModel('small-q8.gguf', onnxModel.config, { threads: 2, dtype: 'q8' });
  * ```
  * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `node-llama-cpp`; `INVALID_OPTION` for a bad thread
- * count; `RUNTIME_ERROR` when llama.cpp refuses the file.
+ * count or `rowsPerContext`; `RUNTIME_ERROR` when llama.cpp refuses the file.
  */
 export async function loadLlamaCppModel(
   path: string,
@@ -398,6 +513,9 @@ export async function loadLlamaCppModel(
   options: LoadLlamaCppModelOptions = {},
 ): Promise<LlamaCppModel> {
   const threads = checkThreads(options.threads, availableParallelism());
+  const rows = options.rowsPerContext;
+  if (rows !== undefined && (!Number.isSafeInteger(rows) || rows < 1))
+    throw new DantinoxError('INVALID_OPTION', messages.invalidRowsPerContext(rows));
   const { llama } = await loadNodeLlamaCpp();
   let model: LlamaModelHandle;
   try {
