@@ -59,6 +59,64 @@ export interface ClaimableDecodeState extends DecodeState {
 }
 
 /**
+ * `state`, checked to be a live state of `stateClass` made by `owner`: neither disposed nor consumed.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming the first problem found.
+ */
+export function liveDecodeState<S extends ClaimableDecodeState>(
+  state: DecodeState,
+  stateClass: abstract new (...args: never[]) => S,
+  owner: object,
+): S {
+  if (!(state instanceof stateClass) || state.owner !== owner) {
+    throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
+  }
+  if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
+  if (state.consumed) {
+    throw new DantinoxError(
+      'INVALID_INPUT',
+      messages.badDecodeState('it was already consumed by decodeStep'),
+    );
+  }
+  return state;
+}
+
+/**
+ * The states of a `RowBatching.joinRows` call, checked: at least one, each live (see {@link liveDecodeState}),
+ * none twice.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming the first problem found.
+ */
+export function statesToJoin<S extends ClaimableDecodeState>(
+  states: readonly DecodeState[],
+  stateClass: abstract new (...args: never[]) => S,
+  owner: object,
+): S[] {
+  if (states.length === 0)
+    throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('no state to join'));
+  const own = states.map((st) => liveDecodeState(st, stateClass, owner));
+  if (new Set(own).size !== own.length)
+    throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('the same state was passed twice'));
+  return own;
+}
+
+/**
+ * Checks the rows of a `RowBatching.keepRows` call: at least one, integers, ascending, each below `batch`.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` listing the rows.
+ */
+export function checkRowsToKeep(batch: number, keep: readonly number[]): void {
+  const ascending = keep.every(
+    (r, i) => Number.isInteger(r) && r >= 0 && r < batch && (i === 0 || r > (keep[i - 1] as number)),
+  );
+  if (keep.length === 0 || !ascending)
+    throw new DantinoxError(
+      'INVALID_INPUT',
+      messages.badDecodeState(`rows [${keep.join(', ')}] are not ascending rows of its ${batch}`),
+    );
+}
+
+/**
  * Validates one decode step's input and takes the state: `state` must be an instance of `stateClass` made by
  * `owner`, neither disposed nor consumed; `tokens` must hold `seq` ids per sequence (one for a decode step, more
  * for {@link Model.extend}) and fit in `maxContext` after the cached positions. Marks the state consumed and
@@ -76,26 +134,17 @@ export function claimDecodeState<S extends ClaimableDecodeState>(
   owner: object,
   seq = 1,
 ): S {
-  if (!(state instanceof stateClass) || state.owner !== owner) {
-    throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
-  }
-  if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
-  if (state.consumed) {
-    throw new DantinoxError(
-      'INVALID_INPUT',
-      messages.badDecodeState('it was already consumed by decodeStep'),
-    );
-  }
-  if (seq === 1 && tokens instanceof Int32Array && tokens.length !== state.batch) {
-    throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, state.batch));
+  const live = liveDecodeState(state, stateClass, owner);
+  if (seq === 1 && tokens instanceof Int32Array && tokens.length !== live.batch) {
+    throw new DantinoxError('INVALID_INPUT', messages.decodeTokensMismatch(tokens.length, live.batch));
   }
   checkTokenBatch(
     config,
     tokens,
-    { batch: state.batch, seq },
-    state.length,
+    { batch: live.batch, seq },
+    live.length,
     seq === 1 ? 'decodeStep' : 'extend',
   );
-  state.consumed = true;
-  return state;
+  live.consumed = true;
+  return live;
 }

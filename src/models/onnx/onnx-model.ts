@@ -23,7 +23,13 @@ import {
 import { checkFitsInMemory, modelBuildBytes } from '../memory-check.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, RowBatching, StepResult } from '../model.js';
 import { ModelConfig } from '../model-config.js';
-import { checkTokenBatch, claimDecodeState } from '../token-checks.js';
+import {
+  checkRowsToKeep,
+  checkTokenBatch,
+  claimDecodeState,
+  liveDecodeState,
+  statesToJoin,
+} from '../token-checks.js';
 import type { Tokenizer } from '../tokenizer.js';
 import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
 import { weightFileBytes } from '../weight-file-bytes.js';
@@ -116,7 +122,7 @@ export class OnnxModel implements Model {
    * new batch layout (every layer's keys and values of their cached positions).
    */
   readonly rowBatching: RowBatching = {
-    rowLengths: (state) => this.#own(state).rowLengths(),
+    rowLengths: (state) => liveDecodeState(state, OnnxDecodeState, this.#token).rowLengths(),
     joinRows: (states) => this.#joinRows(states),
     keepRows: (state, keep) => this.#keepRows(state, keep),
   };
@@ -286,26 +292,9 @@ export class OnnxModel implements Model {
     await this.#session.release();
   }
 
-  /** `state`, checked to be a live state of this model. */
-  #own(state: DecodeState): OnnxDecodeState {
-    if (!(state instanceof OnnxDecodeState) || state.owner !== this.#token)
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
-    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
-    if (state.consumed)
-      throw new DantinoxError(
-        'INVALID_INPUT',
-        messages.badDecodeState('it was already consumed by decodeStep'),
-      );
-    return state;
-  }
-
   #joinRows(states: readonly DecodeState[]): DecodeState {
     this.#checkOpen();
-    if (states.length === 0)
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('no state to join'));
-    const own = states.map((st) => this.#own(st));
-    if (new Set(own).size !== own.length)
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('the same state was passed twice'));
+    const own = statesToJoin(states, OnnxDecodeState, this.#token);
     if (own.length === 1) return own[0] as OnnxDecodeState;
     const rows = own.flatMap((st) =>
       st.rowLengths().map((positions, row) => ({ cache: st.cache, length: st.length, row, positions })),
@@ -315,15 +304,8 @@ export class OnnxModel implements Model {
 
   #keepRows(state: DecodeState, keep: readonly number[]): DecodeState {
     this.#checkOpen();
-    const own = this.#own(state);
-    const ascending = keep.every(
-      (r, i) => Number.isInteger(r) && r >= 0 && r < own.batch && (i === 0 || r > (keep[i - 1] as number)),
-    );
-    if (keep.length === 0 || !ascending)
-      throw new DantinoxError(
-        'INVALID_INPUT',
-        messages.badDecodeState(`rows [${keep.join(', ')}] are not ascending rows of its ${own.batch}`),
-      );
+    const own = liveDecodeState(state, OnnxDecodeState, this.#token);
+    checkRowsToKeep(own.batch, keep);
     const lengths = own.rowLengths();
     const rows = keep.map((row) => ({
       cache: own.cache,

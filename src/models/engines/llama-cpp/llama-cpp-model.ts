@@ -41,7 +41,13 @@ import type {
 } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
 import type { BuiltinDtype } from '../../onnx/precision.js';
-import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
+import {
+  checkRowsToKeep,
+  checkTokenBatch,
+  claimDecodeState,
+  liveDecodeState,
+  statesToJoin,
+} from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
 import { weightFileBytes } from '../../weight-file-bytes.js';
@@ -429,27 +435,16 @@ export class LlamaCppModel implements Model {
     if (this.#disposed) throw new DantinoxError('INVALID_INPUT', messages.modelDisposed(this.info.name));
   }
 
-  /** `state`, checked to be a live state of this model. */
+  /** `state`, checked to be a live state of this open model. */
   #own(state: DecodeState): LlamaCppDecodeState {
     this.#checkOpen();
-    if (!(state instanceof LlamaCppDecodeState) || state.owner !== this.#token)
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was not made by this model'));
-    if (state.disposed) throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('it was disposed'));
-    if (state.consumed)
-      throw new DantinoxError(
-        'INVALID_INPUT',
-        messages.badDecodeState('it was already consumed by decodeStep'),
-      );
-    return state;
+    return liveDecodeState(state, LlamaCppDecodeState, this.#token);
   }
 
   /** One state of the sequences of `states`, in order: they must all be sequences of one context. */
   #joinRows(states: readonly DecodeState[]): DecodeState {
-    if (states.length === 0)
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('no state to join'));
-    const own = states.map((st) => this.#own(st));
-    if (new Set(own).size !== own.length)
-      throw new DantinoxError('INVALID_INPUT', messages.badDecodeState('the same state was passed twice'));
+    this.#checkOpen();
+    const own = statesToJoin(states, LlamaCppDecodeState, this.#token);
     if (own.length === 1) return own[0] as LlamaCppDecodeState;
     const sequences = own.flatMap((st) => st.cache);
     const context = (sequences[0] as LlamaSequence).context;
@@ -471,14 +466,7 @@ export class LlamaCppModel implements Model {
   /** The sequences `keep` of `state`; the others are freed (returned to their context). */
   #keepRows(state: DecodeState, keep: readonly number[]): DecodeState {
     const own = this.#own(state);
-    const ascending = keep.every(
-      (r, i) => Number.isInteger(r) && r >= 0 && r < own.batch && (i === 0 || r > (keep[i - 1] as number)),
-    );
-    if (keep.length === 0 || !ascending)
-      throw new DantinoxError(
-        'INVALID_INPUT',
-        messages.badDecodeState(`rows [${keep.join(', ')}] are not ascending rows of its ${own.batch}`),
-      );
+    checkRowsToKeep(own.batch, keep);
     const kept = keep.map((r) => own.cache[r] as LlamaSequence);
     own.consumed = true;
     own.dispose();
