@@ -140,6 +140,18 @@ interface LiveRow extends Row {
   batchSize: number;
 }
 
+/** The row of waiting job `w` before its first token. */
+function newRow(w: Waiting): Row {
+  return {
+    ...w,
+    rng: new Rng(w.job.seed),
+    tokens: [],
+    firstTokenMs: undefined,
+    lastTokenMs: undefined,
+    finish: undefined,
+  };
+}
+
 /**
  * Queues generation jobs and runs them on one model, batching them continuously when the engine can (see the
  * module comment).
@@ -290,14 +302,7 @@ export class BatchScheduler {
 
   async #runGroup(group: readonly Waiting[]): Promise<void> {
     const startMs = this.#now();
-    const rows: Row[] = group.map((w) => ({
-      ...w,
-      rng: new Rng(w.job.seed),
-      tokens: [],
-      firstTokenMs: undefined,
-      lastTokenMs: undefined,
-      finish: undefined,
-    }));
+    const rows = group.map(newRow);
     const batch = rows.length;
     const seq = group[0]?.job.promptIds.length ?? 0;
     this.#running = batch;
@@ -425,12 +430,7 @@ export class BatchScheduler {
     const positions = step.logits.dims[1];
     const rows: LiveRow[] = group.map((w, r) => {
       const row: LiveRow = {
-        ...w,
-        rng: new Rng(w.job.seed),
-        tokens: [],
-        firstTokenMs: undefined,
-        lastTokenMs: undefined,
-        finish: undefined,
+        ...newRow(w),
         startMs,
         prefilledMs,
         next: 0,
