@@ -104,6 +104,84 @@ describe('runLevelTest: known answers (SciPy 1.17 ttest_ind on the logs)', () =>
   });
 });
 
+describe('runLevelTest: boundaries', () => {
+  it('no runs on a side: the reason and NaN centres, whichever side is empty', () => {
+    for (const [a, b] of [
+      [[], [1, 2]],
+      [[1, 2], []],
+      [[1], []],
+      [[], [1]],
+    ] as const) {
+      const r = runLevelTest(a, b);
+      expect(r).toEqual({
+        status: 'untestable',
+        reason: 'no runs',
+        baseline: Number.NaN,
+        candidate: Number.NaN,
+        change: Number.NaN,
+      });
+    }
+  });
+
+  it('a zero on either side puts the test on the linear scale (log needs every value > 0)', () => {
+    expect(tested([0, 1, 2], [1, 2, 3]).scale).toBe('linear');
+    expect(tested([1, 2, 3], [0, 1, 2]).scale).toBe('linear');
+    expect(tested([1, 2, 3], [1, 2, 4]).scale).toBe('log');
+  });
+
+  it('spread: the pooled SD of the logs, or on the linear scale relative to the baseline mean (known answers)', () => {
+    close(tested([10, 10.5, 9.8], [11, 11.4, 10.9, 11.2]).spread, 0.027212805657446094, 1e-12);
+    close(tested([10], [11, 11.4, 10.9, 11.2]).spread, 0.01988691936814675, 1e-12);
+    close(tested([-1, 0.5, 0.2], [1, 2, 1.5]).spread, 6.6332495807108, 1e-12);
+  });
+
+  it('pooled when exactly one side has two runs or more, on one fewer df than the runs', () => {
+    for (const [a, b] of [
+      [[10, 10.4], [11]],
+      [[10], [11, 11.4]],
+    ] as const) {
+      const r = tested(a, b);
+      expect(r.method).toBe('pooled');
+      expect(r.df).toBe(1);
+    }
+    expect(tested([10, 10.4], [11, 11.4]).method).toBe('welch');
+  });
+
+  it('Welch with no spread on either side falls back to nb + nc − 2 df', () => {
+    expect(tested([5, 5, 5], [6, 6]).df).toBe(3);
+  });
+
+  it('a zero baseline mean on the linear scale gives a NaN interval, not a division by zero', () => {
+    const r = tested([-1, 1], [1, 2]);
+    expect(r.scale).toBe('linear');
+    expect(r.changeCi.every(Number.isNaN)).toBe(true);
+  });
+
+  it('confidence must be inside (0, 1); its ends and outside are refused by name', () => {
+    for (const confidence of [0, 1, -0.5, 1.5, Number.NaN]) {
+      expect(() => runLevelTest([1, 2], [1, 3], { confidence })).toThrow(
+        /`confidence` must be a number in \(0, 1\)/,
+      );
+    }
+    expect(tested([1, 2], [1, 3], { confidence: 0.5 }).status).toBe('tested');
+    expect(tested([1, 2], [1, 3], { confidence: 0.999 }).status).toBe('tested');
+  });
+
+  it('an earlier spread needs sd ≥ 0 and df ≥ 1: df 1 and sd 0 are accepted', () => {
+    expect(tested([10], [11], { earlierSpread: { sd: 0.03, df: 1 } }).df).toBe(1);
+    expect(tested([10], [11], { earlierSpread: { sd: 0, df: 3 } }).pValue).toBe(0);
+    for (const earlierSpread of [
+      { sd: 0.03, df: 0.5 },
+      { sd: -0.01, df: 3 },
+      { sd: Number.POSITIVE_INFINITY, df: 3 },
+    ]) {
+      expect(() => runLevelTest([10], [11], { earlierSpread })).toThrow(
+        /`earlierSpread` must be sd ≥ 0 and df ≥ 1/,
+      );
+    }
+  });
+});
+
 describe('runLevelTest: properties', () => {
   const positive = fc.array(fc.double({ min: 0.5, max: 2, noNaN: true }), { minLength: 2, maxLength: 8 });
 
@@ -207,6 +285,39 @@ describe('runsPerSideNeeded', () => {
     expect(() => runsPerSideNeeded({ spread: 0.03, change: 0 })).toThrow(DantinoxError);
     expect(() => runsPerSideNeeded({ spread: -0.03, change: 0.05 })).toThrow(DantinoxError);
     expect(() => runsPerSideNeeded({ spread: 0.03, change: 0.05, power: 1 })).toThrow(DantinoxError);
+  });
+});
+
+describe('run-level options: every bound refused by name, its inside accepted', () => {
+  it('alpha in (0, 1) for the noise floor, its inverse and the run count', () => {
+    for (const alpha of [0, 1, -0.1, 1.1, Number.NaN]) {
+      const refused = /`alpha` must be a number in \(0, 1\)/;
+      expect(() => noiseFloorOf({ sd: 0.03, df: 4 }, alpha)).toThrow(refused);
+      expect(() => spreadOfNoiseFloor(0.1, alpha)).toThrow(refused);
+      expect(() => runsPerSideNeeded({ spread: 0.03, change: 0.05, alpha })).toThrow(refused);
+    }
+    expect(spreadOfNoiseFloor(0.1, 0.5)).toBeGreaterThan(0);
+  });
+
+  it('a noise floor ≥ 0 and finite', () => {
+    for (const floor of [-0.01, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => spreadOfNoiseFloor(floor)).toThrow(/`noiseFloor` must be a fraction ≥ 0/);
+    }
+  });
+
+  it('power in (0, 1), spread ≥ 0 and finite, change > 0 and finite', () => {
+    for (const power of [0, 1, -0.2, 1.2, Number.NaN]) {
+      expect(() => runsPerSideNeeded({ spread: 0.03, change: 0.05, power })).toThrow(
+        /`power` must be a number in \(0, 1\)/,
+      );
+    }
+    for (const spread of [-0.01, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => runsPerSideNeeded({ spread, change: 0.05 })).toThrow(/`spread` must be a number ≥ 0/);
+    }
+    for (const change of [0, -0.05, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => runsPerSideNeeded({ spread: 0.03, change })).toThrow(/`change` must be a fraction > 0/);
+    }
+    expect(runsPerSideNeeded({ spread: 0.03, change: 0.05, power: 0.5 })).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DantinoxError } from '../../src/errors.js';
 import {
+  bootstrapRatio,
   bootstrapRelativeChange,
   erfc,
   mannWhitneyU,
@@ -185,5 +186,80 @@ describe('bootstrapRelativeChange', () => {
     expect(() => bootstrapRelativeChange([1], [1], [sortedMean], { rng: new Rng(0), confidence: 1 })).toThrow(
       DantinoxError,
     );
+  });
+});
+
+describe('two-sample tests: boundaries', () => {
+  it('Mann–Whitney: an empty side gives NaN whatever the other side holds', () => {
+    for (const [a, b] of [
+      [[], [1, 2, 3]],
+      [[1, 2, 3], []],
+    ] as const) {
+      const r = mannWhitneyU(a, b);
+      expect(r.pValue).toBeNaN();
+      expect(r.z).toBeNaN();
+    }
+  });
+
+  it('Mann–Whitney: z is positive when the first sample is larger, negative when smaller', () => {
+    expect(mannWhitneyU([6, 7, 8, 9], [1, 2, 3]).z).toBeGreaterThan(0);
+    expect(mannWhitneyU([1, 2, 3], [6, 7, 8, 9]).z).toBeLessThan(0);
+  });
+
+  it('sortedMean is the mean (not a sum, not scaled)', () => {
+    expect(sortedMean(Float64Array.of(1, 2, 6))).toBe(3);
+    expect(sortedMean(Float64Array.of(-4, 4, 9))).toBe(3);
+  });
+
+  it('resamples are sorted before a statistic reads them: the median of a resample stays near the median', () => {
+    const sample = Array.from({ length: 101 }, (_, i) => i + 1);
+    const [ratio] = bootstrapRatio(sample, [sortedQuantile(0.5)], { rng: new Rng(3), resamples: 400 });
+    // The median of 101 draws from 1..101 is within ±15 of 51 in far more than 95% of resamples; an element picked
+    // from an unsorted draw is anywhere in 1..101.
+    expect(ratio?.[0]).toBeGreaterThan(0.7);
+    expect(ratio?.[1]).toBeLessThan(1.3);
+    const [change] = bootstrapRelativeChange(sample, sample, [sortedQuantile(0.5)], {
+      rng: new Rng(3),
+      resamples: 400,
+    });
+    expect(change?.[0]).toBeGreaterThan(-0.35);
+    expect(change?.[1]).toBeLessThan(0.35);
+  });
+
+  it('bootstrapRatio: a constant sample gives [1, 1]; an empty one NaN; the same seed the same interval', () => {
+    expect(bootstrapRatio([4, 4, 4], [sortedMean, sortedQuantile(0.9)], { rng: new Rng(1) })).toEqual([
+      [1, 1],
+      [1, 1],
+    ]);
+    expect(bootstrapRatio([], [sortedMean], { rng: new Rng(1) })).toEqual([[Number.NaN, Number.NaN]]);
+    const sample = [3, 1, 4, 1, 5, 9, 2, 6];
+    const once = bootstrapRatio(sample, [sortedMean], { rng: new Rng(5), resamples: 200 });
+    expect(bootstrapRatio(sample, [sortedMean], { rng: new Rng(5), resamples: 200 })).toEqual(once);
+    const [lo, hi] = once[0] as [number, number];
+    expect(lo).toBeLessThan(1);
+    expect(hi).toBeGreaterThan(1);
+  });
+
+  it('bootstrapRelativeChange: an empty baseline or candidate gives NaN', () => {
+    const rng = new Rng(0);
+    expect(bootstrapRelativeChange([1, 2], [], [sortedMean], { rng })).toEqual([[Number.NaN, Number.NaN]]);
+    expect(bootstrapRelativeChange([], [1, 2], [sortedMean], { rng })).toEqual([[Number.NaN, Number.NaN]]);
+  });
+
+  it('options: one resample is enough; resamples and confidence refused by name outside their bounds', () => {
+    expect(
+      bootstrapRelativeChange([1, 2], [2, 3], [sortedMean], { rng: new Rng(0), resamples: 1 }),
+    ).toHaveLength(1);
+    for (const resamples of [0, -1, 1.5]) {
+      expect(() => bootstrapRatio([1, 2], [sortedMean], { rng: new Rng(0), resamples })).toThrow(
+        /`resamples` must be a positive integer/,
+      );
+    }
+    for (const confidence of [0, 1, -0.5, 1.5, Number.NaN]) {
+      expect(() => bootstrapRatio([1, 2], [sortedMean], { rng: new Rng(0), confidence })).toThrow(
+        /`confidence` must be a number in \(0, 1\)/,
+      );
+    }
+    expect(bootstrapRatio([1, 2], [sortedMean], { rng: new Rng(0), confidence: 0.5 })).toHaveLength(1);
   });
 });
