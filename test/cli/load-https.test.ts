@@ -16,8 +16,9 @@ import { captureIo } from './capture-io.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-load-https-'));
 let server: MockServer;
-beforeAll(async () => {
-  // A P-256 key and a certificate for 127.0.0.1 (its subjectAltName is what Node checks), valid one day.
+
+/** A P-256 key and a self-signed certificate for `cn`, valid one day, written by openssl into `cwd`. */
+function selfSigned(keyFile: string, certFile: string, cn: string, extra: readonly string[] = []): void {
   execFileSync(
     'openssl',
     [
@@ -29,18 +30,22 @@ beforeAll(async () => {
       'ec_paramgen_curve:prime256v1',
       '-nodes',
       '-keyout',
-      'key.pem',
+      keyFile,
       '-out',
-      'cert.pem',
+      certFile,
       '-days',
       '1',
       '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
+      `/CN=${cn}`,
+      ...extra,
     ],
     { cwd, stdio: 'ignore' },
   );
+}
+
+beforeAll(async () => {
+  // A P-256 key and a certificate for 127.0.0.1 (its subjectAltName is what Node checks), valid one day.
+  selfSigned('key.pem', 'cert.pem', '127.0.0.1', ['-addext', 'subjectAltName=IP:127.0.0.1']);
   server = await startMockServer({
     ttftMs: 5,
     perTokenMs: 1,
@@ -101,27 +106,7 @@ describe('dantinox load over https', () => {
     expect(server.received()).toBe(before); // no request was sent
     expect(existsSync(join(cwd, 'untrusted'))).toBe(false);
     // A CA that did not sign it: the same line, saying so.
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        'other-key.pem',
-        '-out',
-        'other.pem',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=other',
-      ],
-      { cwd, stdio: 'ignore' },
-    );
+    selfSigned('other-key.pem', 'other.pem', 'other');
     const wrongCa = await load('--ca-file', 'other.pem', '--out', 'untrusted');
     expect(wrongCa.code).toBe(ExitCode.usage);
     expect(wrongCa.err).toContain('the --ca-file given did not sign it');
