@@ -1,7 +1,8 @@
 /**
  * Measures one cell of a sweep: warm-up by count **and** time, then timed calls through a {@link LatencyTracker}
- * with the model's barrier, stopping when both `nMeasure` calls and `minMeasureMs` are reached — all within the
- * cell's time budget `maxCellMs`. Failures become a failed {@link CellRecord}; only an abort propagates.
+ * with the model's barrier, stopping when both `nMeasure` calls and `minMeasureMs` are reached, or earlier once the
+ * timed phase reached `maxMeasureMs` after at least {@link MIN_TIMED_CALLS} calls — all within the cell's time
+ * budget `maxCellMs`. Failures become a failed {@link CellRecord}; only an abort propagates.
  *
  * @packageDocumentation
  */
@@ -15,6 +16,7 @@ import {
   type ProfilingResult,
   type TraceRecorder,
 } from '../profiling/index.js';
+import { MIN_TIMED_CALLS } from './config.js';
 import type { CellRecord } from './task.js';
 
 /** Which part of the cell a call belongs to. */
@@ -52,6 +54,11 @@ export interface CellBudget {
   readonly nMeasure: number;
   /** Timed calls go on until this much time was measured, in ms. */
   readonly minMeasureMs: number;
+  /**
+   * Timed calls end once the timed phase (calls and their preparations) has lasted this long, in ms, after at least
+   * {@link MIN_TIMED_CALLS} calls (`nMeasure` when fewer), even before `nMeasure`; 0: no cap. @default 0
+   */
+  readonly maxMeasureMs?: number;
   /** Hard budget of the whole cell, in ms: predicted overruns are skipped, real ones fail. */
   readonly maxCellMs: number;
   /** Stop measuring (successfully, with ≥ 1 sample) once the cell has run this long, in ms. @default Infinity */
@@ -166,7 +173,7 @@ async function measureCell(spec: CellSpec, budget: CellBudget, env: CellEnvironm
       // Predict from a warm call (the second one when there is one): the cold first call overestimates.
       if (i >= 1 || budget.nWarmup <= 1) {
         const remainingWarmup = Math.max(0, budget.nWarmup - i - 1);
-        const full = elapsedMs() + lastMs * (remainingWarmup + budget.nMeasure);
+        const full = elapsedMs() + lastMs * (remainingWarmup + timedCalls(budget, lastMs));
         // With a soft stop, measuring ends at the first call after it (at least one timed call).
         const soft = budget.softStopMs ?? Number.POSITIVE_INFINITY;
         const predicted = Math.min(
@@ -182,9 +189,11 @@ async function measureCell(spec: CellSpec, budget: CellBudget, env: CellEnvironm
     const measureStart = clock.now();
     const measuredMs = (): number => Number(clock.now() - measureStart) / 1e6;
     const soft = budget.softStopMs ?? Number.POSITIVE_INFINITY;
+    const cap = budget.maxMeasureMs ?? 0;
     for (let i = 0; i < budget.nMeasure || measuredMs() < budget.minMeasureMs; i++) {
       checkAbort();
       if (i > 0 && elapsedMs() >= soft) break;
+      if (cap > 0 && i >= fewestTimedCalls(budget) && measuredMs() >= cap) break;
       if (spec.before) await guarded(spec.before('measure'));
       await guarded(tracker.measure(spec.tokensPerCall, () => spec.call('measure')));
       if (elapsedMs() > budget.maxCellMs && i + 1 < budget.nMeasure) {
@@ -206,6 +215,16 @@ async function measureCell(spec: CellSpec, budget: CellBudget, env: CellEnvironm
     const status = error instanceof SkipCell ? 'skipped' : 'failed';
     return { ...base, status, error: errorText(error), metrics: {} };
   }
+}
+
+/** Timed calls after which `maxMeasureMs` may end a cell: {@link MIN_TIMED_CALLS}, or `nMeasure` when fewer. */
+const fewestTimedCalls = (budget: CellBudget): number => Math.min(budget.nMeasure, MIN_TIMED_CALLS);
+
+/** Timed calls a cell is expected to make when each takes `callMs`: `nMeasure`, fewer under `maxMeasureMs`. */
+function timedCalls(budget: CellBudget, callMs: number): number {
+  const cap = budget.maxMeasureMs ?? 0;
+  if (cap <= 0) return budget.nMeasure;
+  return Math.min(budget.nMeasure, Math.max(fewestTimedCalls(budget), Math.ceil(cap / callMs)));
 }
 
 /** The scalar metrics of a completed cell. */

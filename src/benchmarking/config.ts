@@ -34,6 +34,13 @@ export interface BenchmarkConfig {
   readonly minWarmupMs: number;
   /** Timed calls continue until at least this many milliseconds have been measured (after `nMeasure` calls). @default 0 */
   readonly minMeasureMs: number;
+  /**
+   * Cap on a cell's timed phase in milliseconds (its timed calls and their untimed preparations): once it has lasted
+   * this long, timing ends after at least {@link MIN_TIMED_CALLS} calls (`nMeasure` when fewer), even before
+   * `nMeasure` — slow cells get fewer calls, fast ones keep `nMeasure`. 0: no cap. `dantinox bench`'s default run
+   * sets 3000. @default 0
+   */
+  readonly maxMeasureMs: number;
   /** Perplexity: number of random-window batches (random mode) or the cap on windows / `evalBatchSize` (stride mode). @default 50 */
   readonly evalBatches: number;
   /** Perplexity: tokens scored per window (the model sees `evalSeqLen + 1` tokens for ar). @default 256 */
@@ -70,6 +77,7 @@ const DEFAULTS: BenchmarkConfig = {
   nMeasure: 20,
   minWarmupMs: 1000,
   minMeasureMs: 0,
+  maxMeasureMs: 0,
   evalBatches: 50,
   evalSeqLen: 256,
   evalBatchSize: 4,
@@ -81,6 +89,12 @@ const DEFAULTS: BenchmarkConfig = {
   seed: 0,
   outputDir: 'benchmark_results',
 };
+
+/**
+ * Fewest timed calls of a cell whose timed phase reached {@link BenchmarkConfig.maxMeasureMs} (a cell with a smaller
+ * `nMeasure` makes `nMeasure`): enough for a mean, a spread and the comparison tests, as hyperfine's ten runs.
+ */
+export const MIN_TIMED_CALLS = 10;
 
 const posInt = z.number().int().positive();
 const nonNeg = z.number().min(0);
@@ -107,6 +121,7 @@ const schema = z.strictObject({
   nMeasure: posInt,
   minWarmupMs: nonNeg,
   minMeasureMs: nonNeg,
+  maxMeasureMs: nonNeg,
   evalBatches: posInt,
   evalSeqLen: posInt,
   evalBatchSize: posInt,
@@ -196,6 +211,16 @@ export const BenchmarkConfig = {
       issues.push({
         path: 'evalStride',
         message: `must be ≤ evalSeqLen (${parsed.data.evalSeqLen}) so consecutive windows overlap and every token is scored, received ${parsed.data.evalStride}`,
+      });
+    }
+    if (
+      parsed.success &&
+      parsed.data.maxMeasureMs > 0 &&
+      parsed.data.minMeasureMs > parsed.data.maxMeasureMs
+    ) {
+      issues.push({
+        path: 'minMeasureMs',
+        message: `must be ≤ maxMeasureMs (${parsed.data.maxMeasureMs}), the cap on a cell's timed phase (0: no cap), received ${parsed.data.minMeasureMs}`,
       });
     }
     if (issues.length > 0 || !parsed.success) {

@@ -73,7 +73,7 @@ export {
   type FormatComparisonOptions,
   formatComparisons,
 } from './compare/format-comparison.js';
-export { BenchmarkConfig, type BenchmarkConfigInput } from './config.js';
+export { BenchmarkConfig, type BenchmarkConfigInput, MIN_TIMED_CALLS } from './config.js';
 export { type CsvValue, formatCsv, parseCsv } from './csv.js';
 export { brownCorpusText, untagBrownDocument, untagBrownSentence } from './data/brown-corpus.js';
 export {

@@ -57,6 +57,17 @@ describe('BenchmarkConfig', () => {
     expect(BenchmarkConfig.parse({ evalSeqLen: 64, evalStride: 64 }).evalStride).toBe(64);
   });
 
+  it('caps timed phases only when asked, and never below the minimum measured time', () => {
+    expect(BenchmarkConfig.defaults().maxMeasureMs).toBe(0);
+    expect(BenchmarkConfig.parse({ max_measure_ms: 3000 }).maxMeasureMs).toBe(3000);
+    expect(() => BenchmarkConfig.parse({ minMeasureMs: 3001, maxMeasureMs: 3000 })).toThrow(
+      /minMeasureMs: must be ≤ maxMeasureMs \(3000\), the cap on a cell's timed phase \(0: no cap\), received 3001/,
+    );
+    expect(BenchmarkConfig.parse({ minMeasureMs: 3000, maxMeasureMs: 3000 }).minMeasureMs).toBe(3000);
+    expect(BenchmarkConfig.parse({ minMeasureMs: 5000, maxMeasureMs: 0 }).minMeasureMs).toBe(5000);
+    expect(() => BenchmarkConfig.parse({ maxMeasureMs: -1 })).toThrow(/maxMeasureMs/);
+  });
+
   it('saves and loads YAML and JSON; an empty file gives the defaults', () => {
     const dir = tmp();
     const c = BenchmarkConfig.parse({ seqLens: [32], evalStride: 16, threads: 2 });

@@ -143,6 +143,7 @@ const FLAGS: Record<string, Record<string, boolean>> = {
       '--n-warmup',
       '--min-warmup-ms',
       '--min-measure-ms',
+      '--max-measure-ms',
       '--eval-batches',
       '--eval-seq-len',
       '--eval-batch-size',

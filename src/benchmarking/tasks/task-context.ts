@@ -23,6 +23,7 @@ export function budgetOf(config: BenchmarkConfig, overrides: Partial<CellBudget>
     minWarmupMs: config.minWarmupMs,
     nMeasure: config.nMeasure,
     minMeasureMs: config.minMeasureMs,
+    maxMeasureMs: config.maxMeasureMs,
     maxCellMs: config.maxCellMs,
     ...overrides,
   };

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { BenchmarkConfig, type BenchmarkConfigInput } from '../../benchmarking/config.js';
+import { BenchmarkConfig, type BenchmarkConfigInput, MIN_TIMED_CALLS } from '../../benchmarking/config.js';
 import type { LogLevel } from '../../benchmarking/index.js';
 import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
 import { SUMMARY_FORMATS, type SummaryFormat } from '../../benchmarking/summary-table.js';
@@ -44,12 +44,14 @@ import { runBenchPlan } from '../run-bench-plan.js';
 
 /**
  * The sweep `dantinox bench` runs when no `--bench-config` is given: the library defaults
- * ({@link BenchmarkConfig.defaults}) with a shorter batch sweep and fewer perplexity batches, so the default run
- * on the default preset takes a few minutes on 2 cores. Flags override it field by field.
+ * ({@link BenchmarkConfig.defaults}) with a shorter batch sweep, fewer perplexity batches and slow cells timed for
+ * about 3 s (at least ten calls) rather than twenty calls, so the default run on the default preset takes about a
+ * minute and a half on 2 cores. Flags override it field by field.
  */
 export const CLI_BENCH_DEFAULTS: BenchmarkConfigInput = Object.freeze({
   batchSizes: [1, 4, 16],
   evalBatches: 16,
+  maxMeasureMs: 3000,
 });
 
 /** The values the flags default to: the library defaults with {@link CLI_BENCH_DEFAULTS} applied. */
@@ -107,6 +109,14 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
   minMeasureMs: {
     flags: '--min-measure-ms <ms>',
     description: withDefault('keep timing until this much time is measured per cell', 'minMeasureMs'),
+    parse: parseNonNegativeNumber,
+  },
+  maxMeasureMs: {
+    flags: '--max-measure-ms <ms>',
+    description: withDefault(
+      `end a cell's timed calls once they have lasted this long, after at least ${MIN_TIMED_CALLS} (0: no cap)`,
+      'maxMeasureMs',
+    ),
     parse: parseNonNegativeNumber,
   },
   evalBatches: {
@@ -206,8 +216,8 @@ Examples:
   $ dantinox bench --config small --target node,browser --tasks throughput,latency  # Node vs onnxruntime-web in Chromium
   $ dantinox bench --config tiny --dtype fp32,q8 --repeat 5 --out results/base  # 5 interleaved runs per variant
 
-Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')} and
---eval-batches ${EFFECTIVE_DEFAULTS.evalBatches}; flags override the file or these defaults field by field. Progress goes
+Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')},
+--eval-batches ${EFFECTIVE_DEFAULTS.evalBatches} and --max-measure-ms ${EFFECTIVE_DEFAULTS.maxMeasureMs}; flags override the file or these defaults field by field. Progress goes
 to stderr, the summary to stdout. Ctrl-C (or SIGTERM) stops after the current engine call and still
 writes every output from what was measured, then exits 130 (143); a second one quits at once.
 Exit code 1 when a task did not complete.
