@@ -15,7 +15,9 @@
  * `llama.cpp/Model` row times dantinox's `LlamaCppModel` as the timing tasks call it (`{ logits: false }`: every
  * position's logits computed and the greedy token picked natively, nothing copied to JavaScript). Decode feeds
  * the same fixed token ids to every engine (no logits are read back). `llama-bench` reports its own tokens/s: `-p 512 -n 0` for prefill, `-p 0 -n <steps> -d 512` for
- * decode at depth 512 (the depth filled untimed), llama.cpp's default F16 KV cache unless `--native-kv f32`.
+ * decode at depth 512 (the depth filled untimed). node-llama-cpp and llama-bench hold the same KV cache type,
+ * llama.cpp's default F16 (`--native-kv bf16` for BF16; llama-bench has no F32 cache); the llama.cpp/Model row keeps
+ * the F32 cache `LlamaCppModel` holds, like ORT's.
  *
  * Rounds interleave the variants (rotating the order); ratios are medians of per-round ratios. The binding's own
  * cost is printed on its own: node-llama-cpp's time per call less llama-bench's on the same file, per round.
@@ -23,7 +25,7 @@
  * dantinox ÷ node-llama-cpp per dtype, in one run.
  *
  * Usage: `npm run bench:engines -- [--threads 2] [--rounds 5] [--steps 16] [--prompt 512]
- *   [--engines ort,node-llama-cpp,llama-bench,llama.cpp/Model,transformers.js] [--native-kv f16|f32]`
+ *   [--engines ort,node-llama-cpp,llama-bench,llama.cpp/Model,transformers.js] [--native-kv f16|bf16]`
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -53,6 +55,16 @@ const { values: args } = parseArgs({
   },
 });
 const engines = new Set((args.engines as string).split(','));
+/** The KV cache type of both llama.cpp rows that measure llama.cpp itself (llama-bench's names). */
+const NATIVE_KV_TYPES = { f16: 'F16', bf16: 'BF16' } as const;
+const nativeKv = args['native-kv'] as string;
+if (!Object.hasOwn(NATIVE_KV_TYPES, nativeKv)) {
+  console.error(
+    `--native-kv must be f16 or bf16, received ${nativeKv}: llama-bench (llama.cpp's own tool) has no f32 KV cache, and node-llama-cpp takes the same type so the two compare like with like.`,
+  );
+  process.exit(2);
+}
+const nativeKvType = NATIVE_KV_TYPES[nativeKv as keyof typeof NATIVE_KV_TYPES];
 const threads = Number(args.threads);
 /** The dtypes every engine runs, by dantinox's names (llama.cpp: F32, Q8_0, Q4_0). */
 const DTYPES = ['fp32', 'q8', 'q4'] as const;
@@ -104,7 +116,7 @@ function modelVariant(engine: string, dtype: BuiltinDtype, model: Model): Varian
   };
 }
 
-/** llama.cpp through node-llama-cpp itself: last-token prefill and greedy steps, F32 KV cache, exact threads. */
+/** llama.cpp through node-llama-cpp itself: last-token prefill and greedy steps, llama-bench's KV type, exact threads. */
 async function nativeLlamaVariant(path: string, dtype: BuiltinDtype, contextSize: number): Promise<Variant> {
   const { llama } = await loadNodeLlamaCpp();
   const model = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
@@ -113,8 +125,8 @@ async function nativeLlamaVariant(path: string, dtype: BuiltinDtype, contextSize
     sequences: 1,
     batchSize: promptLen,
     threads,
-    experimentalKvCacheKeyType: 'F32',
-    experimentalKvCacheValueType: 'F32',
+    experimentalKvCacheKeyType: nativeKvType,
+    experimentalKvCacheValueType: nativeKvType,
   });
   type Input = Parameters<ReturnType<typeof context.getSequence>['controlledEvaluate']>[0];
   const withNext = (ids: Int32Array): Input =>
@@ -154,11 +166,11 @@ async function nativeLlamaVariant(path: string, dtype: BuiltinDtype, contextSize
 
 /** llama.cpp's own llama-bench on `path`: its reported tokens/s for a 512-token prefill, and decode at depth 512. */
 function llamaBenchVariant(bin: string, path: string, dtype: BuiltinDtype): Variant {
+  const kvArgs = ['-ctk', nativeKv, '-ctv', nativeKv];
   const run = (extra: string[]): number => {
-    const kv = args['native-kv'] as string;
     const out = execFileSync(
       bin,
-      ['-m', path, '-t', String(threads), '-r', '1', '-o', 'json', '-ctk', kv, '-ctv', kv, ...extra],
+      ['-m', path, '-t', String(threads), '-r', '1', '-o', 'json', ...kvArgs, ...extra],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
     );
     const rows = JSON.parse(out) as { avg_ts: number }[];
@@ -211,7 +223,9 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'dantinox-engines-'));
   const bench = engines.has('llama-bench') ? buildLlamaCpp(['llama-bench']) : undefined;
   if (bench !== undefined)
-    console.log(`llama-bench: llama.cpp ${bench.commit.slice(0, 12)}, KV cache ${args['native-kv']}`);
+    console.log(
+      `llama-bench: llama.cpp ${bench.commit.slice(0, 12)}, KV cache ${nativeKv} (node-llama-cpp too)`,
+    );
   for (const dtype of DTYPES) {
     const path = join(dir, `model-${dtype}.gguf`);
     exportGguf({ config, weights }, path, { dtype });
