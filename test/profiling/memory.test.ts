@@ -43,6 +43,42 @@ describe('memoryFootprint', () => {
     expect(m.kvBytesPerToken).toBe(2 * 12 * 12 * 64 * 4);
   });
 
+  it('keeps an untied head, the token table and the RMS norms of a quantized MoE in float32 outside the matrices', () => {
+    const moe = ModelConfig.parse({
+      dim: 8,
+      n_heads: 2,
+      num_blocks: 2,
+      vocab_size: 10,
+      max_context: 16,
+      ffn: 'moe',
+      n_experts: 4,
+      top_k: 2,
+      norm: 'rmsnorm',
+      pos_encoding: 'rotary',
+      weight_tying: false,
+    });
+    const p = countParameters(moe);
+    // float32: the 10·8 token table and 2·2 + 1 RMS norms of 8; the untied 8·10 head follows headDtype.
+    const full = 10 * 8 + 5 * 8;
+    const head = 8 * 10;
+    const q8 = memoryFootprint(moe, { dtype: 'q8', headDtype: 'fp16' });
+    expect(q8.weightBytes).toBe(full * 4 + (p.total - full - head) * 1 + head * 2);
+    // A decode step reads the router and topK = 2 of the 4 experts: fewer matrix bytes, the same float32 part.
+    expect(p.active).toBeLessThan(p.total);
+    expect(q8.activeWeightBytes).toBe(full * 4 + (p.active - full - head) * 1 + head * 2);
+    // Unquantized, every weight is in the dtype and the untied head too.
+    expect(memoryFootprint(moe, { dtype: 'fp16' }).weightBytes).toBe(p.total * 2);
+    expect(memoryFootprint(moe, { dtype: 'fp16', headDtype: 'fp32' }).weightBytes).toBe(
+      (p.total - head) * 2 + head * 4,
+    );
+  });
+
+  it('names headDtype when the head dtype is unknown', () => {
+    expect(() => memoryFootprint(ModelConfig.preset('tiny'), { headDtype: 'int3' as Dtype })).toThrow(
+      /headDtype/,
+    );
+  });
+
   it('scales weights of the float dtypes with their bytes and KV with its activation type, fp32 by default', () => {
     const floats = DTYPE_NAMES.filter((d) => !DTYPES[d].quantized);
     fc.assert(
