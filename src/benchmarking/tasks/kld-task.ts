@@ -74,7 +74,8 @@ export interface KldTaskOptions extends EvalTextOptions {
 
 /**
  * KL divergence of a model from a reference model on the windows of the perplexity task (random windows, or
- * `evalStride` sliding windows scoring every position once). Both models run each window; the log-softmaxes,
+ * `evalStride` sliding windows scoring every position once). Both models run each window, one window at a time
+ * (`evalBatchSize` windows make a cell); the log-softmaxes,
  * the per-position KL, both NLLs and both arg-maxes are computed by ONNX Runtime (`LogitScorer`), not in
  * JavaScript. Autoregressive models only.
  */
@@ -142,26 +143,24 @@ export class KldTask {
       const rows = batchRows(plan.ids, batch);
       const b = batch.starts.length;
       const t = batch.length - 1;
-      const inputs = new Int32Array(b * t);
-      const targets = new BigInt64Array(b * t);
-      for (let r = 0; r < b; r++) {
-        inputs.set(rows.subarray(r * batch.length, r * batch.length + t), r * t);
-        for (let j = 0; j < t; j++) targets[r * t + j] = BigInt(rows[r * batch.length + j + 1] as number);
-      }
-      const shape = { batch: b, seq: t };
-      const q = await model.forward(inputs, shape);
-      const p = await reference.forward(inputs, shape);
-      const scored = await scorer.kl(p.data, q.data, vocab, targets);
       let batchKl = 0;
+      // One window at a time through both models: the logits alive at once are one window's per model (for a
+      // 50,257-word vocabulary and 256 positions, 51 MB each), and ONNX Runtime's arenas grow to one window's
+      // activations, not a batch's.
       for (let r = 0; r < b; r++) {
+        const row = rows.subarray(r * batch.length, (r + 1) * batch.length);
+        const inputs = row.slice(0, t);
+        const targets = BigInt64Array.from(row.subarray(1), (id) => BigInt(id));
+        const q = await model.forward(inputs, { batch: 1, seq: t });
+        const p = await reference.forward(inputs, { batch: 1, seq: t });
+        const scored = await scorer.kl(p.data, q.data, vocab, targets);
         for (let j = batch.scoreFrom; j < t; j++) {
-          const at = r * t + j;
-          const kl = scored.kl[at] as number;
+          const kl = scored.kl[j] as number;
           kls.push(kl);
           batchKl += kl;
-          nll += scored.modelNll[at] as number;
-          referenceNll += scored.referenceNll[at] as number;
-          if (scored.modelArgmax[at] === scored.referenceArgmax[at]) agree++;
+          nll += scored.modelNll[j] as number;
+          referenceNll += scored.referenceNll[j] as number;
+          if (scored.modelArgmax[j] === scored.referenceArgmax[j]) agree++;
         }
       }
       const n = b * (t - batch.scoreFrom);

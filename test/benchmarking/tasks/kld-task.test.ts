@@ -3,6 +3,7 @@ import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
 import type { CellRecord } from '../../../src/benchmarking/task.js';
 import { KldTask } from '../../../src/benchmarking/tasks/kld-task.js';
 import { messages } from '../../../src/messages.js';
+import type { BatchShape } from '../../../src/models/model.js';
 import { createModel } from '../../../src/models/onnx/onnx-model.js';
 import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
 import { Rng } from '../../../src/rng.js';
@@ -78,6 +79,31 @@ describe('KldTask known answers', () => {
     const [fresh, reused] = [await run(false), await run(true)];
     expect(reused.metrics).toEqual(fresh.metrics);
     expect(Number.isFinite(reused.metrics['kld_mean'])).toBe(true);
+  });
+
+  it('runs both models one window at a time, a cell still holding evalBatchSize windows', async () => {
+    const reference = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: Q });
+    const batches: number[] = [];
+    for (const m of [model, reference]) {
+      const forward = m.forward.bind(m);
+      m.forward = (ids: Int32Array, shape: BatchShape) => {
+        batches.push(shape.batch);
+        return forward(ids, shape);
+      };
+    }
+    const cells: CellRecord[] = [];
+    const r = await new KldTask({ reference, dataSource: cycle }).run(
+      new ARParadigm(model.config),
+      model,
+      small,
+      new Rng(0),
+      contextFor(model, cells),
+    );
+    // 5 cells of 2 windows, each window through both models: 20 forward passes of one row.
+    expect(batches).toEqual(new Array(20).fill(1));
+    expect(cells.map((c) => c.batch)).toEqual([2, 2, 2, 2, 2]);
+    expect(r.metrics['tokens_scored']).toBe(5 * 2 * 16);
   });
 
   it('sliding windows score every position once', async () => {
