@@ -45,8 +45,8 @@ import { runBenchPlan } from '../run-bench-plan.js';
 /**
  * The sweep `dantinox bench` runs when no `--bench-config` is given: the library defaults
  * ({@link BenchmarkConfig.defaults}) with a shorter batch sweep, fewer perplexity batches and slow cells timed for
- * about 3 s (at least ten calls) rather than twenty calls, so the default run on the default preset takes about a
- * minute and a half on 2 cores. Flags override it field by field.
+ * about 3 s (at least ten calls) rather than twenty calls, so the default run on the default preset takes about
+ * 70 s on 2 cores. Flags override it field by field.
  */
 export const CLI_BENCH_DEFAULTS: BenchmarkConfigInput = Object.freeze({
   batchSizes: [1, 4, 16],
@@ -171,7 +171,7 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
 };
 
 /** Parsed options of `dantinox bench`. */
-type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
+export type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
   readonly ep?: string;
   readonly browserPath?: string;
   readonly isolation: boolean;
@@ -223,8 +223,11 @@ writes every output from what was measured, then exits 130 (143); a second one q
 Exit code 1 when a task did not complete.
 `;
 
-/** The benchmark config: library defaults ← CLI defaults or the `--bench-config` file ← flags. */
-function benchmarkConfig(
+/**
+ * The benchmark config: library defaults ← CLI defaults or the `--bench-config` file ← flags. A `--min-measure-ms`
+ * above the default run's cap asks for more time per cell, not less: without `--max-measure-ms` the cap yields (0).
+ */
+export function benchmarkConfig(
   options: BenchCliOptions,
   file: Record<string, unknown> | undefined,
 ): BenchmarkConfig {
@@ -235,6 +238,12 @@ function benchmarkConfig(
     const value = (options as Record<string, unknown>)[key];
     if (spec !== null && value !== undefined) flags[key] = value;
   }
+  if (
+    file === undefined &&
+    options.maxMeasureMs === undefined &&
+    (options.minMeasureMs ?? 0) > EFFECTIVE_DEFAULTS.maxMeasureMs
+  )
+    base.maxMeasureMs = 0;
   return BenchmarkConfig.parse({ ...base, ...flags });
 }
 
