@@ -217,9 +217,10 @@ Examples:
   $ dantinox bench --config tiny --dtype fp32,q8 --repeat 5 --out results/base  # 5 interleaved runs per variant
 
 Without --bench-config the sweep is the library default with --batch-sizes ${EFFECTIVE_DEFAULTS.batchSizes.join(',')},
---eval-batches ${EFFECTIVE_DEFAULTS.evalBatches} and --max-measure-ms ${EFFECTIVE_DEFAULTS.maxMeasureMs}; flags override the file or these defaults field by field. Progress goes
-to stderr, the summary to stdout. Ctrl-C (or SIGTERM) stops after the current engine call and still
-writes every output from what was measured, then exits 130 (143); a second one quits at once.
+--eval-batches ${EFFECTIVE_DEFAULTS.evalBatches} and --max-measure-ms ${EFFECTIVE_DEFAULTS.maxMeasureMs}; flags override the file or these
+defaults field by field. Progress goes to stderr, the summary to stdout. Ctrl-C (or SIGTERM) stops after the
+current engine call and still writes every output from what was measured, then exits 130 (143); a second one
+quits at once.
 Exit code 1 when a task did not complete.
 `;
 
