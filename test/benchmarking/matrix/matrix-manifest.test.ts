@@ -12,8 +12,8 @@ import {
   readMatrixManifest,
   writeMatrixManifest,
 } from '../../../src/benchmarking/matrix/matrix-manifest.js';
-import { DantinoxError } from '../../../src/errors.js';
 import { messages } from '../../../src/messages.js';
+import { thrown } from '../../thrown.js';
 
 const bench: MatrixDefinition = {
   axes: [{ name: 'dtype', values: ['fp32', 'q8'] }],
@@ -45,17 +45,6 @@ const VARIANTS: readonly MatrixVariant[] = [
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'dantinox-matrix-manifest-'));
-
-/** The error `f` throws (fails when it throws none). */
-function thrown(f: () => unknown): DantinoxError {
-  try {
-    f();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DantinoxError);
-    return error as DantinoxError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('matrixKey', () => {
   it("keeps a bench matrix's key (folders written before loads were sharded still resume and merge)", () => {

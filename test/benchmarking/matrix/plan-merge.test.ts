@@ -18,8 +18,8 @@ import {
 import { findMatrixFolders, planMerge } from '../../../src/benchmarking/matrix/plan-merge.js';
 import { SuiteReport } from '../../../src/benchmarking/report.js';
 import type { BenchmarkResult } from '../../../src/benchmarking/task.js';
-import { DantinoxError } from '../../../src/errors.js';
 import { messages } from '../../../src/messages.js';
+import { thrown } from '../../thrown.js';
 
 const BENCH: MatrixDefinition = {
   axes: [{ name: 'dtype', values: ['fp32', 'fp16', 'q8', 'q4'] }],
@@ -85,17 +85,6 @@ function writeShard(
   writeMatrixManifest(dir, createMatrixManifest(options.definition ?? BENCH, variants, spec, assigned));
   for (const v of assigned) writeVariant(dir, v.id, outcomes[v.id] ?? 'completed');
   return dir;
-}
-
-/** The error `f` throws (fails when it throws none). */
-function thrown(f: () => unknown): DantinoxError {
-  try {
-    f();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DantinoxError);
-    return error as DantinoxError;
-  }
-  throw new Error('expected an error');
 }
 
 const variant = (i: number): MatrixVariant => VARIANTS[i] as MatrixVariant;

@@ -1,20 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { DantinoxError } from '../../../src/errors.js';
 import { messages } from '../../../src/messages.js';
 import { resolveThreads } from '../../../src/models/engines/ort/ort-session.js';
 import { checkThreads, MAX_THREADS_PER_CORE, maxThreads } from '../../../src/models/engines/threads.js';
-
-/** The error `fn` throws, or a failure. */
-function thrown(fn: () => unknown): DantinoxError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DantinoxError) return error;
-    throw error;
-  }
-  throw new Error('expected a DantinoxError');
-}
+import { thrown } from '../../thrown.js';
 
 describe('thread bound', () => {
   it('is 4 threads per core: 8 on 2 cores, 4 on 1, 4 × availableParallelism() by default', () => {
