@@ -61,12 +61,20 @@ describe('ggufBlocker', () => {
       'the "diffusion" paradigm (bidirectional masked diffusion); llama.cpp runs causal decoders only',
     );
     expect(ggufBlocker(patched({ sliding_window: true }))).toMatch(/^sliding-window attention/);
-    expect(ggufBlocker(patched({ norm: 'layernorm' }))).toMatch(/^rotary positions without RMSNorm and SwiGLU/);
-    expect(ggufBlocker(patched({ use_swiglu: false }))).toMatch(/^rotary positions without RMSNorm and SwiGLU/);
+    expect(ggufBlocker(patched({ norm: 'layernorm' }))).toMatch(
+      /^rotary positions without RMSNorm and SwiGLU/,
+    );
+    expect(ggufBlocker(patched({ use_swiglu: false }))).toMatch(
+      /^rotary positions without RMSNorm and SwiGLU/,
+    );
     expect(ggufBlocker(patched({ norm: 'rmsnorm' }, GPT2))).toMatch(/^learned positions without LayerNorm/);
     expect(ggufBlocker(patched({ use_swiglu: true }, GPT2))).toMatch(/^learned positions without LayerNorm/);
-    expect(ggufBlocker(patched({ activation: 'relu' }, GPT2))).toMatch(/^learned positions without LayerNorm/);
-    expect(ggufBlocker(patched({ ffn: 'moe', n_experts: 2, top_k: 1 }, GPT2))).toMatch(/^a mixture of experts/);
+    expect(ggufBlocker(patched({ activation: 'relu' }, GPT2))).toMatch(
+      /^learned positions without LayerNorm/,
+    );
+    expect(ggufBlocker(patched({ ffn: 'moe', n_experts: 2, top_k: 1 }, GPT2))).toMatch(
+      /^a mixture of experts/,
+    );
     expect(ggufBlocker(patched({ kv_heads: 1 }, GPT2))).toMatch(
       /^grouped-query attention with learned positions/,
     );
