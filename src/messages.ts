@@ -745,6 +745,9 @@ export const messages = {
   matrixDuplicateValue: (flag: string, value: string): string =>
     `${flag} lists "${value}" twice: each value of a matrix axis is one variant and must appear once.`,
   /** A `--bench-config` file that sets nothing. */
+  /** `--min-measure-ms` above a non-zero `--max-measure-ms`. */
+  measureCapBelowMinimum: (min: number, max: number): string =>
+    `--min-measure-ms ${min} is above --max-measure-ms ${max}: a cell cannot stop timing before its minimum. Lower --min-measure-ms, raise --max-measure-ms, or pass --max-measure-ms 0 (no cap).`,
   benchConfigEmpty: (path: string): string =>
     `--bench-config ${path} sets nothing (the file is empty): write the settings into it (e.g. "seq_lens: [128, 256]" or a matrix: section), or leave --bench-config out to run the defaults.`,
   /** The same axis given twice to a matrix. */

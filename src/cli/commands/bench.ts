@@ -245,7 +245,11 @@ export function benchmarkConfig(
     (options.minMeasureMs ?? 0) > EFFECTIVE_DEFAULTS.maxMeasureMs
   )
     base.maxMeasureMs = 0;
-  return BenchmarkConfig.parse({ ...base, ...flags });
+  const config = { ...BenchmarkConfig.defaults(), ...base, ...flags };
+  const [min, max] = [Number(config.minMeasureMs), Number(config.maxMeasureMs)];
+  if (max > 0 && min > max)
+    throw new DantinoxError('INVALID_OPTION', messages.measureCapBelowMinimum(min, max));
+  return BenchmarkConfig.parse(config);
 }
 
 /** Registers `dantinox bench` on `program`. */
