@@ -2,7 +2,8 @@
  * The same weights on three engines, side by side: dantinox's ONNX graph on onnxruntime-node (`ort`), llama.cpp
  * through its Node binding node-llama-cpp on GGUF exports (F32, Q8_0, Q4_0; rows `node-llama-cpp`), llama.cpp's own
  * `llama-bench` on the same files (rows `llama-bench`: native llama.cpp, built by llama-cpp-build.ts from the source
- * release node-llama-cpp ships, run as a child process per measurement), and transformers.js on the
+ * release node-llama-cpp ships, run as a child process per measurement — from a helper process forked before any
+ * model is built, since a fork of the measuring process slows its engines up to 5×: see spawner.ts), and transformers.js on the
  * Hugging Face export (model.onnx, model_quantized.onnx, model_q4.onnx) — each in fp32, q8 and q4 quantized by
  * dantinox from the same weights. Model: a GPT-2-small-sized llama shape (dim 768, 12 heads, 12 blocks, SwiGLU width 2048,
  * vocab 50,257, tied head; 124 M parameters, seeded random weights).
@@ -27,7 +28,6 @@
  * Usage: `npm run bench:engines -- [--threads 2] [--rounds 5] [--steps 16] [--prompt 512]
  *   [--engines ort,node-llama-cpp,llama-bench,llama.cpp/Model,transformers.js] [--native-kv f16|bf16]`
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +43,7 @@ import type { BuiltinDtype } from '../src/models/onnx/precision.js';
 import { resolvePrecision } from '../src/models/onnx/precision.js';
 import { Rng } from '../src/rng.js';
 import { buildLlamaCpp } from './llama-cpp-build.js';
+import { type Spawner, startSpawner } from './spawner.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -164,15 +165,25 @@ async function nativeLlamaVariant(path: string, dtype: BuiltinDtype, contextSize
   };
 }
 
-/** llama.cpp's own llama-bench on `path`: its reported tokens/s for a 512-token prefill, and decode at depth 512. */
-function llamaBenchVariant(bin: string, path: string, dtype: BuiltinDtype): Variant {
+/**
+ * llama.cpp's own llama-bench on `path`, run from `spawner` (never forked from this process): its reported tokens/s for
+ * a 512-token prefill, and decode at depth 512.
+ */
+function llamaBenchVariant(spawner: Spawner, bin: string, path: string, dtype: BuiltinDtype): Variant {
   const kvArgs = ['-ctk', nativeKv, '-ctv', nativeKv];
-  const run = (extra: string[]): number => {
-    const out = execFileSync(
-      bin,
-      ['-m', path, '-t', String(threads), '-r', '1', '-o', 'json', ...kvArgs, ...extra],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
-    );
+  const run = async (extra: string[]): Promise<number> => {
+    const out = await spawner.run(bin, [
+      '-m',
+      path,
+      '-t',
+      String(threads),
+      '-r',
+      '1',
+      '-o',
+      'json',
+      ...kvArgs,
+      ...extra,
+    ]);
     const rows = JSON.parse(out) as { avg_ts: number }[];
     const tps = rows[0]?.avg_ts;
     if (tps === undefined) throw new Error(`llama-bench printed no result: ${out.slice(0, 200)}`);
@@ -181,8 +192,8 @@ function llamaBenchVariant(bin: string, path: string, dtype: BuiltinDtype): Vari
   return {
     engine: 'llama-bench',
     dtype,
-    prefillTps: async () => run(['-p', String(promptLen), '-n', '0']),
-    decodeTps: async () => run(['-p', '0', '-n', String(steps), '-d', String(promptLen)]),
+    prefillTps: () => run(['-p', String(promptLen), '-n', '0']),
+    decodeTps: () => run(['-p', '0', '-n', String(steps), '-d', String(promptLen)]),
     dispose: async () => {},
   };
 }
@@ -212,6 +223,12 @@ async function main(): Promise<void> {
   console.log(
     `model: llama shape dim 768, 12 heads, 12 blocks, SwiGLU 2048, vocab 50257 (${(countParameters(config) / 1e6).toFixed(0)} M params), prompt ${promptLen}, ${steps} decode steps, ${rounds} rounds`,
   );
+  // Everything that forks this process comes first, while it is small: the llama.cpp build check, the spawner that
+  // runs llama-bench, node-llama-cpp's loader (it tests its binding in a child process). A fork after a model is
+  // built slows that model's next calls up to 5× (see spawner.ts).
+  const bench = engines.has('llama-bench') ? buildLlamaCpp(['llama-bench']) : undefined;
+  const spawner = bench === undefined ? undefined : startSpawner();
+  if (engines.has('node-llama-cpp') || engines.has('llama.cpp/Model')) await loadNodeLlamaCpp();
   const variants: Variant[] = [];
   // Every engine quantizes the same fp32 weights with dantinox's quantizers (LM head included, as llama.cpp's pure
   // GGUF types): ort as DynamicQuantizeMatMul / MatMulNBits graphs, transformers.js as the files exportHfModel writes.
@@ -221,7 +238,6 @@ async function main(): Promise<void> {
     variants.push(modelVariant('ort', dtype, ort));
   }
   const dir = mkdtempSync(join(tmpdir(), 'dantinox-engines-'));
-  const bench = engines.has('llama-bench') ? buildLlamaCpp(['llama-bench']) : undefined;
   if (bench !== undefined)
     console.log(
       `llama-bench: llama.cpp ${bench.commit.slice(0, 12)}, KV cache ${nativeKv} (node-llama-cpp too)`,
@@ -231,7 +247,8 @@ async function main(): Promise<void> {
     exportGguf({ config, weights }, path, { dtype });
     if (engines.has('node-llama-cpp'))
       variants.push(await nativeLlamaVariant(path, dtype, config.maxContext));
-    if (bench !== undefined) variants.push(llamaBenchVariant(join(bench.binDir, 'llama-bench'), path, dtype));
+    if (bench !== undefined && spawner !== undefined)
+      variants.push(llamaBenchVariant(spawner, join(bench.binDir, 'llama-bench'), path, dtype));
   }
   if (engines.has('llama.cpp/Model'))
     variants.push(
@@ -320,6 +337,7 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   for (const v of variants) await v.dispose();
+  spawner?.close();
   rmSync(dir, { recursive: true, force: true });
 }
 
