@@ -110,7 +110,7 @@ export function writeMatrixManifest(dir: string, manifest: MatrixManifest): stri
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, `${JSON.stringify(manifest, null, 2)}\n`);
   } catch (cause) {
-    throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the matrix manifest'), { cause });
+    throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the matrix manifest', cause), { cause });
   }
   return path;
 }

@@ -146,7 +146,7 @@ export class MatrixReport {
         mkdirSync(dirname(path), { recursive: true });
         writeFileSync(path, text);
       } catch (cause) {
-        throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the combined matrix results'), {
+        throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the combined matrix results', cause), {
           cause,
         });
       }

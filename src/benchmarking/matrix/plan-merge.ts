@@ -11,6 +11,7 @@ import { messages } from '../../messages.js';
 import type { MatrixVariant } from './expand-matrix.js';
 import { isMatrixDirectory, type MatrixManifest, readMatrixManifest } from './matrix-manifest.js';
 import { type VariantState, variantState } from './matrix-report.js';
+import { shardFolderName } from './shard.js';
 
 /** A matrix folder taking part in a merge. */
 export interface MergeSource {
@@ -135,5 +136,5 @@ function mismatch(a: MergeSource, b: MergeSource): DantinoxError {
 function shardsOf(variants: readonly MatrixVariant[], sources: readonly MergeSource[]): string[] {
   const count = sources.find((s) => s.manifest.shard !== null)?.manifest.shard?.count;
   if (count === undefined) return [];
-  return [...new Set(variants.map((v) => v.index % count))].map((i) => `shard-${i}-of-${count}`);
+  return [...new Set(variants.map((v) => v.index % count))].map((index) => shardFolderName({ index, count }));
 }

@@ -46,14 +46,14 @@ export function readHfWeights(folder: string): HfWeights {
   try {
     graph = readOnnxGraph(modelPath);
   } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(modelPath, 'ONNX model'), { cause });
+    throw new DantinoxError('IO', messages.cannotRead(modelPath, 'ONNX model', cause), { cause });
   }
   checkHfGraph(hf, graph, configPath, modelPath);
   let model: onnx.ModelProto;
   try {
     model = onnx.ModelProto.decode(readFileSync(modelPath));
   } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(modelPath, 'ONNX model'), { cause });
+    throw new DantinoxError('IO', messages.cannotRead(modelPath, 'ONNX model', cause), { cause });
   }
   const initializers = new Map((model.graph?.initializer ?? []).map((t) => [t.name ?? '', t]));
   const weights = new Map<string, WeightTensor>();
@@ -92,7 +92,7 @@ function tensorData(t: onnx.ITensorProto, dir: string): Float32Array {
   try {
     fd = openSync(path, 'r');
   } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotRead(path, 'ONNX external data'), { cause });
+    throw new DantinoxError('IO', messages.cannotRead(path, 'ONNX external data', cause), { cause });
   }
   try {
     const bytes = new Uint8Array(out.buffer);

@@ -115,13 +115,15 @@ describe('matrix.json on disk', () => {
     expect(readMatrixManifest(dir)).toEqual(manifest);
   });
 
-  it('reports a folder it cannot write as IO, naming the file', () => {
+  it('reports a folder it cannot write as IO, naming the file and what is in the way', () => {
     const root = tmp();
     writeFileSync(join(root, 'file'), 'in the way');
     const dir = join(root, 'file', 'run');
     const error = thrown(() => writeMatrixManifest(dir, manifest));
     expect(error.code).toBe('IO');
-    expect(error.message).toBe(messages.benchWriteFailed(join(dir, 'matrix.json'), 'the matrix manifest'));
+    expect(error.message).toBe(
+      `Cannot write the matrix manifest to "${join(dir, 'matrix.json')}": a file is in the way where a folder is needed; move that file or pass another --out (outDir in TypeScript).`,
+    );
   });
 
   it('refuses a folder without one, and a file that is not JSON or not a matrix manifest', () => {

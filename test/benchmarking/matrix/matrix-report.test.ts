@@ -124,7 +124,7 @@ describe('MatrixReport', () => {
     });
   });
 
-  it('reports a folder it cannot write as IO, naming the file', () => {
+  it('reports a folder it cannot write as IO, naming the file and what is in the way', () => {
     const root = tmp();
     writeFileSync(join(root, 'file'), 'in the way');
     const dir = join(root, 'file', 'study');
@@ -137,7 +137,7 @@ describe('MatrixReport', () => {
     expect(error).toBeInstanceOf(DantinoxError);
     expect((error as DantinoxError).code).toBe('IO');
     expect((error as Error).message).toBe(
-      messages.benchWriteFailed(join(dir, 'results.csv'), 'the combined matrix results'),
+      `Cannot write the combined matrix results to "${join(dir, 'results.csv')}": a file is in the way where a folder is needed; move that file or pass another --out (outDir in TypeScript).`,
     );
   });
 

@@ -35,6 +35,25 @@ describe('readHfWeights', () => {
     });
   }
 
+  it('a missing external data file is reported as missing, with its path', () => {
+    const config = ModelConfig.preset('tiny');
+    const folder = join(dir, 'no-data');
+    exportHfModel(config, initWeights(config, 5), folder, { externalData: true });
+    const data = join(folder, 'onnx', 'model.onnx_data');
+    rmSync(data);
+    let error: unknown;
+    try {
+      readHfWeights(folder);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(DantinoxError);
+    expect((error as DantinoxError).code).toBe('IO');
+    expect((error as Error).message).toBe(
+      `Cannot read ONNX external data file "${data}": there is no such file; check the path.`,
+    );
+  });
+
   it('a folder whose graph lacks a canonical weight is refused naming it', () => {
     const config = ModelConfig.preset('tiny');
     const folder = join(dir, 'renamed');
