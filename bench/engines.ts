@@ -17,8 +17,8 @@
  * position's logits computed and the greedy token picked natively, nothing copied to JavaScript). Decode feeds
  * the same fixed token ids to every engine (no logits are read back). `llama-bench` reports its own tokens/s: `-p 512 -n 0` for prefill, `-p 0 -n <steps> -d 512` for
  * decode at depth 512 (the depth filled untimed). node-llama-cpp and llama-bench hold the same KV cache type,
- * llama.cpp's default F16 (`--native-kv bf16` for BF16; llama-bench has no F32 cache); the llama.cpp/Model row keeps
- * the F32 cache `LlamaCppModel` holds, like ORT's.
+ * llama.cpp's default F16 (`--native-kv bf16` for BF16; llama-bench has no F32 cache), and so does the llama.cpp/Model
+ * row (`kvCacheType`; `LlamaCppModel`'s default is F32, like ORT's), so its ratio to node-llama-cpp is the wrapper's.
  *
  * Rounds interleave the variants (rotating the order); ratios are medians of per-round ratios. The binding's own
  * cost is printed on its own: node-llama-cpp's time per call less llama-bench's on the same file, per round.
@@ -35,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MALLOC_TUNING, respawnWithMallocTuning } from '../src/cli/malloc-tuning.js';
 import { createLlamaCppModel } from '../src/models/engines/llama-cpp/create-llama-cpp-model.js';
+import type { LlamaKvCacheType } from '../src/models/engines/llama-cpp/llama-cpp-model.js';
 import { loadNodeLlamaCpp } from '../src/models/engines/llama-cpp/node-llama-cpp-loader.js';
 import { createTransformersJsModel } from '../src/models/engines/transformers-js/create-transformers-js-model.js';
 import { exportGguf } from '../src/models/gguf/gguf-export.js';
@@ -252,7 +253,14 @@ async function main(): Promise<void> {
   }
   if (engines.has('llama.cpp/Model'))
     variants.push(
-      modelVariant('llama.cpp/Model', 'fp32', await createLlamaCppModel({ config, weights }, { threads })),
+      modelVariant(
+        'llama.cpp/Model',
+        'fp32',
+        await createLlamaCppModel(
+          { config, weights },
+          { threads, kvCacheType: nativeKv as LlamaKvCacheType },
+        ),
+      ),
     );
   for (const dtype of DTYPES) {
     if (!engines.has('transformers.js')) break;

@@ -373,6 +373,9 @@ export const messages = {
   /** A llama.cpp `rowsPerContext` that is not a positive integer. */
   invalidRowsPerContext: (rows: unknown): string =>
     `rowsPerContext must be a positive integer (sequences of every llama.cpp context), received ${String(rows)}. Omit it to make contexts for each call's row count.`,
+  /** A llama.cpp KV-cache element type that is not one of those offered. */
+  invalidKvCacheType: (type: unknown, allowed: readonly string[]): string =>
+    `kvCacheType must be one of ${list(allowed)} (the llama.cpp KV cache's element type), received ${JSON.stringify(type)}. Omit it for f32.`,
   /** Row-batching states whose rows live in different llama.cpp contexts. */
   rowsInOtherContexts: (): string =>
     `their rows are sequences of different llama.cpp contexts (a context's sequences share its KV cache; none can move to another). Load the model with rowsPerContext ≥ the rows of the joined state, so rows prefilled while a state is live take free sequences of its context`,

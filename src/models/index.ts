@@ -57,7 +57,9 @@ export {
 } from './engines/llama-cpp/create-llama-cpp-model.js';
 export {
   LLAMA_CPP_ENGINE,
+  LLAMA_KV_CACHE_TYPES,
   LlamaCppModel,
+  type LlamaKvCacheType,
   LOG_PROB_FLOOR,
   type LoadLlamaCppModelOptions,
   loadLlamaCppModel,

@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportGguf, type GgufSource } from '../../gguf/gguf-export.js';
 import type { BuiltinDtype } from '../../onnx/precision.js';
-import { type LlamaCppModel, type LoadLlamaCppModelOptions, loadLlamaCppModel } from './llama-cpp-model.js';
+import {
+  type LlamaCppModel,
+  type LlamaKvCacheType,
+  type LoadLlamaCppModelOptions,
+  loadLlamaCppModel,
+} from './llama-cpp-model.js';
 
 /** Options of {@link createLlamaCppModel}. */
 export interface CreateLlamaCppModelOptions {
@@ -27,6 +32,8 @@ export interface CreateLlamaCppModelOptions {
    * {@link LoadLlamaCppModelOptions.rowsPerContext}. @default undefined (no row batching)
    */
   readonly rowsPerContext?: number;
+  /** Element type of the KV cache: see {@link LoadLlamaCppModelOptions.kvCacheType}. @default 'f32' */
+  readonly kvCacheType?: LlamaKvCacheType;
 }
 
 /**
@@ -52,6 +59,7 @@ export async function createLlamaCppModel(
     name: options.name ?? 'custom',
     ...(options.threads === undefined ? {} : { threads: options.threads }),
     ...(options.rowsPerContext === undefined ? {} : { rowsPerContext: options.rowsPerContext }),
+    ...(options.kvCacheType === undefined ? {} : { kvCacheType: options.kvCacheType }),
   });
   // A refused option or file leaves no temporary file behind.
   return loading.catch((error: unknown) => {

@@ -8,8 +8,12 @@
  * represent sliding-window attention, so that kind is refused at export.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { messages } from '../../../../src/messages.js';
 import { createLlamaCppModel } from '../../../../src/models/engines/llama-cpp/create-llama-cpp-model.js';
-import type { LlamaCppModel } from '../../../../src/models/engines/llama-cpp/llama-cpp-model.js';
+import type {
+  LlamaCppModel,
+  LlamaKvCacheType,
+} from '../../../../src/models/engines/llama-cpp/llama-cpp-model.js';
 import { createModel, type Model, ModelConfig, type ModelConfigInput } from '../../../../src/models/index.js';
 import { memoryFootprint } from '../../../../src/profiling/memory.js';
 
@@ -27,10 +31,13 @@ afterAll(async () => {
   for (const m of open.reverse()) await m.dispose();
 });
 
-async function llamaOf(overrides: ModelConfigInput): Promise<LlamaCppModel> {
+async function llamaOf(overrides: ModelConfigInput, kvCacheType?: LlamaKvCacheType): Promise<LlamaCppModel> {
   const ort = await createModel(ModelConfig.preset('tiny', overrides), { seed: 2, threads: 1 });
   open.push(ort);
-  const llama = (await createLlamaCppModel(ort, { threads: 1 })) as LlamaCppModel;
+  const llama = (await createLlamaCppModel(ort, {
+    threads: 1,
+    ...(kvCacheType === undefined ? {} : { kvCacheType }),
+  })) as LlamaCppModel;
   open.push(llama);
   return llama;
 }
@@ -58,6 +65,32 @@ describe('KV cache bytes: measured (llama.cpp context state) vs memoryFootprint'
       expect(s - n * (predicted + CELL_METADATA_BYTES)).toBe(73);
     });
   }
+
+  for (const [type, name] of [
+    ['f16', 'F16'],
+    ['bf16', 'BF16'],
+  ] as const) {
+    it(`kvCacheType '${type}': ${name} keys and values, half the F32 bytes per cached token`, async () => {
+      const llama = await llamaOf({}, type);
+      const predictedF32 = memoryFootprint(llama.config).kvBytesPerToken;
+      const bytesAt = async (depth: number): Promise<number> => {
+        const { state } = await llama.prefill(new Int32Array(depth).fill(3), { batch: 1, seq: depth });
+        const measured = llama.contextStateBytes(state);
+        expect(measured).toMatchObject({ keyType: name, valueType: name, keyBytesPerElement: 2 });
+        state.dispose();
+        return measured.stateBytes;
+      };
+      const [s1, s17] = [await bytesAt(1), await bytesAt(17)];
+      expect((s17 - s1) / 16).toBe(predictedF32 / 2 + CELL_METADATA_BYTES);
+    });
+  }
+
+  it('a kvCacheType llama.cpp is not offered here is refused before anything is loaded', async () => {
+    await expect(llamaOf({}, 'q8_0' as LlamaKvCacheType)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: messages.invalidKvCacheType('q8_0', ['f32', 'f16', 'bf16']),
+    });
+  });
 
   it('sliding window: llama.cpp cannot represent it, the export refuses', async () => {
     await expect(llamaOf({ slidingWindow: true, contextWindow: 8 })).rejects.toThrow(/sliding-window/);
