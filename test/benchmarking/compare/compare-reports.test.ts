@@ -371,6 +371,29 @@ describe('compareReports: known answers and boundaries', () => {
     });
   });
 
+  it('checks every option before comparing anything: refused even when the runs have no metric in common', () => {
+    // The statistics also check α, confidence, power and the noise floor when they judge a metric; here none is
+    // judged, so only compareReports' own checks can refuse the values (each just outside its range).
+    const a = handRun({ a_ms: 1 });
+    const b = handRun({ b_ms: 1 });
+    expect(compareReports(a, b).rows).toHaveLength(0);
+    const refused: [string, number, string][] = [
+      ['alpha', 0, 'a number in (0, 1)'],
+      ['alpha', 1, 'a number in (0, 1)'],
+      ['confidence', 0, 'a number in (0, 1)'],
+      ['confidence', 1, 'a number in (0, 1)'],
+      ['power', 0, 'a number in (0, 1)'],
+      ['power', 1, 'a number in (0, 1)'],
+      ['noiseFloor', -1e-9, 'a fraction ≥ 0'],
+      ['noiseFloor', Number.NaN, 'a fraction ≥ 0'],
+      ['noiseFloor', Number.POSITIVE_INFINITY, 'a fraction ≥ 0'],
+    ];
+    for (const [name, value, allowed] of refused)
+      expect(() => compareReports(a, b, { [name]: value } as CompareOptions), `${name} = ${value}`).toThrow(
+        messages.invalidNumberOption(name, value, allowed),
+      );
+  });
+
   it('names the side with no run, and refuses candidate or earlier runs that do not repeat the variant', () => {
     const fp32 = (runId: string) => handRun({ time_ms: 10 }, { runId, modelMeta: { dtype: 'fp32' } });
     const q4 = (runId: string) => handRun({ time_ms: 10 }, { runId, modelMeta: { dtype: 'q4' } });
