@@ -324,30 +324,39 @@ function fnv1a(text: string): number {
   return h;
 }
 
+/** Each option just outside its range, with what the message says is allowed. */
+const OUT_OF_RANGE: readonly [string, number, string][] = [
+  ['threshold', -0.01, 'a fraction ≥ 0'],
+  ['threshold', Number.POSITIVE_INFINITY, 'a fraction ≥ 0'],
+  ['threshold', Number.NaN, 'a fraction ≥ 0'],
+  ['alpha', 0, 'a number in (0, 1)'],
+  ['alpha', 1, 'a number in (0, 1)'],
+  ['confidence', 0, 'a number in (0, 1)'],
+  ['confidence', 1, 'a number in (0, 1)'],
+  ['power', 0, 'a number in (0, 1)'],
+  ['power', 1, 'a number in (0, 1)'],
+  ['noiseFloor', -1e-9, 'a fraction ≥ 0'],
+  ['noiseFloor', Number.NaN, 'a fraction ≥ 0'],
+  ['noiseFloor', Number.POSITIVE_INFINITY, 'a fraction ≥ 0'],
+  ['resamples', 0, 'a positive integer'],
+  ['resamples', 2.5, 'a positive integer'],
+  ['seed', 0.5, 'a safe integer'],
+  ['seed', 2 ** 53, 'a safe integer'],
+];
+
+/** compareReports(base, cand) refuses each of {@link OUT_OF_RANGE} by name. */
+function expectEachRefused(base: SuiteReport, cand: SuiteReport): void {
+  for (const [name, value, allowed] of OUT_OF_RANGE)
+    expect(
+      () => compareReports(base, cand, { [name]: value } as CompareOptions),
+      `${name} = ${value}`,
+    ).toThrow(messages.invalidNumberOption(name, value, allowed));
+}
+
 describe('compareReports: known answers and boundaries', () => {
   it('refuses each option outside its range by name, and accepts the ends that are inside', () => {
     const a = handRun({ time_ms: 10 });
-    const refused: [string, number, string][] = [
-      ['threshold', -0.01, 'a fraction ≥ 0'],
-      ['threshold', Number.POSITIVE_INFINITY, 'a fraction ≥ 0'],
-      ['threshold', Number.NaN, 'a fraction ≥ 0'],
-      ['alpha', 0, 'a number in (0, 1)'],
-      ['alpha', 1, 'a number in (0, 1)'],
-      ['confidence', 0, 'a number in (0, 1)'],
-      ['confidence', 1, 'a number in (0, 1)'],
-      ['power', 0, 'a number in (0, 1)'],
-      ['power', 1, 'a number in (0, 1)'],
-      ['noiseFloor', -0.01, 'a fraction ≥ 0'],
-      ['noiseFloor', Number.POSITIVE_INFINITY, 'a fraction ≥ 0'],
-      ['resamples', 0, 'a positive integer'],
-      ['resamples', 2.5, 'a positive integer'],
-      ['seed', 0.5, 'a safe integer'],
-      ['seed', 2 ** 53, 'a safe integer'],
-    ];
-    for (const [name, value, allowed] of refused)
-      expect(() => compareReports(a, a, { [name]: value } as CompareOptions), `${name} = ${value}`).toThrow(
-        messages.invalidNumberOption(name, value, allowed),
-      );
+    expectEachRefused(a, a);
     const ends = {
       threshold: 0,
       alpha: 0.001,
@@ -373,25 +382,11 @@ describe('compareReports: known answers and boundaries', () => {
 
   it('checks every option before comparing anything: refused even when the runs have no metric in common', () => {
     // The statistics also check α, confidence, power and the noise floor when they judge a metric; here none is
-    // judged, so only compareReports' own checks can refuse the values (each just outside its range).
+    // judged, so only compareReports' own checks can refuse them.
     const a = handRun({ a_ms: 1 });
     const b = handRun({ b_ms: 1 });
     expect(compareReports(a, b).rows).toHaveLength(0);
-    const refused: [string, number, string][] = [
-      ['alpha', 0, 'a number in (0, 1)'],
-      ['alpha', 1, 'a number in (0, 1)'],
-      ['confidence', 0, 'a number in (0, 1)'],
-      ['confidence', 1, 'a number in (0, 1)'],
-      ['power', 0, 'a number in (0, 1)'],
-      ['power', 1, 'a number in (0, 1)'],
-      ['noiseFloor', -1e-9, 'a fraction ≥ 0'],
-      ['noiseFloor', Number.NaN, 'a fraction ≥ 0'],
-      ['noiseFloor', Number.POSITIVE_INFINITY, 'a fraction ≥ 0'],
-    ];
-    for (const [name, value, allowed] of refused)
-      expect(() => compareReports(a, b, { [name]: value } as CompareOptions), `${name} = ${value}`).toThrow(
-        messages.invalidNumberOption(name, value, allowed),
-      );
+    expectEachRefused(a, b);
   });
 
   it('names the side with no run, and refuses candidate or earlier runs that do not repeat the variant', () => {

@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DantinoxError } from '../../../src/errors.js';
 import { exportGguf } from '../../../src/models/gguf/gguf-export.js';
 import { exportHfModel } from '../../../src/models/hf/hf-export.js';
 import { readHfWeights } from '../../../src/models/hf/hf-weights.js';
 import { ModelConfig } from '../../../src/models/model-config.js';
 import { initWeights } from '../../../src/models/weights.js';
+import { thrown } from '../../thrown.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dantinox-hf-weights-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,15 +41,9 @@ describe('readHfWeights', () => {
     exportHfModel(config, initWeights(config, 5), folder, { externalData: true });
     const data = join(folder, 'onnx', 'model.onnx_data');
     rmSync(data);
-    let error: unknown;
-    try {
-      readHfWeights(folder);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(DantinoxError);
-    expect((error as DantinoxError).code).toBe('IO');
-    expect((error as Error).message).toBe(
+    const error = thrown(() => readHfWeights(folder));
+    expect(error.code).toBe('IO');
+    expect(error.message).toBe(
       `Cannot read ONNX external data file "${data}": there is no such file; check the path.`,
     );
   });
@@ -66,15 +60,9 @@ describe('readHfWeights', () => {
     expect(at).toBeGreaterThan(0);
     bytes.write('X', at + 'blocks.0.attn.'.length, 'latin1');
     writeFileSync(path, bytes);
-    let error: unknown;
-    try {
-      readHfWeights(folder);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(DantinoxError);
-    expect((error as DantinoxError).code).toBe('UNSUPPORTED');
-    expect((error as Error).message).toContain('"blocks.0.attn.q.weight" of shape [32, 32]');
+    const error = thrown(() => readHfWeights(folder));
+    expect(error.code).toBe('UNSUPPORTED');
+    expect(error.message).toContain('"blocks.0.attn.q.weight" of shape [32, 32]');
   });
 
   it('a config.json with fewer layers than the graph is refused, not converted in part', () => {
