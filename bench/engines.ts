@@ -9,8 +9,9 @@
  * vocab 50,257, tied head; 124 M parameters, seeded random weights).
  *
  * Measures, per engine and dtype, at the same thread count:
- * - prefill: one 512-token prompt, tokens/s (ort and transformers.js return logits for all 512 positions — their
- *   graphs have no other output; llama.cpp computes the last position's logits only, as its own prefill does);
+ * - prefill: one 512-token prompt, tokens/s (ort's graph runs the LM head over the last position only when no
+ *   logits are asked for, as llama.cpp's own prefill does; transformers.js returns logits for all 512 positions —
+ *   its graph has no other output);
  * - decode: 16 KV-cache steps at context 512..527 after an untimed 512-token prefill, tokens/s (greedy).
  * node-llama-cpp is timed directly (its own prefill and greedy step, no distribution copied to JavaScript); the
  * `llama.cpp/Model` row times dantinox's `LlamaCppModel` as the timing tasks call it (`{ logits: false }`: every

@@ -290,6 +290,12 @@ export const messages = {
   /** The seed formula asked for a KV-cache count, which it cannot express. */
   seedFormulaNoCache: (pastLength: number): string =>
     `formula "seed" has no KV-cache mode (the seed always counts a full forward pass), so pastLength must be 0, received ${pastLength}. Use formula "exact" for decode counts.`,
+  /** `dantinox flops --logit-positions` above the pass's new tokens. */
+  logitPositionsAboveSeqLen: (logitPositions: number, seqLen: number): string =>
+    `--logit-positions ${logitPositions} exceeds --seq-len ${seqLen}: a pass computes the logits of at most its ${seqLen} new tokens per sequence. Use --logit-positions from 1 (a generation's prefill) to ${seqLen} (every position), or omit it.`,
+  /** The seed formula asked for an LM head over fewer positions than the pass, which it cannot express. */
+  seedFormulaAllLogits: (logitPositions: number, seqLen: number): string =>
+    `formula "seed" counts the LM head over every position, so logitPositions must be seqLen (${seqLen}), received ${logitPositions}. Use formula "exact" for a prefill that computes fewer logits.`,
   /** A latency sample that is not a finite number. */
   nonFiniteSample: (index: number, value: unknown): string =>
     `sample ${index} is ${String(value)}; statistics need finite numbers. Drop or fix the sample before summarising.`,

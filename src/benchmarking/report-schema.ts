@@ -117,6 +117,11 @@ export const flopsBreakdownSchema: z.ZodType<FlopsBreakdown> = z
     seqLen: revivedNumber,
     batchSize: revivedNumber,
     pastLength: revivedNumber,
+    // Absent in reports written before prefill cells counted the LM head over fewer positions: every position.
+    logitPositions: z
+      .unknown()
+      .transform((v) => (v === undefined || v === null ? undefined : toNumber(v)))
+      .optional(),
     formula: z.enum(['exact', 'seed']),
     moe: z.enum(['active', 'dense']),
     pass: z.enum(['forward', 'training']),

@@ -128,6 +128,7 @@ export type {
   RowBatching,
   StepResult,
 } from './model.js';
+export { logitPositions } from './model.js';
 // ── config ──────────────────────────────────────────────────────────────────
 export {
   type Activation,

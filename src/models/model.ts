@@ -47,9 +47,11 @@ export interface StepResult {
 }
 
 /**
- * What a caller needs back from a call, so an engine can skip copying what nobody reads: the browser target sends
- * no logits across the page boundary when `logits` is `false` and only the last position's with `'last'`; llama.cpp
- * copies as few out of its buffers; the others ignore it.
+ * What a caller needs back from a call, so an engine can skip computing or copying what nobody reads: the built-in
+ * ONNX Runtime graph's prefill and extend run the LM head on each sequence's last position only when `logits` is
+ * `'last'` or `false` (see {@link logitPositions}); the browser target sends no logits across the page boundary when
+ * `logits` is `false` and only the last position's with `'last'`; llama.cpp copies as few out of its buffers; the
+ * others ignore it.
  */
 export interface CallOptions {
   /**
@@ -59,6 +61,16 @@ export interface CallOptions {
    * @default true
    */
   readonly logits?: boolean | 'last';
+}
+
+/**
+ * Positions per sequence whose logits a prefill or extend of `seq` new tokens needs to compute under `options`:
+ * all `seq` when the caller reads them all, else 1 (the last position: `'last'`, and `false`, whose prefill still
+ * ends on the next token's distribution as a generation's does). The analytical FLOPs of such a call count the LM
+ * head over these positions only.
+ */
+export function logitPositions(options: CallOptions | undefined, seq: number): number {
+  return options?.logits === undefined || options.logits === true ? seq : 1;
 }
 
 /**

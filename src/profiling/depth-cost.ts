@@ -25,7 +25,10 @@ export interface DepthCost {
   readonly depth: number;
   /** New tokens of the call. */
   readonly seqLen: number;
-  /** FLOPs of the call (1 multiply-add = 2), as {@link countFlops} with `pastLength: depth`. */
+  /**
+   * FLOPs of the call (1 multiply-add = 2), as {@link countFlops} with `pastLength: depth` and `logitPositions: 1`
+   * (a prefill or decode step needs the last position's logits only).
+   */
   readonly flops: number;
   /** The attention-score part of `flops` (QKᵀ and AV over all blocks): the part that grows with depth. */
   readonly attentionScoreFlops: number;
@@ -44,7 +47,8 @@ export interface DepthCost {
 /**
  * The analytical cost, in FLOPs and bytes, of one call (batch 1) that processes `seqLen` new tokens on a KV
  * cache already holding `depth` tokens: total FLOPs and the attention-score FLOPs that grow with depth (from
- * {@link countFlops}, so the same convention: the causal mask is not halved, a sliding window counts its band),
+ * {@link countFlops}, so the same convention: the causal mask is not halved, a sliding window counts its band; the
+ * LM head over the last position only, the one whose logits a generation reads),
  * the KV bytes read and held, and the bytes the call moves. Weights are read once per call whatever the depth,
  * so the depth-dependent part of the time is the attention-score FLOPs (compute) and `kvReadBytes` (memory).
  *
@@ -59,7 +63,7 @@ export interface DepthCost {
  */
 export function depthCost(config: ModelConfig, options: DepthCostOptions): DepthCost {
   const { depth, seqLen } = options;
-  const flops = countFlops(config, { seqLen, pastLength: depth });
+  const flops = countFlops(config, { seqLen, pastLength: depth, logitPositions: 1 });
   const footprint = memoryFootprint(config, { dtype: options.dtype ?? 'fp32' });
   const causalWindow = config.slidingWindow && config.causal;
   const readPositions = (causalWindow ? Math.min(depth, config.contextWindow) : depth) + seqLen;

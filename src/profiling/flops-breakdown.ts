@@ -39,6 +39,8 @@ export interface FlopsBreakdownInit {
   readonly batchSize: number;
   /** Tokens already in the KV cache. */
   readonly pastLength: number;
+  /** Positions per sequence whose logits the LM head computed (the last ones). @default seqLen */
+  readonly logitPositions?: number | undefined;
   /** Formulas used. */
   readonly formula: FlopsFormula;
   /** MoE counting used. */
@@ -78,6 +80,8 @@ export class FlopsBreakdown {
   readonly batchSize: number;
   /** Tokens already in the KV cache. */
   readonly pastLength: number;
+  /** Positions per sequence whose logits the LM head computed, the last ones (`seqLen`: every position). */
+  readonly logitPositions: number;
   /** Formulas used. */
   readonly formula: FlopsFormula;
   /** MoE counting used. */
@@ -98,6 +102,7 @@ export class FlopsBreakdown {
     this.seqLen = init.seqLen;
     this.batchSize = init.batchSize;
     this.pastLength = init.pastLength;
+    this.logitPositions = init.logitPositions ?? init.seqLen;
     this.formula = init.formula;
     this.moe = init.moe;
     this.pass = init.pass;
@@ -117,7 +122,8 @@ export class FlopsBreakdown {
 
   /** A longer form with the finer fields and the inputs, for reports and the CLI. */
   toDetailedString(): string {
-    const head = `FLOPs breakdown (${this.pass}, formula ${this.formula}, B=${this.batchSize}, T=${this.seqLen}, past=${this.pastLength}):`;
+    const logits = this.logitPositions === this.seqLen ? '' : `, logits of the last ${this.logitPositions}`;
+    const head = `FLOPs breakdown (${this.pass}, formula ${this.formula}, B=${this.batchSize}, T=${this.seqLen}, past=${this.pastLength}${logits}):`;
     return [
       head,
       `  attention : ${formatFlops(this.attention)}`,

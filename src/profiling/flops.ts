@@ -43,6 +43,13 @@ export interface CountFlopsOptions {
    * @default 'active'
    */
   moe?: MoeCounting;
+  /**
+   * Positions per sequence whose logits the pass computes, the last ones (the LM head runs on those only): all
+   * `seqLen` for a pass that scores every position, 1 for a generation's prefill, which needs only the next
+   * token's distribution. An integer from 1 to `seqLen`; `seqLen` with `formula: 'seed'`.
+   * @default seqLen
+   */
+  logitPositions?: number;
 }
 
 /** Options of {@link countDecodeFlops}. */
@@ -62,7 +69,7 @@ export interface CountDecodeFlopsOptions {
 }
 
 /** Options of {@link countTrainingFlops}. */
-export type CountTrainingFlopsOptions = Omit<CountFlopsOptions, 'pastLength'>;
+export type CountTrainingFlopsOptions = Omit<CountFlopsOptions, 'pastLength' | 'logitPositions'>;
 
 interface ResolvedCount {
   seqLen: number;
@@ -70,6 +77,7 @@ interface ResolvedCount {
   pastLength: number;
   formula: FlopsFormula;
   moe: MoeCounting;
+  logitPositions: number;
 }
 
 function resolveOptions(config: ModelConfig, options: CountFlopsOptions): ResolvedCount {
@@ -77,6 +85,14 @@ function resolveOptions(config: ModelConfig, options: CountFlopsOptions): Resolv
   checkOptionsObject('countFlops', options, '{ seqLen: 512 }');
   const { seqLen, batchSize = 1, pastLength = 0, formula = 'exact', moe = 'active' } = options;
   checkPositiveInt('seqLen', seqLen);
+  const logitPositions = options.logitPositions ?? seqLen;
+  checkPositiveInt('logitPositions', logitPositions);
+  if (logitPositions > seqLen) {
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.invalidNumberOption('logitPositions', logitPositions, `at most seqLen (${seqLen})`),
+    );
+  }
   checkPositiveInt('batchSize', batchSize);
   checkNonNegativeInt('pastLength', pastLength);
   checkOneOf('FLOPs formula', formula, FORMULAS);
@@ -87,7 +103,10 @@ function resolveOptions(config: ModelConfig, options: CountFlopsOptions): Resolv
   if (formula === 'seed' && pastLength !== 0) {
     throw new DantinoxError('INVALID_OPTION', messages.seedFormulaNoCache(pastLength));
   }
-  return { seqLen, batchSize, pastLength, formula, moe };
+  if (formula === 'seed' && logitPositions !== seqLen) {
+    throw new DantinoxError('INVALID_OPTION', messages.seedFormulaAllLogits(logitPositions, seqLen));
+  }
+  return { seqLen, batchSize, pastLength, formula, moe, logitPositions };
 }
 
 /** FFN hidden width F = expansion · dim (a whole number: ModelConfig validates it). */
@@ -104,6 +123,7 @@ function countResolved(config: ModelConfig, o: ResolvedCount, pass: FlopsPass): 
     seqLen: o.seqLen,
     batchSize: o.batchSize,
     pastLength: o.pastLength,
+    logitPositions: o.logitPositions,
     formula: o.formula,
     moe: o.moe,
   };
@@ -134,7 +154,7 @@ function countResolved(config: ModelConfig, o: ResolvedCount, pass: FlopsPass): 
     attentionScores: factor * scores * layers,
     ffn: factor * (experts * mlp + router) * layers,
     router: factor * router * layers,
-    lmHead: factor * 2 * tokens * d * v,
+    lmHead: factor * 2 * o.batchSize * o.logitPositions * d * v,
     ...meta,
     pass,
   });
@@ -150,8 +170,8 @@ function countResolved(config: ModelConfig, o: ResolvedCount, pass: FlopsPass): 
  * causal and bidirectional attention, **not halved** for the causal mask; with a sliding window only the
  * band of visible keys, summed exactly per query — see {@link countAttendedKeys}), the FFN (two matrices, or
  * three with SwiGLU, of width F = expansion·dim), the MoE router (D×nExperts) plus `topK` experts
- * (`moe: 'active'`) or all `nExperts` (`moe: 'dense'`), and the LM head (2·B·T·D·V, counted for every
- * position). Norms, softmax, activations, rotary embeddings, residual adds and the embedding lookup are not
+ * (`moe: 'active'`) or all `nExperts` (`moe: 'dense'`), and the LM head (2·B·R·D·V over the R =
+ * `logitPositions` positions whose logits the pass computes: every position by default, 1 for a prefill). Norms, softmax, activations, rotary embeddings, residual adds and the embedding lookup are not
  * counted.
  *
  * **`formula: 'seed'`** reproduces the seed's documented formulas exactly, with s = 2 if `useSwiglu` else 1:

@@ -39,6 +39,8 @@ export interface EngineCallShape {
   readonly seq: number;
   /** Tokens already in the KV cache before them. */
   readonly pastLength: number;
+  /** Positions per sequence whose logits the call computes, the last ones. @default seq */
+  readonly logitPositions?: number;
 }
 
 /** One engine call (one `session.run` for ONNX Runtime), in call order. */
@@ -161,7 +163,12 @@ export class TraceRecorder {
           phase,
           ...(shape === undefined
             ? {}
-            : { batch: shape.batch, seq: shape.seq, past_length: shape.pastLength }),
+            : {
+                batch: shape.batch,
+                seq: shape.seq,
+                past_length: shape.pastLength,
+                ...(shape.logitPositions === undefined ? {} : { logit_positions: shape.logitPositions }),
+              }),
         },
       });
     }

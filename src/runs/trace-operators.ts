@@ -32,7 +32,7 @@ export function callCostsOf(model: Model): CallCosts | undefined {
   if (!isCosted(model)) return undefined;
   const memo = new Map<string, ReadonlyMap<string, NodeCost> | undefined>();
   return (shape) => {
-    const key = `${shape.batch},${shape.seq},${shape.pastLength}`;
+    const key = `${shape.batch},${shape.seq},${shape.pastLength},${shape.logitPositions ?? shape.seq}`;
     if (!memo.has(key)) {
       const nodes = model.graphCosts(shape);
       memo.set(key, nodes === undefined ? undefined : new Map(nodes.map((n) => [n.name, n])));

@@ -5,7 +5,15 @@
  *
  * @packageDocumentation
  */
-import type { BatchShape, CallOptions, DecodeState, Logits, Model, StepResult } from '../models/model.js';
+import {
+  type BatchShape,
+  type CallOptions,
+  type DecodeState,
+  type Logits,
+  logitPositions,
+  type Model,
+  type StepResult,
+} from '../models/model.js';
 import type { TraceRecorder } from '../profiling/index.js';
 
 /** `model` with every `forward`, `prefill`, `extend` and `decodeStep` recorded by `tracer` (one engine call each). */
@@ -27,6 +35,7 @@ export function tracedModel(model: Model, tracer: TraceRecorder): Model {
         batch: shape.batch,
         seq: shape.seq,
         pastLength: 0,
+        logitPositions: logitPositions(options, shape.seq),
       }),
     decodeStep: (tokens: Int32Array, state: DecodeState, options?: CallOptions): Promise<StepResult> =>
       tracer.engineCall('decodeStep', () => model.decodeStep(tokens, state, options), {
@@ -53,6 +62,7 @@ export function tracedModel(model: Model, tracer: TraceRecorder): Model {
             batch: state.batch,
             seq,
             pastLength: state.length,
+            logitPositions: logitPositions(options, seq),
           }),
       };
 }

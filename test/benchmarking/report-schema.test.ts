@@ -123,6 +123,14 @@ describe('valid records', () => {
     expect(flops.total).toBe(15e6);
   });
 
+  it("a FLOPs breakdown keeps its logit positions; one written before them counted every position's", () => {
+    const prefill = new FlopsBreakdown({ ...FLOPS, lmHead: 2e6 / 16, logitPositions: 1 });
+    expect(flopsBreakdownSchema.parse(asJson(prefill))).toEqual(prefill);
+    const { logitPositions, ...older } = asJson(FLOPS) as { logitPositions: number };
+    expect(logitPositions).toBe(16);
+    expect(flopsBreakdownSchema.parse(older).logitPositions).toBe(16);
+  });
+
   it('profiling statistics are rebuilt as a ProfilingResult: null is NaN, the FLOPs attached', () => {
     const profiling = profilingResultSchema.parse(asJson(PROFILING));
     expect(profiling).toBeInstanceOf(ProfilingResult);

@@ -56,6 +56,43 @@ describe('dantinox flops', () => {
     expect(json.memory).toMatchObject({ dtype: 'fp16', weightBytes: countParameters(config).total * 2 });
   });
 
+  it("--logit-positions 1 counts a generation's prefill: the LM head over the last position only", async () => {
+    const run = await runCli(['flops', '--config', 'tiny', '--seq-len', '64', '--batch-size', '1']);
+    const prefill = await runCli([
+      ...['flops', '--config', 'tiny', '--seq-len', '64', '--batch-size', '1', '--logit-positions', '1'],
+    ]);
+    expect(prefill.code).toBe(0);
+    expect(prefill.stdout).toContain('tokens, logits of the last 1 per sequence, formula exact');
+    expect(run.stdout).toContain('Counted: one forward pass of 1 × 64 tokens, formula exact');
+    const json = await runCli([
+      ...[
+        'flops',
+        '--config',
+        'tiny',
+        '--seq-len',
+        '64',
+        '--batch-size',
+        '1',
+        '--logit-positions',
+        '1',
+        '--json',
+      ],
+    ]);
+    const out = JSON.parse(json.stdout) as {
+      logitPositions: number;
+      flops: { lmHead: number; total: number };
+    };
+    const config = ModelConfig.preset('tiny');
+    const expected = countFlops(config, { seqLen: 64, logitPositions: 1 });
+    expect(out.logitPositions).toBe(1);
+    expect(out.flops.lmHead).toBe(2 * config.dim * config.vocabSize);
+    expect(out.flops.total).toBe(expected.total);
+
+    const tooMany = await runCli(['flops', '--config', 'tiny', '--seq-len', '8', '--logit-positions', '9']);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toBe(`error: ${messages.logitPositionsAboveSeqLen(9, 8)}\n`);
+  });
+
   it('reads a YAML model config with the seed snake_case keys', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

@@ -21,6 +21,12 @@ describe('depthCost', () => {
     expect(c.attentionScoreFlops).toBe(4 * layers * nHeads * headSize * 64 * (128 + 64));
   });
 
+  it("counts a prefill's LM head over its last position only: the logits a generation reads", () => {
+    const c = depthCost(small, { depth: 128, seqLen: 64 });
+    const all = countFlops(small, { seqLen: 64, pastLength: 128 });
+    expect(c.flops).toBe(all.total - all.lmHead + 2 * small.dim * small.vocabSize);
+  });
+
   it('grows linearly with depth: equal steps in d add equal FLOPs and KV bytes', () => {
     const at = (d: number) => depthCost(small, { depth: d, seqLen: 1 });
     const step = at(256).flops - at(0).flops;

@@ -130,6 +130,15 @@ describe('countFlops, formula "seed"', () => {
       messages.seedFormulaNoCache(3),
     );
   });
+
+  it('counts the LM head over every position only', () => {
+    expect(() => countFlops(small, { seqLen: 4, logitPositions: 1, formula: 'seed' })).toThrow(
+      messages.seedFormulaAllLogits(1, 4),
+    );
+    expect(countFlops(small, { seqLen: 4, logitPositions: 4, formula: 'seed' })).toEqual(
+      countFlops(small, { seqLen: 4, formula: 'seed' }),
+    );
+  });
 });
 
 describe('countFlops, formula "exact"', () => {
@@ -159,6 +168,22 @@ describe('countFlops, formula "exact"', () => {
     ]);
     expect(f.total).toBe(84_736);
     expect(f).toEqual(countFlops(MC.preset('tiny'), { seqLen: 1, pastLength: 10 }));
+  });
+
+  it("counts the LM head over the logitPositions last positions only: a prefill's next-token logits", () => {
+    const tiny = MC.preset('tiny');
+    const all = countFlops(tiny, { seqLen: 8, batchSize: 2 });
+    const last = countFlops(tiny, { seqLen: 8, batchSize: 2, logitPositions: 1 });
+    const three = countFlops(tiny, { seqLen: 8, batchSize: 2, pastLength: 3, logitPositions: 3 });
+    // lm head = 2·B·R·D·V: 2·2·1·32·256 = 32_768 and 2·2·3·32·256 = 98_304; nothing else changes.
+    expect(last.lmHead).toBe(32_768);
+    expect(three.lmHead).toBe(98_304);
+    expect([last.attention, last.ffn, last.router]).toEqual([all.attention, all.ffn, all.router]);
+    expect(last.total).toBe(1_343_488 - 262_144 + 32_768);
+    expect([all.logitPositions, last.logitPositions, three.logitPositions]).toEqual([8, 1, 3]);
+    expect(countFlops(tiny, { seqLen: 8, batchSize: 2, logitPositions: 8 })).toEqual(all);
+    expect(last.toDetailedString()).toContain('T=8, past=0, logits of the last 1):');
+    expect(all.toDetailedString()).toContain('T=8, past=0):');
   });
 
   it('counts GQA K/V at kvHeads width: the spec §8 ratio 0.625 for D=512, 8 heads, kv=2', () => {
@@ -332,6 +357,16 @@ describe('countFlops inputs', () => {
       messages.invalidNumberOption('pastLength', -1, 'a non-negative integer'),
     ],
     ['too long', { seqLen: 500, pastLength: 13 }, messages.contextTooLong(500, 13, 512)],
+    [
+      'no logit positions',
+      { seqLen: 4, logitPositions: 0 },
+      messages.invalidNumberOption('logitPositions', 0, 'a positive integer'),
+    ],
+    [
+      'more logit positions than tokens',
+      { seqLen: 4, logitPositions: 5 },
+      messages.invalidNumberOption('logitPositions', 5, 'at most seqLen (4)'),
+    ],
     [
       'unknown formula',
       { seqLen: 4, formula: 'seeed' as 'seed' },

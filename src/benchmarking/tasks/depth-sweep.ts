@@ -43,7 +43,7 @@ const perDepth = (phase: 'prefill' | 'decode'): MetricDescriptor[] => {
     {
       key: `${phase}_gflop_d{D}`,
       unit: 'GFLOP',
-      description: `Analytical FLOPs of ${what} (countFlops with pastLength D).`,
+      description: `Analytical FLOPs of ${what} (countFlops with pastLength D; the LM head over the last position only).`,
     },
     {
       key: `${phase}_attn_gflop_d{D}`,
@@ -133,7 +133,10 @@ export function crossoverDepths(model: Model, prompt: number): Record<string, nu
   const footprint = memoryFootprint(model.config, { dtype });
   const decodeKv = Math.max(0, Math.ceil(footprint.activeWeightBytes / footprint.kvBytesPerToken) - 1);
   // Prefill scores grow linearly in d: scores(d) = a · P · (d + P); the rest does not depend on d.
-  const at0 = countFlops(model.config, { seqLen: Math.min(prompt, model.config.maxContext) });
+  const at0 = countFlops(model.config, {
+    seqLen: Math.min(prompt, model.config.maxContext),
+    logitPositions: 1,
+  });
   const perKey = at0.attentionScores / (prompt * prompt);
   const rest = at0.total - at0.attentionScores;
   const prefillAttn = model.config.slidingWindow
@@ -216,7 +219,7 @@ export async function runDepthSweep(
         batch: 1,
         seqLen: prompt,
         tokensPerCall: prompt,
-        flops: countFlops(model.config, { seqLen: prompt, pastLength: depth }),
+        flops: countFlops(model.config, { seqLen: prompt, pastLength: depth, logitPositions: 1 }),
         before: async () => {
           last?.dispose();
           last = undefined;

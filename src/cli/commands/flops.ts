@@ -6,6 +6,8 @@
  */
 import type { Command } from 'commander';
 import { DTYPE_NAMES } from '../../dtype.js';
+import { DantinoxError } from '../../errors.js';
+import { messages } from '../../messages.js';
 import { describeModel } from '../../models/describe-model.js';
 import { resolveModelConfig } from '../../models/resolve-model-config.js';
 import {
@@ -55,6 +57,12 @@ const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
     choices: ['active', 'dense'],
     default: 'active',
   },
+  logitPositions: {
+    flags: '--logit-positions <n>',
+    description:
+      "positions per sequence whose logits the LM head computes, the last ones (default: all; 1: a generation's prefill)",
+    parse: parsePositiveInt,
+  },
   dtype: {
     flags: '--dtype <type>',
     description: `weight dtype for the byte counts: ${DTYPE_NAMES.join(', ')} (KV cache in its activation type)`,
@@ -70,8 +78,12 @@ const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
 
 /** Parsed options of `dantinox flops`. */
 interface FlopsCliOptions
-  extends Omit<Required<CountFlopsOptions & Omit<MemoryFootprintOptions, 'headDtype'>>, 'seqLen'> {
+  extends Omit<
+    Required<CountFlopsOptions & Omit<MemoryFootprintOptions, 'headDtype'>>,
+    'seqLen' | 'logitPositions'
+  > {
   readonly seqLen?: number;
+  readonly logitPositions?: number;
   readonly headDtype?: MemoryFootprintOptions['headDtype'];
   readonly config: string;
   readonly json?: boolean;
@@ -83,6 +95,7 @@ Examples:
   $ dantinox flops --config gpt2-small --seq-len 1024 --batch-size 1
   $ dantinox flops --config my-model.yaml --formula seed --json
   $ dantinox flops --config small --seq-len 1 --past-length 511   # one decode step at context 511
+  $ dantinox flops --config small --seq-len 512 --batch-size 1 --logit-positions 1   # a generation's prefill
 `;
 
 /** Registers `dantinox flops` on `program`. */
@@ -108,7 +121,10 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
       const { batchSize, pastLength, formula, moe, dtype, headDtype } = options;
       // The default length fits the model it is applied to (tiny's context is 128); an explicit one is checked.
       const seqLen = options.seqLen ?? Math.max(1, Math.min(DEFAULT_SEQ_LEN, config.maxContext - pastLength));
-      const flops = countFlops(config, { seqLen, batchSize, pastLength, formula, moe });
+      const logitPositions = options.logitPositions ?? seqLen;
+      if (logitPositions > seqLen)
+        throw new DantinoxError('INVALID_OPTION', messages.logitPositionsAboveSeqLen(logitPositions, seqLen));
+      const flops = countFlops(config, { seqLen, batchSize, pastLength, formula, moe, logitPositions });
       const parameters = countParameters(config);
       const memory = memoryFootprint(config, { dtype, ...(headDtype === undefined ? {} : { headDtype }) });
       const out = ctx.io.stdout;
@@ -121,6 +137,7 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
           seqLen,
           batchSize,
           pastLength,
+          logitPositions,
           formula,
           moe,
           flops: { attention, ffn, embedding, total, attentionProjections, attentionScores, router, lmHead },
@@ -133,10 +150,11 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
       const active =
         parameters.active === parameters.total ? '' : `; ${formatCount(parameters.active)} active per token`;
       const past = pastLength > 0 ? ` after ${pastLength} cached tokens` : '';
+      const logits = logitPositions === seqLen ? '' : `, logits of the last ${logitPositions} per sequence`;
       out.write(
         [
           `Model: ${name}${isPreset ? ' (preset)' : ''}: ${describeModel(config)}`,
-          `Counted: one forward pass of ${batchSize} × ${seqLen} tokens${past}, formula ${formula} (1 multiply-add = 2 FLOPs)`,
+          `Counted: one forward pass of ${batchSize} × ${seqLen} tokens${past}${logits}, formula ${formula} (1 multiply-add = 2 FLOPs)`,
           '',
           flops.toString(),
           '',

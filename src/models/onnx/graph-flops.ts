@@ -1,7 +1,7 @@
 /**
  * FLOPs counted over a generated ONNX graph: the model bytes are decoded, every node's output shape is inferred
- * from the input shapes a call feeds (`batch`, `seq`, `pastLength`), and each matrix product contributes
- * `2 · (batch dims) · M · K · N`. It is the independent check of the analytical `countFlops` (same convention:
+ * from the input shapes a call feeds (`batch`, `seq`, `pastLength`, the positions whose logits it computes), and
+ * each matrix product contributes `2 · (batch dims) · M · K · N`. It is the independent check of the analytical `countFlops` (same convention:
  * 1 multiply-add = 2 FLOPs, only matrix products counted).
  *
  * Two node kinds need more than shapes, and follow the convention of `helpers-common.md`:
@@ -32,6 +32,11 @@ export interface GraphFlopsOptions {
   readonly seqLen: number;
   /** Cached tokens before them. @default 0 */
   readonly pastLength?: number;
+  /**
+   * Positions per sequence whose logits the call computes, the last ones (the graph's `logits_from` is T minus it).
+   * @default seqLen
+   */
+  readonly logitPositions?: number;
 }
 
 /** FLOPs of one call of the graph, by part (same split as `FlopsBreakdown`). */
@@ -310,7 +315,7 @@ export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): 
   if (!meta)
     throw new DantinoxError('INVALID_INPUT', 'graph FLOPs: the model has no dantinox.config metadata');
   const config = ModelConfig.parse(JSON.parse(meta));
-  const { batchSize: batch = 1, seqLen: seq, pastLength = 0 } = options;
+  const { batchSize: batch = 1, seqLen: seq, pastLength = 0, logitPositions = seq } = options;
   const layout = maskLayout(config, seq, pastLength);
   const group = config.nHeads / config.kvHeads;
   const s: State = { shapes: new Map(), elementBytes: new Map(), values: new Map() };
@@ -326,7 +331,10 @@ export function countGraphFlops(model: Uint8Array, options: GraphFlopsOptions): 
     s.elementBytes.set(name, bytesOfType(input.type?.tensorType?.elemType));
     if (name === 'input_ids' || name === 'position_ids') s.shapes.set(name, [batch, seq]);
     else if (name === 'attention_mask') s.shapes.set(name, [1, group * seq, layout.pastRows + seq]);
-    else s.shapes.set(name, cache);
+    else if (name === 'logits_from') {
+      s.shapes.set(name, [1]);
+      s.values.set(name, [seq - logitPositions]);
+    } else s.shapes.set(name, cache);
   }
   const routedRows = (batch * seq * config.topK) / config.nExperts;
   const parts = { attentionProjections: 0, attentionScores: 0, ffn: 0, router: 0, lmHead: 0, executed: 0 };

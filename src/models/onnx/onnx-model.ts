@@ -10,6 +10,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { checkConfigNumbers } from '../../profiling/option-checks.js';
 import { readRss, resetPeakRss } from '../../profiling/process-memory.js';
+import type { EngineCallShape } from '../../profiling/trace-recorder.js';
 import {
   checkExecutionProvider,
   createOrtSession,
@@ -21,7 +22,17 @@ import {
   resolveThreads,
 } from '../engines/ort/index.js';
 import { checkFitsInMemory, modelBuildBytes } from '../memory-check.js';
-import type { BatchShape, DecodeState, Logits, Model, ModelInfo, RowBatching, StepResult } from '../model.js';
+import {
+  type BatchShape,
+  type CallOptions,
+  type DecodeState,
+  type Logits,
+  logitPositions,
+  type Model,
+  type ModelInfo,
+  type RowBatching,
+  type StepResult,
+} from '../model.js';
 import { ModelConfig } from '../model-config.js';
 import {
   checkRowsToKeep,
@@ -85,6 +96,7 @@ const IO = {
   inputIds: 'input_ids',
   positionIds: 'position_ids',
   attentionMask: 'attention_mask',
+  logitsFrom: 'logits_from',
   logits: 'logits',
 } as const;
 
@@ -93,7 +105,8 @@ const IO = {
  *
  * One session holds one graph for every call: `forward` and `prefill` run the sequence with a masked
  * placeholder cache; `decodeStep` runs one token per sequence against the real cache, which the session reads
- * in place (no copy of the cache per step; see `attention.ts`). `barrier()` resolves at once: each awaited
+ * in place (no copy of the cache per step; see `attention.ts`). `prefill` and `extend` run the LM head on the
+ * positions the caller reads ({@link logitPositions}): each sequence's last one unless every logit is asked for. `barrier()` resolves at once: each awaited
  * `session.run` has already finished its work when it resolves. It implements {@link RowBatching}: rows of
  * different lengths share the cache right-aligned, each row masking the columns it does not use (see
  * `kv-cache.ts`), with its own positions.
@@ -168,21 +181,27 @@ export class OnnxModel implements Model {
   async forward(tokens: Int32Array, shape: BatchShape): Promise<Logits> {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'forward');
-    const out = await this.#run(tokens, shape.batch, shape.seq, undefined, false);
+    const out = await this.#run(tokens, shape.batch, shape.seq, undefined, false, shape.seq);
     return out.logits;
   }
 
   /**
-   * Forward pass over a prompt that also returns its KV cache for {@link OnnxModel.decodeStep}.
+   * Forward pass over a prompt that also returns its KV cache for {@link OnnxModel.decodeStep}. Logits
+   * `[batch, seq, vocab]`; with `options.logits` `'last'` only the last position's, `[batch, 1, vocab]` (the LM
+   * head runs on that position only), and with `false` none (empty `data`, the head still run on the last one).
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for bad ids or shapes; `RUNTIME_ERROR` if the engine fails.
    */
-  async prefill(tokens: Int32Array, shape: BatchShape): Promise<StepResult> {
+  async prefill(tokens: Int32Array, shape: BatchShape, options?: CallOptions): Promise<StepResult> {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'prefill');
     const cache = new KvCache(this.config, shape.batch, shape.seq + 1);
-    const out = await this.#run(tokens, shape.batch, shape.seq, { cache, length: 0 }, true);
-    return { logits: out.logits, state: new OnnxDecodeState(this.#token, shape.batch, shape.seq, cache) };
+    const rows = logitPositions(options, shape.seq);
+    const out = await this.#run(tokens, shape.batch, shape.seq, { cache, length: 0 }, true, rows);
+    return {
+      logits: readLogits(out.logits, shape.seq, options),
+      state: new OnnxDecodeState(this.#token, shape.batch, shape.seq, cache),
+    };
   }
 
   /**
@@ -196,7 +215,7 @@ export class OnnxModel implements Model {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, OnnxDecodeState, this.#token);
     const { cache, length, starts } = taken;
-    const out = await this.#run(tokens, taken.batch, 1, { cache, length, starts }, true);
+    const out = await this.#run(tokens, taken.batch, 1, { cache, length, starts }, true, 1);
     return {
       logits: out.logits,
       state: new OnnxDecodeState(this.#token, taken.batch, length + 1, cache, starts),
@@ -205,18 +224,24 @@ export class OnnxModel implements Model {
 
   /**
    * A prefill at depth: `seq` new tokens per sequence on top of the `state.length` cached positions, in one
-   * session call that reads the cache in place. Consumes `state`.
+   * session call that reads the cache in place; logits as {@link OnnxModel.prefill}'s. Consumes `state`.
    *
    * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` for a foreign, consumed or disposed state, a token count
    * other than `state.batch · seq`, bad ids, or a context that would exceed `maxContext`.
    */
-  async extend(tokens: Int32Array, seq: number, state: DecodeState): Promise<StepResult> {
+  async extend(
+    tokens: Int32Array,
+    seq: number,
+    state: DecodeState,
+    options?: CallOptions,
+  ): Promise<StepResult> {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, OnnxDecodeState, this.#token, seq);
     const { cache, length, starts } = taken;
-    const out = await this.#run(tokens, taken.batch, seq, { cache, length, starts }, true);
+    const rows = logitPositions(options, seq);
+    const out = await this.#run(tokens, taken.batch, seq, { cache, length, starts }, true, rows);
     return {
-      logits: out.logits,
+      logits: readLogits(out.logits, seq, options),
       state: new OnnxDecodeState(this.#token, taken.batch, length + seq, cache, starts),
     };
   }
@@ -257,19 +282,17 @@ export class OnnxModel implements Model {
    * model runs, memoised per shape), or `undefined` when the model was created without `profileFilePrefix` (the
    * graph is kept only for profiling). Node names are those ONNX Runtime's profiler reports.
    */
-  graphCosts(shape: {
-    readonly batch: number;
-    readonly seq: number;
-    readonly pastLength: number;
-  }): readonly GraphNodeCost[] | undefined {
+  graphCosts(shape: EngineCallShape): readonly GraphNodeCost[] | undefined {
     if (this.#graph === undefined) return undefined;
-    const key = `${shape.batch},${shape.seq},${shape.pastLength}`;
+    const logitPositions = shape.logitPositions ?? shape.seq;
+    const key = `${shape.batch},${shape.seq},${shape.pastLength},${logitPositions}`;
     let nodes = this.#costs.get(key);
     if (nodes === undefined) {
       nodes = countGraphFlops(this.#graph, {
         batchSize: shape.batch,
         seqLen: shape.seq,
         pastLength: shape.pastLength,
+        logitPositions,
       }).nodes;
       this.#costs.set(key, nodes);
     }
@@ -336,12 +359,16 @@ export class OnnxModel implements Model {
     seq: number,
     past: { cache: KvCache; length: number; starts?: readonly number[] | undefined } | undefined,
     fetchCache: boolean,
+    logitRows: number,
   ): Promise<{ logits: Logits }> {
     const { Tensor } = this.#ort;
     const { config } = this;
     const { kvHeads, headSize: hs, numBlocks } = config;
     const pastLength = past?.length ?? 0;
-    const feeds: Record<string, Tensor> = { [IO.inputIds]: new Tensor('int32', tokens, [batch, seq]) };
+    const feeds: Record<string, Tensor> = {
+      [IO.inputIds]: new Tensor('int32', tokens, [batch, seq]),
+      [IO.logitsFrom]: new Tensor('int64', BigInt64Array.of(BigInt(seq - logitRows)), [1]),
+    };
     if (this.#hasPositionIds) {
       feeds[IO.positionIds] = new Tensor('int64', rowPositionIds(batch, seq, pastLength, past?.starts), [
         batch,
@@ -394,8 +421,15 @@ export class OnnxModel implements Model {
       }
     }
     const data = results[IO.logits]?.data as Float32Array;
-    return { logits: { data, dims: [batch, seq, config.vocabSize] } };
+    return { logits: { data, dims: [batch, logitRows, config.vocabSize] } };
   }
+}
+
+/** The logits a prefill or extend returns: none for `logits: false` (empty data, the call's full shape). */
+function readLogits(logits: Logits, seq: number, options: CallOptions | undefined): Logits {
+  if (options?.logits !== false) return logits;
+  const [batch, , vocab] = logits.dims;
+  return { data: new Float32Array(0), dims: [batch, seq, vocab] };
 }
 
 /**

@@ -6,8 +6,10 @@
  * Graph inputs: `input_ids` int32 `[batch, seq]`; `position_ids` int64 `[batch, seq]` (absent when
  * `posEncoding` is `none`); `attention_mask` float `[maskBatch, group · seq, past + seq]` (`maskBatch` 1: one mask
 broadcast over the batch; `batch`: one per row, for rows of different lengths); per layer i
- * `past_key.{i}` / `past_value.{i}` float `[past, batch, kvHeads, headSize]`. Outputs: `logits`
- * `[batch, seq, vocab]` and per layer `present_key.{i}` / `present_value.{i}` `[seq, batch, kvHeads, headSize]`.
+ * `past_key.{i}` / `past_value.{i}` float `[past, batch, kvHeads, headSize]`; `logits_from` int64 `[1]`, the first
+ * position whose logits are computed (0: every position; `seq − 1`: only the last, as a generation's prefill
+ * needs — the LM head then runs on one row per sequence). Outputs: `logits` `[batch, seq − logits_from, vocab]`
+ * and per layer `present_key.{i}` / `present_value.{i}` `[seq, batch, kvHeads, headSize]`.
  *
  * @packageDocumentation
  */
@@ -83,9 +85,12 @@ export function buildTransformerGraph(
     const next = i + 1 < config.numBlocks ? `blocks.${i + 1}.norm1` : 'norm_f';
     [h, x] = addSkipNorm(ctx, next, ffn, x1);
   }
+  // Only the positions from `logits_from` on reach the head: [B, T, D] → [B, T − from, D].
+  const from = g.input('logits_from', 'int64', [1]);
+  const headRows = g.op('Slice', [h, from, g.int64([Number.MAX_SAFE_INTEGER]), g.int64([1])]);
   // A separate head is read only now: its tensor is not held while the blocks are built.
   const head = config.weightTying ? tiedHead : { ...ctx.matrix('lm_head.weight'), head: true };
-  addLinear(ctx, h, head, 'lm_head', 'logits');
+  addLinear(ctx, headRows, head, 'lm_head', 'logits');
   g.output('logits');
   g.metadata('dantinox.config', JSON.stringify(config));
   const quantization = quantizationInfo(precision, ctx.quantized);

@@ -90,6 +90,11 @@ describe('the latency task with --depths', () => {
       'prefill@16+d16',
       'prefill@16+d32',
     ]);
+    // A prefill at depth counts the LM head over its last position only (the logits a generation reads).
+    const at32 = cells.find((c) => c.cell === 'prefill@16+d32');
+    const all = countFlops(model.config, { seqLen: p, pastLength: 32 });
+    const headRow = 2 * model.config.dim * model.config.vocabSize;
+    expect(at32?.metrics['gflop']).toBeCloseTo((all.total - all.lmHead + headRow) / 1e9, 15);
     expect(row.metrics['decode_kv_crossover_depth']).toBeUndefined(); // meta, not a metric
     expect(typeof row.meta?.['decode_kv_crossover_depth']).toBe('number');
   });

@@ -25,9 +25,17 @@ function compare(
   batchSize: number,
   seqLen: number,
   pastLength: number,
+  logitPositions = seqLen,
 ): void {
-  const graph = countGraphFlops(bytes, { batchSize, seqLen, pastLength });
-  const exact = countFlops(config, { batchSize, seqLen, pastLength, formula: 'exact', moe: 'active' });
+  const graph = countGraphFlops(bytes, { batchSize, seqLen, pastLength, logitPositions });
+  const exact = countFlops(config, {
+    batchSize,
+    seqLen,
+    pastLength,
+    logitPositions,
+    formula: 'exact',
+    moe: 'active',
+  });
   const close = (a: number, b: number): void => {
     expect(Math.abs(a - b)).toBeLessThanOrEqual(0.01 * Math.max(b, 1));
   };
@@ -45,6 +53,9 @@ describe('countGraphFlops agrees with countFlops (exact, moe active) within 1%',
       const config = ModelConfig.parse({ ...BASE, ...overrides });
       const bytes = graphOf(config);
       compare(config, bytes, 2, 9, 0);
+      // A prefill that computes the last position's logits only, and one at depth computing the last three.
+      compare(config, bytes, 2, 9, 0, 1);
+      compare(config, bytes, 3, 4, 5, 3);
       compare(config, bytes, 1, 1, 0);
       for (const past of [1, 2, 5, 17]) compare(config, bytes, 3, 1, past);
     });
@@ -78,6 +89,7 @@ describe('countGraphFlops agrees with countFlops (exact, moe active) within 1%',
       batch: fc.integer({ min: 1, max: 3 }),
       seq: fc.integer({ min: 1, max: 10 }),
       past: fc.integer({ min: 0, max: 10 }),
+      logits: fc.integer({ min: 0, max: 9 }),
     });
     fc.assert(
       fc.property(arb, (r) => {
@@ -104,6 +116,7 @@ describe('countGraphFlops agrees with countFlops (exact, moe active) within 1%',
         const config = ModelConfig.parse(input);
         const bytes = graphOf(config);
         compare(config, bytes, r.batch, r.seq, 0);
+        compare(config, bytes, r.batch, r.seq, r.past, 1 + (r.logits % r.seq));
         compare(config, bytes, r.batch, 1, Math.max(1, r.past));
       }),
       { numRuns: 60, seed: 20240601 },

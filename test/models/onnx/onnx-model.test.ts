@@ -76,3 +76,44 @@ describe('OnnxModel matches the reference model', () => {
     });
   }
 });
+
+describe('OnnxModel prefill and extend compute the logits the caller reads', () => {
+  it("'last' runs the head on each sequence's last position, false returns none; the cache is the same", async () => {
+    const { onnx } = await pair({});
+    const v = onnx.config.vocabSize;
+    const batch = 2;
+    const seq = 6;
+    const shape = { batch, seq };
+    const tokens = new Rng(3).integers(v, batch * seq);
+    const all = await onnx.prefill(tokens, shape);
+    const last = await onnx.prefill(tokens, shape, { logits: 'last' });
+    const none = await onnx.prefill(tokens, shape, { logits: false });
+    expect(all.logits.dims).toEqual([batch, seq, v]);
+    expect(last.logits.dims).toEqual([batch, 1, v]);
+    expect(none.logits).toEqual({ data: new Float32Array(0), dims: [batch, seq, v] });
+    const lastRows = new Float32Array(batch * v);
+    for (let b = 0; b < batch; b++)
+      lastRows.set(all.logits.data.subarray((b * seq + seq - 1) * v, (b * seq + seq) * v), b * v);
+    expect(relError(last.logits.data, lastRows)).toBeLessThan(1e-5);
+
+    // The next step reads the same cache whichever logits the prefill computed.
+    const step = Int32Array.of(1, 2);
+    const afterAll = await onnx.decodeStep(step, all.state);
+    const afterLast = await onnx.decodeStep(step, last.state);
+    const afterNone = await onnx.decodeStep(step, none.state);
+    expect(afterLast.logits.data).toEqual(afterAll.logits.data);
+    expect(afterNone.logits.data).toEqual(afterAll.logits.data);
+
+    // extend at depth 7 by 3 tokens: 'last' is the last row of the full extend's logits.
+    const more = new Rng(4).integers(v, batch * 3);
+    const extendAll = await onnx.extend(more, 3, afterAll.state);
+    const extendLast = await onnx.extend(more, 3, afterLast.state, { logits: 'last' });
+    expect(extendAll.logits.dims).toEqual([batch, 3, v]);
+    expect(extendLast.logits.dims).toEqual([batch, 1, v]);
+    const extendRows = new Float32Array(batch * v);
+    for (let b = 0; b < batch; b++)
+      extendRows.set(extendAll.logits.data.subarray((b * 3 + 2) * v, (b * 3 + 3) * v), b * v);
+    expect(relError(extendLast.logits.data, extendRows)).toBeLessThan(1e-5);
+    for (const s of [extendAll.state, extendLast.state, afterNone.state]) s.dispose();
+  });
+});

@@ -10,14 +10,15 @@ import type { Browser, Page } from 'playwright-core';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
 import { float16ToFloat32 } from '../../float16.js';
-import type {
-  BatchShape,
-  CallOptions,
-  DecodeState,
-  Logits,
-  Model,
-  ModelInfo,
-  StepResult,
+import {
+  type BatchShape,
+  type CallOptions,
+  type DecodeState,
+  type Logits,
+  logitPositions,
+  type Model,
+  type ModelInfo,
+  type StepResult,
 } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
 import { buildAttentionMask, maskLayout } from '../../onnx/attention-mask.js';
@@ -132,7 +133,7 @@ export class BrowserModel implements Model {
   async forward(tokens: Int32Array, shape: BatchShape, options: CallOptions = {}): Promise<Logits> {
     this.#checkOpen();
     checkTokenBatch(this.config, tokens, shape, 0, 'forward');
-    return this.#call(tokens, shape.batch, shape.seq, undefined, pageLogits(options));
+    return this.#call(tokens, shape.batch, shape.seq, undefined, pageLogits(options), shape.seq);
   }
 
   /**
@@ -152,7 +153,15 @@ export class BrowserModel implements Model {
     );
     const state = new BrowserDecodeState(this.#token, shape.batch, shape.seq, id, (c) => this.#free(c));
     try {
-      const logits = await this.#call(tokens, shape.batch, shape.seq, { id, length: 0 }, pageLogits(options));
+      const rows = logitPositions(options, shape.seq);
+      const logits = await this.#call(
+        tokens,
+        shape.batch,
+        shape.seq,
+        { id, length: 0 },
+        pageLogits(options),
+        rows,
+      );
       return { logits, state };
     } catch (error) {
       state.dispose();
@@ -169,7 +178,7 @@ export class BrowserModel implements Model {
     this.#checkOpen();
     const taken = claimDecodeState(this.config, tokens, state, BrowserDecodeState, this.#token);
     const cache = { id: taken.cache, length: taken.length };
-    const logits = await this.#call(tokens, taken.batch, 1, cache, pageLogits(options));
+    const logits = await this.#call(tokens, taken.batch, 1, cache, pageLogits(options), 1);
     return {
       logits,
       state: new BrowserDecodeState(this.#token, taken.batch, taken.length + 1, taken.cache, (c) =>
@@ -211,6 +220,7 @@ export class BrowserModel implements Model {
     seq: number,
     cache: { id: number; length: number } | undefined,
     logits: PageLogits,
+    logitRows: number,
   ): Promise<Logits> {
     const layout = maskLayout(this.config, seq, cache?.length ?? 0);
     // A Hugging Face graph takes int64 ones, which the page makes; the built-in graph takes the host's float mask.
@@ -228,6 +238,7 @@ export class BrowserModel implements Model {
       pastStart: layout.pastStart,
       pastRows: layout.pastRows,
       cacheId: cache?.id,
+      logitsFrom: seq - logitRows,
       logits,
       upload,
     };

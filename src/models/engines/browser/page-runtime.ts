@@ -112,6 +112,11 @@ export interface PageCall {
   readonly pastRows: number;
   /** The page cache to read and append to; absent for a forward pass without cache. */
   readonly cacheId?: number | undefined;
+  /**
+   * The first position whose logits the built-in graph computes (its `logits_from` input: 0 for every position,
+   * `seq − 1` for the last only); a Hugging Face graph computes every position's.
+   */
+  readonly logitsFrom: number;
   /** Which logits to send back: every position, each sequence's last one (`[batch, 1, vocab]`), or none. */
   readonly logits: PageLogits;
   /** Where the page POSTs the logits' bytes (a path of the page server), when it sends any. */
@@ -166,7 +171,7 @@ export interface PageRuntime {
  */
 export function installPageRuntime(): void {
   // Types of the parts of onnxruntime-web and the DOM this uses (the page has them; this file's lib does not).
-  type OrtTensor = { readonly data: unknown; readonly type: string };
+  type OrtTensor = { readonly data: unknown; readonly type: string; readonly dims: readonly number[] };
   type Ort = {
     env: {
       wasm: { wasmPaths: string; numThreads: number; simd?: boolean };
@@ -275,7 +280,10 @@ export function installPageRuntime(): void {
     const mask = await floats(call.mask);
     const t0 = performance.now();
     const { batch, seq } = call;
-    const feeds: Record<string, OrtTensor> = { input_ids: new ort.Tensor('int32', call.ids, [batch, seq]) };
+    const feeds: Record<string, OrtTensor> = {
+      input_ids: new ort.Tensor('int32', call.ids, [batch, seq]),
+      logits_from: new ort.Tensor('int64', BigInt64Array.of(BigInt(call.logitsFrom)), [1]),
+    };
     if (s.hasPositionIds)
       feeds['position_ids'] = new ort.Tensor('int64', positionIds(batch, seq, call.pastLength), [batch, seq]);
     const rowSize = batch * s.kvHeads * s.headSize;
@@ -429,13 +437,15 @@ export function installPageRuntime(): void {
       const all = out.logits.data as Float32Array | Uint16Array;
       const logitsType = out.logits.type === 'float16' ? 'float16' : 'float32';
       if (call.logits === 'none') return { ms, logitsBytes: 0, logitsType };
-      const { batch, seq } = call;
+      const { batch } = call;
+      // Rows per sequence the graph returned: `seq`, or 1 when the built-in graph computed the last one only.
+      const rows = out.logits.dims[1] ?? call.seq;
       let picked = all;
-      if (call.logits === 'last' && seq > 1) {
-        const vocab = all.length / (batch * seq);
+      if (call.logits === 'last' && rows > 1) {
+        const vocab = all.length / (batch * rows);
         picked = all.slice(0, batch * vocab);
         for (let r = 0; r < batch; r++)
-          picked.set(all.subarray((r * seq + seq - 1) * vocab, (r * seq + seq) * vocab), r * vocab);
+          picked.set(all.subarray((r * rows + rows - 1) * vocab, (r * rows + rows) * vocab), r * vocab);
       }
       const bytes = new Uint8Array(picked.buffer, picked.byteOffset, picked.byteLength);
       // A Blob body: Chromium uploads a typed-array body several times slower (10 s vs 1.8 s for 32 MB, measured).

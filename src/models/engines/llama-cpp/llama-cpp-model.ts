@@ -18,9 +18,10 @@
  * raw logits. A probability that underflows float32 becomes {@link LOG_PROB_FLOOR}. Getting every position's
  * distribution out of the engine costs time (sorting and copying the vocabulary per position), so a call made with
  * `{ logits: 'last' }` (generation's prefill) copies only each sequence's last position, and one with
- * `{ logits: false }` (the timing tasks) copies none: llama.cpp still computes every position's logits and picks
- * its greedy token in native code (the same work as the graphs of the other engines, which return logits for all
- * positions), and the call returns empty logits — the cost of node-llama-cpp's own greedy step.
+ * `{ logits: false }` (the timing tasks) copies none. With either, llama.cpp computes the logits of each sequence's
+ * last position only (as the built-in ONNX Runtime graph does, and llama.cpp's own prefill) and, with `false`, picks
+ * its greedy token in native code; the call returns empty logits — the cost of node-llama-cpp's own prefill and
+ * greedy step.
  *
  * @packageDocumentation
  */
@@ -266,16 +267,16 @@ export class LlamaCppModel implements Model {
     const first = options.logits === false ? seq : options.logits === 'last' ? seq - 1 : 0;
     const rows = seq - first;
     const data = new Float32Array(sequences.length * rows * v);
-    // The others' logits are still computed: llama.cpp picks their greedy token natively.
+    // Of the others, only the last position's logits are computed, and llama.cpp picks its greedy token natively.
     const copy = { generateNext: { probabilities: true } };
     const pick = { generateNext: { token: true } };
+    const mark = (id: number, i: number) => (i >= first ? [id, copy] : i === seq - 1 ? [id, pick] : id);
     try {
       await Promise.all(
         sequences.map(async (s, r) => {
-          const input = Array.from(tokens.subarray(r * seq, (r + 1) * seq), (id, i) => [
-            id,
-            i >= first ? copy : pick,
-          ]) as Parameters<LlamaSequence['controlledEvaluate']>[0];
+          const input = Array.from(tokens.subarray(r * seq, (r + 1) * seq), mark) as Parameters<
+            LlamaSequence['controlledEvaluate']
+          >[0];
           const out = await s.controlledEvaluate(input);
           for (let i = first; i < seq; i++) {
             logProbRow(
