@@ -36,7 +36,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MALLOC_TUNING, respawnWithMallocTuning } from '../src/cli/malloc-tuning.js';
 import { createLlamaCppModel } from '../src/models/engines/llama-cpp/create-llama-cpp-model.js';
-import type { LlamaKvCacheType } from '../src/models/engines/llama-cpp/llama-cpp-model.js';
+import {
+  LLAMA_KV_CACHE_TYPES,
+  type LlamaKvCacheType,
+} from '../src/models/engines/llama-cpp/llama-cpp-model.js';
 import { loadNodeLlamaCpp } from '../src/models/engines/llama-cpp/node-llama-cpp-loader.js';
 import { createTransformersJsModel } from '../src/models/engines/transformers-js/create-transformers-js-model.js';
 import { exportGguf } from '../src/models/gguf/gguf-export.js';
@@ -58,16 +61,17 @@ const { values: args } = parseArgs({
   },
 });
 const engines = new Set((args.engines as string).split(','));
-/** The KV cache type of both llama.cpp rows that measure llama.cpp itself (llama-bench's names). */
-const NATIVE_KV_TYPES = { f16: 'F16', bf16: 'BF16' } as const;
-const nativeKv = args['native-kv'] as string;
-if (!Object.hasOwn(NATIVE_KV_TYPES, nativeKv)) {
+/** The KV cache types llama-bench has (no f32), which both llama.cpp rows that measure llama.cpp itself hold. */
+const NATIVE_KV = ['f16', 'bf16'] as const satisfies readonly LlamaKvCacheType[];
+const nativeKv = NATIVE_KV.find((type) => type === args['native-kv']) ?? refuseNativeKv(args['native-kv']);
+function refuseNativeKv(received: unknown): never {
   console.error(
-    `--native-kv must be f16 or bf16, received ${nativeKv}: llama-bench (llama.cpp's own tool) has no f32 KV cache, and node-llama-cpp takes the same type so the two compare like with like.`,
+    `--native-kv must be f16 or bf16, received ${received}: llama-bench (llama.cpp's own tool) has no f32 KV cache, and node-llama-cpp takes the same type so the two compare like with like.`,
   );
   process.exit(2);
 }
-const nativeKvType = NATIVE_KV_TYPES[nativeKv as keyof typeof NATIVE_KV_TYPES];
+/** The same type by llama.cpp's name, as node-llama-cpp takes it. */
+const nativeKvType = LLAMA_KV_CACHE_TYPES[nativeKv];
 const threads = Number(args.threads);
 /** The dtypes every engine runs, by dantinox's names (llama.cpp: F32, Q8_0, Q4_0). */
 const DTYPES = ['fp32', 'q8', 'q4'] as const;
@@ -228,8 +232,9 @@ async function main(): Promise<void> {
   // Everything that forks this process comes first, while it is small: the llama.cpp build check, the spawner that
   // runs llama-bench, node-llama-cpp's loader (it tests its binding in a child process). A fork after a model is
   // built slows that model's next calls up to 5× (see spawner.ts).
-  const bench = engines.has('llama-bench') ? buildLlamaCpp(['llama-bench']) : undefined;
-  const spawner = bench === undefined ? undefined : startSpawner();
+  const native = engines.has('llama-bench')
+    ? { build: buildLlamaCpp(['llama-bench']), spawner: startSpawner() }
+    : undefined;
   if (engines.has('node-llama-cpp') || engines.has('llama.cpp/Model')) await loadNodeLlamaCpp();
   const variants: Variant[] = [];
   // Every engine quantizes the same fp32 weights with dantinox's quantizers (LM head included, as llama.cpp's pure
@@ -240,27 +245,24 @@ async function main(): Promise<void> {
     variants.push(modelVariant('ort', dtype, ort));
   }
   const dir = mkdtempSync(join(tmpdir(), 'dantinox-engines-'));
-  if (bench !== undefined)
+  if (native !== undefined)
     console.log(
-      `llama-bench: llama.cpp ${bench.commit.slice(0, 12)}, KV cache ${nativeKv} (node-llama-cpp too)`,
+      `llama-bench: llama.cpp ${native.build.commit.slice(0, 12)}, KV cache ${nativeKv} (node-llama-cpp too)`,
     );
   for (const dtype of DTYPES) {
     const path = join(dir, `model-${dtype}.gguf`);
     exportGguf({ config, weights }, path, { dtype });
     if (engines.has('node-llama-cpp'))
       variants.push(await nativeLlamaVariant(path, dtype, config.maxContext));
-    if (bench !== undefined && spawner !== undefined)
-      variants.push(llamaBenchVariant(spawner, join(bench.binDir, 'llama-bench'), path, dtype));
+    if (native !== undefined)
+      variants.push(llamaBenchVariant(native.spawner, join(native.build.binDir, 'llama-bench'), path, dtype));
   }
   if (engines.has('llama.cpp/Model'))
     variants.push(
       modelVariant(
         'llama.cpp/Model',
         'fp32',
-        await createLlamaCppModel(
-          { config, weights },
-          { threads, kvCacheType: nativeKv as LlamaKvCacheType },
-        ),
+        await createLlamaCppModel({ config, weights }, { threads, kvCacheType: nativeKv }),
       ),
     );
   for (const dtype of DTYPES) {
@@ -346,7 +348,7 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   for (const v of variants) await v.dispose();
-  spawner?.close();
+  native?.spawner.close();
   rmSync(dir, { recursive: true, force: true });
 }
 
