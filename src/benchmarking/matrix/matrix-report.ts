@@ -95,7 +95,10 @@ export class MatrixReport {
     this.variants = variants;
   }
 
-  /** One row per (variant, task): `variant` first, then the variant's report row (its run id is the variant id). */
+  /**
+   * One row per (variant, task): `variant` first, then the variant's report row (its run id is the variant id); a
+   * task metric named `variant` does not replace the id.
+   */
   toRows(): Record<string, CsvValue>[] {
     return this.toRuns().flatMap((run) => run.rows);
   }
@@ -111,7 +114,8 @@ export class MatrixReport {
   toRuns(): MatrixRun[] {
     return this.variants.map((v) => ({
       name: v.id,
-      rows: v.report.toRows().map((row) => ({ variant: v.id, ...row })),
+      // `variant` first, and the variant's id even where a task reports a metric of that name.
+      rows: v.report.toRows().map((row) => Object.assign({ variant: v.id }, row, { variant: v.id })),
       ...(v.report.environment === undefined ? {} : { environment: { ...v.report.environment } }),
     }));
   }

@@ -95,6 +95,14 @@ describe('MatrixReport', () => {
     );
   });
 
+  it('keeps the variant id in the variant column when a task reports a metric named variant', () => {
+    const report = new SuiteReport({ results: [{ task: 'custom', metrics: { variant: 7 } }], runId: 'c' });
+    const m = new MatrixReport([{ id: 'c', axes: {}, report }]);
+    expect(m.toRows()).toEqual([expect.objectContaining({ variant: 'c', task: 'custom' })]);
+    expect(Object.keys(m.toRows()[0] ?? {})[0]).toBe('variant');
+    expect(m.toCsv().split('\n')[1]?.startsWith('c,custom,')).toBe(true);
+  });
+
   it('gives one run per variant, with a copy of its environment only when it has one', () => {
     const runs = matrix().toRuns();
     expect(runs.map((r) => [r.name, r.rows.length])).toEqual([
