@@ -55,10 +55,14 @@ function formatJson(value: unknown): string {
 const finiteOrNull = (v: number | undefined): number | null =>
   v === undefined || Number.isNaN(v) ? null : v;
 
-/** The seed's `to_dict()` middle part: metrics, then profiling, then FLOPs (GFLOP), then meta. */
-function middleEntries(r: BenchmarkResult): [string, CsvValue][] {
-  const out: [string, CsvValue][] = valueEntries(r);
-  const taken = new Set(out.map(([k]) => k));
+/**
+ * The seed's `to_dict()` middle part: metrics, then profiling, then FLOPs (GFLOP), then meta. A metric named like
+ * one of the row's own columns (`reserved`: task, status, error, duration_ms, the model's identity) is renamed
+ * `metric_<name>`, and a meta entry named like either `meta_<name>`, so that no value replaces another.
+ */
+function middleEntries(r: BenchmarkResult, reserved: ReadonlySet<string>): [string, CsvValue][] {
+  const out: [string, CsvValue][] = valueEntries(r).map(([k, v]) => [reserved.has(k) ? `metric_${k}` : k, v]);
+  const taken = new Set([...reserved, ...out.map(([k]) => k)]);
   for (const [k, v] of Object.entries(r.meta ?? {})) out.push([taken.has(k) ? `meta_${k}` : k, v]);
   return out;
 }
@@ -134,14 +138,20 @@ export class SuiteReport {
 
   /** The flat rows (one per task) with their values, keyed by column. Missing and NaN values are `null`. */
   toRows(): Record<string, CsvValue>[] {
+    const reserved = this.#reservedColumns();
     return this.results.map((r) => {
       const row: Record<string, CsvValue> = { task: r.task, status: r.status ?? 'completed' };
-      for (const [k, v] of middleEntries(r)) row[k] = typeof v === 'number' ? finiteOrNull(v) : v;
+      for (const [k, v] of middleEntries(r, reserved)) row[k] = typeof v === 'number' ? finiteOrNull(v) : v;
       row['error'] = r.error ?? null;
       row['duration_ms'] = r.durationMs ?? null;
       for (const [k, v] of Object.entries(this.modelMeta)) row[k] = v;
       return row;
     });
+  }
+
+  /** The columns every row has whatever its task reports: `task`, `status`, `error`, `duration_ms`, model identity. */
+  #reservedColumns(): ReadonlySet<string> {
+    return new Set([...LEADING, ...TRAILING, ...Object.keys(this.modelMeta)]);
   }
 
   /**
@@ -150,7 +160,8 @@ export class SuiteReport {
    */
   columns(): string[] {
     const middle: string[] = [];
-    const seen = new Set<string>([...LEADING, ...TRAILING, ...Object.keys(this.modelMeta)]);
+    const reserved = this.#reservedColumns();
+    const seen = new Set<string>(reserved);
     for (const col of this.#columnOrder ?? []) {
       if (!seen.has(col)) {
         seen.add(col);
@@ -158,7 +169,7 @@ export class SuiteReport {
       }
     }
     for (const r of this.results) {
-      for (const [k] of middleEntries(r)) {
+      for (const [k] of middleEntries(r, reserved)) {
         if (!seen.has(k)) {
           seen.add(k);
           middle.push(k);

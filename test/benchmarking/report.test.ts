@@ -123,6 +123,39 @@ describe('SuiteReport', () => {
     expect(report.summary()).toContain(formatSummary([report], 'table', quiet));
   });
 
+  it('a metric or meta entry named like a column of the row itself is renamed, never replaces it', () => {
+    const report = new SuiteReport({
+      results: [
+        {
+          task: 'custom',
+          status: 'completed',
+          metrics: { task: 1, error: 2, model: 3, x: 4 },
+          meta: { x: 'm', status: 'odd', model: 'other' },
+        },
+      ],
+      modelMeta: { model: 'tiny' },
+    });
+    const [row] = report.toRows();
+    expect(row).toMatchObject({
+      task: 'custom',
+      status: 'completed',
+      error: null,
+      model: 'tiny',
+      metric_task: 1,
+      metric_error: 2,
+      metric_model: 3,
+      x: 4,
+      meta_x: 'm',
+      meta_status: 'odd',
+      meta_model: 'other',
+    });
+    const columns = report.columns();
+    expect(columns.slice(0, 2)).toEqual(['task', 'status']);
+    expect(columns.slice(-3)).toEqual(['error', 'duration_ms', 'model']);
+    expect(new Set(columns).size).toBe(columns.length);
+    expect(parseCsv(report.toCsv()).rows[0]?.slice(0, 2)).toEqual(['custom', 'completed']);
+  });
+
   it("summary('kv') follows the seed format", () => {
     const report = new SuiteReport({
       results: [
