@@ -272,7 +272,13 @@ export function writeCalibration(path: string, calibration: Calibration): void {
     writeFileSync(tmp, `${JSON.stringify(calibration, null, 2)}\n`);
     renameSync(tmp, path);
   } catch (error) {
-    rmSync(tmp, { force: true });
+    // Remove the temporary file if it was written; a failure to remove it (there is none: the folder could not
+    // be made) must not hide why the write failed.
+    try {
+      rmSync(tmp);
+    } catch {
+      // no temporary file
+    }
     throw error;
   }
 }
