@@ -118,7 +118,7 @@ describe('efficiency columns', () => {
         {
           dtype: 'fp16',
           runtimeDtype: 'fp32',
-          quantization: { dtype: 'fp16', headDtype: 'fp16', matrices: {} },
+          quantization: { dtype: 'fp16', headDtype: 'q8', matrices: {} },
         },
         { dtype: 'fp32' },
       ],
