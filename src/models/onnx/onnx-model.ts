@@ -106,8 +106,8 @@ const IO = {
  * One session holds one graph for every call: `forward` and `prefill` run the sequence with a masked
  * placeholder cache; `decodeStep` runs one token per sequence against the real cache, which the session reads
  * in place (no copy of the cache per step; see `attention.ts`). `prefill` and `extend` run the LM head on the
- * positions the caller reads ({@link logitPositions}): each sequence's last one unless every logit is asked for. `barrier()` resolves at once: each awaited
- * `session.run` has already finished its work when it resolves. It implements {@link RowBatching}: rows of
+ * positions the caller reads ({@link logitPositions}): each sequence's last one unless every logit is asked
+ * for. `barrier()` resolves at once: each awaited `session.run` has already finished its work when it resolves. It implements {@link RowBatching}: rows of
  * different lengths share the cache right-aligned, each row masking the columns it does not use (see
  * `kv-cache.ts`), with its own positions.
  */
