@@ -39,6 +39,22 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
 
 const list = (names: readonly string[]): string => names.join(', ');
 
+/** The folder whose `results.jsonl` holds the cells of the run (or variant) being measured, and whether it exists. */
+export interface CellsStream {
+  /** The run's folder, or in a matrix the variant's. */
+  readonly dir: string;
+  /** Whether `dir/results.jsonl` had been written when the process ended. */
+  readonly written: boolean;
+}
+
+/** The end of a notice after the process was ended at once: where the cells measured so far are, if anywhere. */
+const cellsSoFar = (cells: CellsStream | undefined): string => {
+  if (cells === undefined) return '';
+  if (!cells.written)
+    return ` No cell had been written to ${cells.dir} yet (no results.jsonl there); \`dantinox bench\` with the same flags and --resume measures what is missing.`;
+  return ` The cells measured so far are in ${cells.dir}/results.jsonl; \`dantinox report ${cells.dir}\` renders them.`;
+};
+
 /** `; only decode at 63` when some skipped depths still fit a decode step, else nothing. */
 const onlyDecodeAt = (depths: readonly number[]): string =>
   depths.length > 0 ? `; only decode at ${depths.join(', ')}` : '';
@@ -1206,14 +1222,14 @@ export const messages = {
   /** The abort reason of a run stopped by a signal. */
   runInterrupted: (signal: string): string => `the run was stopped by ${signal}`,
   /** The launcher's notice when a second signal made it kill the worker. */
-  quitAtOnce: (signal: string, cellsDir: string | undefined): string =>
-    `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${cellsDir === undefined ? '' : ` The cells measured so far are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
+  quitAtOnce: (signal: string, cells: CellsStream | undefined): string =>
+    `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again: quit at once.${cellsSoFar(cells)}`,
   /** The launcher's notice when the worker did not stop within the grace after a SIGTERM. */
-  termGraceOver: (ms: number, cellsDir: string | undefined): string =>
-    `SIGTERM: the run did not stop within ${ms / 1000} s (a call that holds the process), so it was killed.${cellsDir === undefined ? '' : ` The cells measured so far are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
+  termGraceOver: (ms: number, cells: CellsStream | undefined): string =>
+    `SIGTERM: the run did not stop within ${ms / 1000} s (a call that holds the process), so it was killed.${cellsSoFar(cells)}`,
   /** The launcher's notice when its worker died from a signal it did not send. */
-  workerKilled: (signal: string, cellsDir: string | undefined): string =>
-    `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${cellsDir === undefined ? '' : ` The cells measured before are in ${cellsDir}/results.jsonl; \`dantinox report ${cellsDir}\` renders them.`}`,
+  workerKilled: (signal: string, cells: CellsStream | undefined): string =>
+    `The benchmark process was killed by ${signal}${signal === 'SIGKILL' ? ' (most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms)' : signal === 'SIGSEGV' || signal === 'SIGBUS' || signal === 'SIGABRT' ? ' (a crash in the engine)' : ''}.${cellsSoFar(cells)}`,
   /** A variant's own process that ended before answering. */
   variantProcessDied: (variant: string, code: number | null, signal: string | null): string =>
     `variant ${variant}: its process ended before finishing (${signal === null ? `exit code ${code}` : `killed by ${signal}`}${signal === 'SIGKILL' ? ', most likely the out-of-memory killer: see `dmesg`, and try a smaller model, batch or --max-cell-ms' : ''}); its rows are marked failed and the matrix goes on.`,

@@ -6,7 +6,9 @@
  * @packageDocumentation
  */
 import { spawn } from 'node:child_process';
-import { messages } from '../messages.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CellsStream, messages } from '../messages.js';
 import { signalExitCode } from './interrupts.js';
 
 /**
@@ -56,6 +58,13 @@ export interface WorkerMessage {
  */
 export const SIGTERM_GRACE_MS = 30_000;
 
+/** The stream of `cellsDir` named in the launcher's notices, with whether the worker had written it. */
+function cellsStream(cellsDir: string | undefined): CellsStream | undefined {
+  return cellsDir === undefined
+    ? undefined
+    : { dir: cellsDir, written: existsSync(join(cellsDir, 'results.jsonl')) };
+}
+
 /** Options of {@link respawnWithMallocTuning}. */
 export interface RespawnOptions {
   /** Where the launcher's notices go. @default process.stderr */
@@ -102,10 +111,13 @@ export function respawnWithMallocTuning(
         child.kill(signal);
         const graceMs = options.termGraceMs ?? SIGTERM_GRACE_MS;
         if (signal === 'SIGTERM')
-          grace = setTimeout(() => kill(signal, messages.termGraceOver(graceMs, cellsDir)), graceMs);
+          grace = setTimeout(
+            () => kill(signal, messages.termGraceOver(graceMs, cellsStream(cellsDir))),
+            graceMs,
+          );
         return;
       }
-      kill(signal, messages.quitAtOnce(signal, cellsDir));
+      kill(signal, messages.quitAtOnce(signal, cellsStream(cellsDir)));
     };
     const onInt = (): void => onSignal('SIGINT');
     const onTerm = (): void => onSignal('SIGTERM');
@@ -124,7 +136,7 @@ export function respawnWithMallocTuning(
       else if (signal === 'SIGINT' || signal === 'SIGTERM') resolvePromise(signalExitCode(signal));
       else {
         const by = signal ?? 'SIGKILL';
-        stderr.write(`${messages.workerKilled(by, cellsDir)}\n`);
+        stderr.write(`${messages.workerKilled(by, cellsStream(cellsDir))}\n`);
         resolvePromise(signalExitCode(by));
       }
     });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,5 +47,31 @@ describe('respawnWithMallocTuning', () => {
     expect(Date.now() - sent).toBeGreaterThanOrEqual(300);
     expect(Date.now() - sent).toBeLessThan(10_000);
     expect(err.join('')).toBe(`\n${messages.termGraceOver(300, undefined)}\n`);
+  });
+
+  it('after a SIGKILL names the stream holding the cells, or says none was written yet', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dantinox-launcher-'));
+    // A worker that tells its launcher where its cells go, then dies as the out-of-memory killer would end it.
+    const script = join(dir, 'killed.mjs');
+    writeFileSync(
+      script,
+      "process.send({ cellsDir: process.argv[2] }, () => process.kill(process.pid, 'SIGKILL'));\n",
+    );
+    const killedIn = async (cellsDir: string): Promise<string> => {
+      const err: string[] = [];
+      expect(
+        await respawnWithMallocTuning(script, [cellsDir], { stderr: { write: (s: string) => err.push(s) } }),
+      ).toBe(137);
+      return err.join('');
+    };
+    const measured = join(dir, 'variant-a');
+    mkdirSync(measured);
+    writeFileSync(join(measured, 'results.jsonl'), '{"type":"start"}\n');
+    expect(await killedIn(measured)).toContain(`The cells measured so far are in ${measured}/results.jsonl;`);
+    // The variant's folder is named before its model is built: a kill then leaves no stream to name.
+    const notStarted = join(dir, 'variant-b');
+    const notice = await killedIn(notStarted);
+    expect(notice).toContain(`No cell had been written to ${notStarted} yet (no results.jsonl there)`);
+    expect(notice).not.toContain('renders them');
   });
 });

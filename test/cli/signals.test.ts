@@ -287,7 +287,7 @@ describe('dantinox bench under signals', () => {
     const { code } = await run.exit;
     expect(code).toBe(137);
     expect(run.stderr()).toContain(
-      'The cells measured before are in mkill/tiny-fp32-t1/results.jsonl; `dantinox report mkill/tiny-fp32-t1` renders them.',
+      'The cells measured so far are in mkill/tiny-fp32-t1/results.jsonl; `dantinox report mkill/tiny-fp32-t1` renders them.',
     );
     expect(existsSync(join(cwd, 'mkill', 'results.jsonl'))).toBe(false);
     expect(readFileSync(join(cwd, 'mkill', 'tiny-fp32-t1', 'results.jsonl'), 'utf8')).toContain(
