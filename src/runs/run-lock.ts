@@ -48,13 +48,30 @@ function readOwner(path: string): LockOwner | undefined {
   return undefined;
 }
 
-/** Whether process `pid` of this machine exists (`EPERM`: it exists but belongs to another user). */
+/**
+ * Whether process `pid` of this machine is running: it exists (`EPERM`: it belongs to another user) and is not a
+ * zombie. A process killed with SIGKILL stays in the process table as a zombie until its parent (or init, when the
+ * parent died with it) collects it, and signal 0 still reaches it then; Linux's `/proc/<pid>/stat` tells the two
+ * apart (state `Z` or `X`).
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as { code?: unknown }).code === 'EPERM';
+  }
+  return !hasEnded(pid);
+}
+
+/** Whether `/proc` reports process `pid` as a zombie or dead; `false` where there is no `/proc`. */
+function hasEnded(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "<pid> (<command, may hold spaces and parentheses>) <state> …"
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
   }
 }
 

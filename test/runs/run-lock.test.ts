@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,30 @@ describe('acquireRunLock', () => {
     acquireRunLock(dir, 'run').release();
     expect(existsSync(join(dir, RUN_LOCK_FILE))).toBe(false);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'takes over the lock of a killed owner not yet collected by its parent (a zombie)',
+    async () => {
+      // `sleep 0.1` ends at once, but its parent execs into `sleep 10`, which never collects it: a zombie.
+      const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 10'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      try {
+        const pid = Number(
+          await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(`${d}`))),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toMatch(/\) Z /);
+        const dir = mkdtempSync(join(tmpdir(), 'dantinox-lock-'));
+        writeFileSync(join(dir, RUN_LOCK_FILE), lockOf(pid));
+        const lock = acquireRunLock(dir, 'run');
+        expect(JSON.parse(readFileSync(lock.path, 'utf8')).pid).toBe(process.pid);
+        lock.release();
+      } finally {
+        parent.kill('SIGKILL');
+      }
+    },
+  );
 
   it('a lock of a live process, or of another machine, is never taken over', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dantinox-lock-'));
