@@ -9,10 +9,11 @@
  * @packageDocumentation
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import type { OrtCalibration } from '../models/calibration/calibrate-ort.js';
 import { type Ceilings, theoreticalCeilings } from '../profiling/index.js';
@@ -268,7 +269,7 @@ export function readCalibration(path: string, logger: Logger = silentLogger): Ca
 export function writeCalibration(path: string, calibration: Calibration): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(join(path, '..'), { recursive: true });
+    makeDirectory(join(path, '..'));
     writeFileSync(tmp, `${JSON.stringify(calibration, null, 2)}\n`);
     renameSync(tmp, path);
   } catch (error) {

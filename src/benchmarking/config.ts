@@ -5,11 +5,12 @@
  *
  * @packageDocumentation
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
+import { makeDirectory } from '../make-directory.js';
 import { excerpt, messages } from '../messages.js';
 import { readTextFile, removePartial } from '../text-file.js';
 import { parseYamlText } from '../yaml-text.js';
@@ -268,7 +269,7 @@ export const BenchmarkConfig = {
     const text =
       extname(path).toLowerCase() === '.json' ? `${JSON.stringify(data, null, 2)}\n` : stringifyYaml(data);
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      makeDirectory(dirname(path));
       writeFileSync(path, text);
     } catch (cause) {
       removePartial(path);

@@ -5,9 +5,10 @@
  *
  * @packageDocumentation
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DantinoxError } from '../errors.js';
+import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import { removePartial } from '../text-file.js';
 import type { SuiteReport } from './report.js';
@@ -81,7 +82,7 @@ export class JsonlSink implements ResultSink {
     this.path = path;
     this.name = path;
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      makeDirectory(dirname(path));
       writeFileSync(path, '');
     } catch (cause) {
       throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the JSONL result stream', cause), {

@@ -5,10 +5,11 @@
  *
  * @packageDocumentation
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import * as aq from 'arquero';
 import { DantinoxError } from '../errors.js';
+import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import { removePartial } from '../text-file.js';
 import { type CsvValue, formatCsv } from './csv.js';
@@ -266,7 +267,7 @@ export class SuiteReport {
     const ext = extname(path).toLowerCase();
     const text = ext === '.json' ? formatJson(this.toJSON()) : this.toCsv();
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      makeDirectory(dirname(path));
       writeFileSync(path, text);
     } catch (cause) {
       removePartial(path);

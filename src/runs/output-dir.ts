@@ -3,9 +3,10 @@
  *
  * @packageDocumentation
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
+import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import { HF_EXPORT_FILES } from '../models/hf/hf-dtype-files.js';
 import { removePartial } from '../text-file.js';
@@ -26,7 +27,7 @@ export function prepareOutputDir(dir: string, cwd: string): string {
   const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
   const probe = join(path, `.dantinox-write-test-${process.pid}`);
   try {
-    mkdirSync(path, { recursive: true });
+    makeDirectory(path);
     writeFileSync(probe, '.'); // one byte: a full disk refuses it (an empty file needs no space)
     rmSync(probe, { force: true });
   } catch (cause) {

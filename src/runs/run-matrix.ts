@@ -8,7 +8,6 @@
  *
  * @packageDocumentation
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchmarkConfig } from '../benchmarking/config.js';
 import type { GitState } from '../benchmarking/environment.js';
@@ -25,6 +24,7 @@ import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import type { SuiteReport } from '../benchmarking/report.js';
 import { type Awaitable, hookCaller } from '../benchmarking/result-sink.js';
 import { DantinoxError } from '../errors.js';
+import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import type { PluginRegistries } from '../plugin.js';
 import type { BenchMatrix, SharedSelection } from './bench-matrix.js';
@@ -289,7 +289,7 @@ async function runRounds(
       startedAt: round === 1 ? plan.startedAt : new Date(),
       charts: false,
     };
-    mkdirSync(roundPlan.dir, { recursive: true });
+    makeDirectory(roundPlan.dir);
     await hooks.onRoundStart({ round, count: repeat, dir: roundPlan.dir, shownDir: roundPlan.shownDir });
     rounds.push({ plan: roundPlan, result: await runOnce(roundPlan, hooks, signal, progress) });
   }

@@ -7,9 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DantinoxError, errorText } from '../errors.js';
+import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import { type Chart, type ChartSpec, checkRequirements } from './chart.js';
 import { type ChartInput, type ChartRow, loadChartInput, textCell } from './chart-data.js';
@@ -248,7 +249,7 @@ export class Visualizer {
       throw new DantinoxError('IO', messages.outputExists(existing));
     }
     try {
-      await mkdir(options.outDir, { recursive: true });
+      makeDirectory(options.outDir);
     } catch (cause) {
       throw new DantinoxError('IO', messages.cannotWrite(options.outDir, cause), { cause });
     }
@@ -350,7 +351,7 @@ export class Visualizer {
     });
     const dir = dirname(options.path);
     try {
-      await mkdir(dir, { recursive: true });
+      makeDirectory(dir);
     } catch (cause) {
       throw new DantinoxError('IO', messages.cannotWrite(dir, cause), { cause });
     }

@@ -6,9 +6,10 @@
  * @packageDocumentation
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
+import { makeDirectory } from '../../make-directory.js';
 import { messages } from '../../messages.js';
 import type { MatrixAxisValues, MatrixExclude, MatrixVariant } from './expand-matrix.js';
 import type { ShardSpec } from './shard.js';
@@ -107,7 +108,7 @@ export function createMatrixManifest(
 export function writeMatrixManifest(dir: string, manifest: MatrixManifest): string {
   const path = join(dir, MATRIX_MANIFEST);
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirectory(dirname(path));
     writeFileSync(path, `${JSON.stringify(manifest, null, 2)}\n`);
   } catch (cause) {
     throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the matrix manifest', cause), { cause });

@@ -5,9 +5,10 @@
  *
  * @packageDocumentation
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
+import { makeDirectory } from '../../make-directory.js';
 import { messages } from '../../messages.js';
 import { type CsvValue, formatCsv } from '../csv.js';
 import { SuiteReport } from '../report.js';
@@ -147,7 +148,7 @@ export class MatrixReport {
     for (const [name, text] of files) {
       const path = join(dir, name);
       try {
-        mkdirSync(dirname(path), { recursive: true });
+        makeDirectory(dirname(path));
         writeFileSync(path, text);
       } catch (cause) {
         throw new DantinoxError('IO', messages.benchWriteFailed(path, 'the combined matrix results', cause), {

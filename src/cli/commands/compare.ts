@@ -16,6 +16,7 @@ import {
   type ReportComparison,
 } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
+import { makeDirectory } from '../../make-directory.js';
 import { messages } from '../../messages.js';
 import { compareRuns } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
@@ -214,9 +215,9 @@ async function writeOutDir(
   ctx: CommandContext,
 ): Promise<void> {
   const outDir = isAbsolute(dir) ? dir : resolve(ctx.io.cwd, dir);
-  const { mkdir, writeFile } = await import('node:fs/promises');
+  const { writeFile } = await import('node:fs/promises');
   try {
-    await mkdir(outDir, { recursive: true });
+    makeDirectory(outDir);
     await writeFile(join(outDir, 'comparison.md'), formatComparisons(comparisons, 'markdown'));
     await writeFile(join(outDir, 'comparison.json'), formatComparisons(comparisons, 'json'));
   } catch (cause) {

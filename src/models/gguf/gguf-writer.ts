@@ -12,6 +12,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { removePartial } from '../../text-file.js';
 import { GGML_TYPES, type GgmlTypeName } from './ggml-types.js';
 
 /** `general.alignment` default: tensor data offsets are multiples of 32 bytes. */
@@ -186,6 +187,8 @@ export function writeGguf(
     }
     return written;
   } catch (cause) {
+    // A file cut short (a full disk) must never pass for a model, nor block the next export as "already exists".
+    if (fd !== undefined) removePartial(path);
     throw new DantinoxError('IO', messages.cannotWrite(path, cause), { cause });
   } finally {
     if (fd !== undefined) closeSync(fd);

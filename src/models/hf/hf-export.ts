@@ -5,9 +5,10 @@
  *
  * @packageDocumentation
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
+import { makeDirectory } from '../../make-directory.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
 import { type AccuracyLevel, type BuiltinDtype, hfOnnxFile, resolvePrecision } from '../onnx/precision.js';
@@ -185,7 +186,7 @@ export function exportHfModel(
   const tjs = external ? { 'transformers.js_config': { use_external_data_format: true } } : {};
   options.beforeWrite?.();
   try {
-    mkdirSync(join(folder, 'onnx'), { recursive: true });
+    makeDirectory(join(folder, 'onnx'));
     const json = (name: string, value: unknown): void =>
       writeFileSync(join(folder, name), `${JSON.stringify(value, null, 2)}\n`);
     json('config.json', hfConfigJson(config, modelType, { ...special, ...tjs }));
