@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,10 +26,15 @@ describe('respawnWithMallocTuning', () => {
   it('kills a worker that has not stopped when the grace after a SIGTERM ends, exit 143', async () => {
     // A worker whose main thread is held: it takes the SIGTERM (its handler never runs) and stays busy for 20 s
     // (not forever, so that a launcher that fails this test leaves no process behind).
-    const script = join(mkdtempSync(join(tmpdir(), 'dantinox-launcher-')), 'held.mjs');
+    // It writes `ready` once its handler is installed: a fixed wait lost that race on a loaded machine (the signal
+    // then killed a worker still starting, at once).
+    const dir = mkdtempSync(join(tmpdir(), 'dantinox-launcher-'));
+    const script = join(dir, 'held.mjs');
+    const ready = join(dir, 'ready');
     writeFileSync(
       script,
-      "process.on('SIGTERM', () => {});\nconst end = Date.now() + 20_000;\nwhile (Date.now() < end) {}\n",
+      `import { writeFileSync } from 'node:fs';\nprocess.on('SIGTERM', () => {});\nwriteFileSync(${JSON.stringify(ready)}, '');\n` +
+        'const end = Date.now() + 20_000;\nwhile (Date.now() < end) {}\n',
     );
     const err: string[] = [];
     const before = new Set(process.listeners('SIGTERM'));
@@ -40,7 +45,7 @@ describe('respawnWithMallocTuning', () => {
     // The launcher's own handler, called as the signal would call it (a real SIGTERM would reach the test runner).
     const onTerm = process.listeners('SIGTERM').find((l) => !before.has(l));
     expect(onTerm).toBeDefined();
-    await new Promise((r) => setTimeout(r, 500)); // the worker has installed its handler
+    while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
     const sent = Date.now();
     (onTerm as (signal: NodeJS.Signals) => void)('SIGTERM');
     expect(await exit).toBe(143);

@@ -378,21 +378,18 @@ describe('every generated invocation exits 0, 1 or 2 without a stack trace', () 
     await holds(fc.sample(args, { numRuns: 1, seed: 1 })[0] as string[]);
     await fc.assert(fc.asyncProperty(args, holds), {
       numRuns,
-      // Bounded in time (11.5 s for the 7 properties, 6 s for the real runs below: < 20 s for the file) so CI stays
-      // fast; the runs done before the limit still count.
+      // Bounded in time (11.5 s for the 7 properties) so CI stays fast; the runs done before the limit still count.
       interruptAfterTimeLimit: limitMs,
       markInterruptAsFailure: false,
     });
   });
 
   it('bench, real runs of tiny: exit 0, 1 or 2; at 0 every results file loads with one row per task', async () => {
-    await fc.assert(fc.asyncProperty(realBench, runsAndWrites), {
-      numRuns: 12,
-      interruptAfterTimeLimit: 6_000,
-      markInterruptAsFailure: false,
-    });
-    expect(realRuns).toBeGreaterThanOrEqual(3);
-  }, 60_000);
+    // A count, not a time limit: on a loaded machine one real run can take the whole limit, and a property stopped
+    // after 0 runs fails.
+    await fc.assert(fc.asyncProperty(realBench, runsAndWrites), { numRuns: 8 });
+    expect(realRuns).toBe(8);
+  }, 120_000);
 
   it('bench: the guard is what stops it (a run without it would build a model)', async () => {
     const { code, err } = await run(['bench', '--config', 'tiny', ...NO_RUN]);
