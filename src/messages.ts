@@ -694,6 +694,9 @@ export const messages = {
   /** A history path that is not a DuckDB file. */
   historyUnreadable: (path: string, cause: unknown): string =>
     `Cannot open history file "${path}": ${cause instanceof Error ? cause.message : String(cause)}. Pass a DuckDB file written by "dantinox history add" or "bench --history", or a new path.`,
+  /** A new history file that could not be created (a full disk, a read-only or missing folder); none is left. */
+  historyNotCreated: (path: string, cause: unknown): string =>
+    `Cannot create history file "${path}": ${clip(errorText(cause))}. ${/no space left|quota/i.test(errorText(cause)) ? 'No space left on its disk: free some space or pass --history a path on another disk' : 'Check that its folder exists and is writable, or pass --history another path'}; no file was left there.`,
   /** A history file to read that does not exist. */
   historyMissing: (path: string): string =>
     `There is no history file "${path}". Add runs to it first with "dantinox history add <run dirs…> --history ${path}" or "bench --history ${path}", or pass --history the file they were added to.`,

@@ -11,6 +11,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { bootstrapRatio, type Interval } from '../../profiling/index.js';
 import { Rng } from '../../rng.js';
+import { removePartial } from '../../text-file.js';
 import { CELL_METRICS, cellSampleStatistic } from '../compare/cell-metrics.js';
 import type { Environment, GitState } from '../environment.js';
 import { describeMetric } from '../metric-schema.js';
@@ -197,6 +198,14 @@ export class ResultsHistory {
     const timeout = options.lockTimeoutMs ?? 10_000;
     const start = Date.now();
     const config: Record<string, string> = options.readOnly ? { access_mode: 'READ_ONLY' } : {};
+    // A file this call creates and cannot complete (a full disk) is removed: an empty file left behind would be
+    // refused by every later open as "not a valid DuckDB database file", with space or without.
+    const created = !existsSync(path);
+    const removeCreated = (): void => {
+      if (!created) return;
+      removePartial(path);
+      removePartial(`${path}.wal`);
+    };
     let instance: DuckDBInstance | undefined;
     for (;;) {
       try {
@@ -209,9 +218,12 @@ export class ResultsHistory {
         }
         const message = isLockError(cause)
           ? messages.historyLocked(path, timeout, cause)
-          : isDamageError(cause)
-            ? messages.historyDamaged(path, cause)
-            : messages.historyUnreadable(path, cause);
+          : created
+            ? messages.historyNotCreated(path, cause)
+            : isDamageError(cause)
+              ? messages.historyDamaged(path, cause)
+              : messages.historyUnreadable(path, cause);
+        removeCreated();
         throw new DantinoxError('IO', message, { cause });
       }
     }
@@ -220,7 +232,10 @@ export class ResultsHistory {
       await history.#migrate(options.schemaVersion ?? HISTORY_SCHEMA_VERSION, options.readOnly === true);
     } catch (error) {
       history.close();
-      throw error;
+      removeCreated();
+      throw created && !(error instanceof DantinoxError)
+        ? new DantinoxError('IO', messages.historyNotCreated(path, error), { cause: error })
+        : error;
     }
     return history;
   }
