@@ -348,6 +348,39 @@ describe('ResultsHistory.add: start times', () => {
       environment: { ...ENV, timestamp },
     });
 
+  it('a start time in another format than ISO 8601 is stored as the instant it names; one that is no time, as unknown', async () => {
+    await withHistory('timestamps.duckdb', async (h) => {
+      expect(await h.add(started('rfc', 'Mon, 05 Jan 2026 09:00:00 GMT'))).toEqual({
+        status: 'added',
+        runId: 'rfc',
+      });
+      expect(await h.add(started('offset', '2026-01-05T12:00:00+02:00'))).toEqual({
+        status: 'added',
+        runId: 'offset',
+      });
+      expect(await h.add(started('junk', 'yesterday'))).toEqual({ status: 'added', runId: 'junk' });
+      // The same runs again are found as they were stored.
+      expect(await h.add(started('rfc', 'Mon, 05 Jan 2026 09:00:00 GMT'))).toEqual({
+        status: 'exists',
+        runId: 'rfc',
+      });
+      expect(await h.add(started('offset', '2026-01-05T10:00:00Z'))).toEqual({
+        status: 'exists',
+        runId: 'offset',
+      });
+      expect(await h.add(started('junk', 'yesterday'))).toEqual({ status: 'exists', runId: 'junk' });
+      const runs = await h.runs();
+      expect(runs.map((r) => [r.runId, r.startedAt])).toEqual([
+        ['rfc', '2026-01-05T09:00:00.000Z'],
+        ['offset', '2026-01-05T10:00:00.000Z'],
+        ['junk', null],
+      ]);
+      // The environment block keeps what the run wrote.
+      expect((await h.report('rfc'))?.environment?.timestamp).toBe('Mon, 05 Jan 2026 09:00:00 GMT');
+      expect((await h.report('junk'))?.environment?.timestamp).toBe('yesterday');
+    });
+  });
+
   it('a start time one millisecond off is another run of the same id', async () => {
     await withHistory('one-ms.duckdb', async (h) => {
       expect(await h.add(started('s', '2026-01-05T10:00:00.000Z'))).toEqual({ status: 'added', runId: 's' });
