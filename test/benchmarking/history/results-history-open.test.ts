@@ -150,7 +150,10 @@ describe('ResultsHistory.open: what the file is', () => {
   it('a file that is not DuckDB is unreadable (not damaged), with DuckDB’s error as the cause', async () => {
     const path = join(dir, 'text.duckdb');
     writeFileSync(path, 'not a database, just some text that is long enough to have a header');
+    const start = Date.now();
     const error = await failure(ResultsHistory.open(path));
+    // At once: only another process's lock is waited for (10 s by default), not a file DuckDB cannot read.
+    expect(Date.now() - start).toBeLessThan(5000);
     expect(error.code).toBe('IO');
     expect(error.cause).toBeInstanceOf(Error);
     expect(error.message).toBe(messages.historyUnreadable(path, error.cause));
@@ -362,7 +365,7 @@ describe('ResultsHistory.open: another process holding the file', () => {
   it('waits 10 s by default; past lockTimeoutMs, refused as locked with the wait in the message', async () => {
     const path = join(dir, 'locked.duckdb');
     (await ResultsHistory.open(path)).close();
-    await holder(path, [], 3000);
+    await holder(path, [], 2000);
     const error = await failure(ResultsHistory.open(path, { lockTimeoutMs: 600, readOnly: true }));
     expect(error.code).toBe('IO');
     expect((error.cause as Error).message).toMatch(/Could not set lock/);
