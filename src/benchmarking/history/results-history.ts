@@ -340,7 +340,8 @@ export class ResultsHistory {
         [
           runId,
           (source.addedAt ?? new Date()).toISOString(),
-          env?.timestamp ?? null,
+          // The instant the run is matched by when added again (not the text: DuckDB reads ISO 8601 only).
+          startedAt === null ? null : new Date(startedAt).toISOString(),
           (env?.git ?? source.git)?.commit ?? null,
           (env?.git ?? source.git)?.branch ?? null,
           machineLabel(env),
