@@ -27,6 +27,7 @@ export default defineConfig({
       'test/benchmarking/compare/*.test.ts',
       'test/benchmarking/history/*.test.ts',
       'test/benchmarking/matrix/*.test.ts',
+      'test/benchmarking/tasks/eval-windows.test.ts',
       'test/benchmarking/tasks/kld-task.test.ts',
       'test/benchmarking/tasks/perplexity-task.test.ts',
       'test/benchmarking/calibration.test.ts',

@@ -193,12 +193,19 @@ function* randomBatches(
 export class EvalBudget {
   readonly #clock: Clock;
   readonly #maxCellMs: number;
+  readonly #collect: () => void;
   #scored = 0;
   #stopped = false;
 
-  constructor(clock: Clock, maxCellMs: number) {
+  /**
+   * @param clock - the run's clock.
+   * @param maxCellMs - the budget of the whole evaluation, in milliseconds.
+   * @param collect - the full garbage collection run between two batches. @default `collectGarbage`
+   */
+  constructor(clock: Clock, maxCellMs: number, collect: () => void = collectGarbage) {
     this.#clock = clock;
     this.#maxCellMs = maxCellMs;
+    this.#collect = collect;
   }
 
   /**
@@ -219,7 +226,7 @@ export class EvalBudget {
       lastMs = elapsedMs(start);
       this.#scored += 1;
       // The loop body has ended: nothing references this batch's logits any more.
-      collectGarbage();
+      this.#collect();
     }
   }
 

@@ -3,9 +3,11 @@ import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
 import type { CellRecord } from '../../../src/benchmarking/task.js';
 import { KldTask } from '../../../src/benchmarking/tasks/kld-task.js';
 import { messages } from '../../../src/messages.js';
-import type { BatchShape } from '../../../src/models/model.js';
+import type { BatchShape, ModelInfo } from '../../../src/models/model.js';
 import { createModel } from '../../../src/models/onnx/onnx-model.js';
 import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
+import { DiffusionParadigm } from '../../../src/models/paradigms/diffusion-paradigm.js';
+import { createManualClock } from '../../../src/profiling/index.js';
 import { Rng } from '../../../src/rng.js';
 import { charTokenizer, contextFor, FakeModel } from '../fake-model.js';
 
@@ -182,5 +184,132 @@ describe('KldTask known answers', () => {
     } finally {
       await reference.dispose();
     }
+  });
+});
+
+describe('KldTask cells, meta and bounds', () => {
+  const pair = (options: { costMs?: number; info?: Partial<ModelInfo> } = {}) => {
+    const clock = createManualClock();
+    const cost = { fixedNs: (options.costMs ?? 1) * 1e6, perTokenNs: 0 };
+    const reference = new FakeModel({
+      tokenizer: charTokenizer('abcd'),
+      bigram: P,
+      clock,
+      cost,
+      ...(options.info ? { info: options.info } : {}),
+    });
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: Q, clock, cost });
+    return { reference, model };
+  };
+
+  it('records a cell per batch whose KL sums make the mean, and describes the comparison in meta', async () => {
+    const { reference, model } = pair({ info: { name: 'ref', dtype: 'fp16', engine: 'other 2.0' } });
+    const cells: CellRecord[] = [];
+    const r = await new KldTask({ reference, dataSource: cycle, name: 'kld-q8' }).run(
+      new ARParadigm(model.config),
+      model,
+      small,
+      new Rng(0),
+      contextFor(model, cells),
+    );
+    expect(r.task).toBe('kld-q8');
+    expect(
+      cells.map(({ task, cell, phase, batch, seqLen, status }) => [task, cell, phase, batch, seqLen, status]),
+    ).toEqual([0, 1, 2, 3, 4].map((i) => ['kld-q8', `batch=${i}`, 'eval', 2, 17, 'completed']));
+    const sumKl = cells.reduce((s, c) => s + (c.metrics['sum_kl'] as number), 0);
+    expect(sumKl / 160).toBeCloseTo(r.metrics['kld_mean'] as number, 9);
+    expect(r.meta).toEqual({
+      reference: 'ref (fp16)',
+      reference_engine: 'other 2.0',
+      data_source: 'cycle',
+      tokenizer: 'chars(abcd)',
+      eval_mode: 'random windows',
+      eval_seq_len: 16,
+    });
+    const named = await new KldTask({ reference, dataSource: cycle, referenceName: 'fp32 baseline' }).run(
+      new ARParadigm(model.config),
+      model,
+      small,
+      new Rng(0),
+      contextFor(model),
+    );
+    expect([named.task, named.meta?.['reference']]).toEqual(['kld', 'fp32 baseline']);
+  });
+
+  it('stops at the cell budget, saying how many batches were scored', async () => {
+    // Each window runs both models at 10 ms each: 40 ms a batch of 2, so a budget of 80 ms scores 2 of 5.
+    const { reference, model } = pair({ costMs: 10 });
+    const cells: CellRecord[] = [];
+    const config = BenchmarkConfig.parse({ evalSeqLen: 16, evalBatchSize: 2, evalBatches: 5, maxCellMs: 80 });
+    const r = await new KldTask({ reference, dataSource: cycle }).run(
+      new ARParadigm(model.config),
+      model,
+      config,
+      new Rng(0),
+      contextFor(model, cells),
+    );
+    expect([cells.length, r.metrics['tokens_scored']]).toEqual([2, 64]);
+    expect(r.meta?.['eval_truncated']).toBe(messages.evalTruncated(2, 5, 80));
+  });
+
+  it('sliding windows: cells hold the targets each window scores for the first time', async () => {
+    const { reference, model } = pair();
+    const cells: CellRecord[] = [];
+    const cfg = BenchmarkConfig.parse({ evalSeqLen: 16, evalStride: 5, evalBatchSize: 3, evalBatches: 50 });
+    const r = await new KldTask({ reference, dataSource: { text: 'abcd'.repeat(50), name: 'c' } }).run(
+      new ARParadigm(model.config),
+      model,
+      cfg,
+      new Rng(0),
+      contextFor(model, cells),
+    );
+    const tokens = cells.map((c) => c.metrics['tokens'] as number);
+    // The first window scores its 16 targets alone (the others start scoring at index 11), then three windows
+    // a cell, each the 5 targets its stride adds.
+    expect(tokens.slice(0, 2)).toEqual([16, 3 * 5]);
+    expect(tokens.reduce((s, n) => s + n, 0)).toBe(199);
+    expect(r.metrics['tokens_scored']).toBe(199);
+    expect(r.meta?.['eval_seq_len']).toBe(16);
+  });
+
+  it('refuses a diffusion model before making the reference, and disposes a made reference when the run fails', async () => {
+    const { model } = pair();
+    let made = 0;
+    let disposed = 0;
+    const factory = async () => {
+      made++;
+      const m = new FakeModel({ config: { vocabSize: 8 } });
+      m.dispose = async () => void disposed++;
+      return m;
+    };
+    const task = new KldTask({ reference: factory, dataSource: cycle });
+    await expect(
+      task.run(new DiffusionParadigm(model.config), model, small, new Rng(0), contextFor(model)),
+    ).rejects.toThrow(messages.decodeNotApplicable('diffusion'));
+    expect(made).toBe(0);
+    await expect(
+      task.run(new ARParadigm(model.config), model, small, new Rng(0), contextFor(model)),
+    ).rejects.toThrow(messages.kldVocabMismatch(4, 8));
+    expect([made, disposed]).toEqual([1, 1]);
+  });
+
+  it('stops with the abort reason when the run is cancelled, before any cell', async () => {
+    const { reference, model } = pair();
+    const cells: CellRecord[] = [];
+    const controller = new AbortController();
+    controller.abort(new Error('Ctrl-C'));
+    await expect(
+      new KldTask({ reference, dataSource: cycle }).run(
+        new ARParadigm(model.config),
+        model,
+        small,
+        new Rng(0),
+        {
+          ...contextFor(model, cells),
+          signal: controller.signal,
+        },
+      ),
+    ).rejects.toThrow('Ctrl-C');
+    expect([cells.length, model.calls.length]).toEqual([0, 0]);
   });
 });
