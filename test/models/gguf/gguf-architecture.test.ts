@@ -9,7 +9,7 @@ import {
 import { ModelConfig } from '../../../src/models/model-config.js';
 import { ROPE_BASE } from '../../../src/models/onnx/embedding.js';
 import { NORM_EPSILON } from '../../../src/models/onnx/norm.js';
-import { initWeights } from '../../../src/models/weights.js';
+import { initWeights, type WeightTensor } from '../../../src/models/weights.js';
 
 /** A llama-shaped config: rotary, RMSNorm, SwiGLU; 2 query heads of 4 sharing 1 KV head; 2 routed experts; untied. */
 const LLAMA = {
@@ -123,12 +123,24 @@ describe('architectureMetadata', () => {
   });
 });
 
-describe('ggufTensors', () => {
+/**
+ * The llama fixture's weights and tensors, built inside each test (not at module level, where Stryker would
+ * count the code they run as static and skip its mutants).
+ */
+function llamaFixture(): {
+  tensors: GgufSourceTensor[];
+  source: (name: string) => Float32Array;
+} {
   const weights = initWeights(llama, 3);
-  const tensors = ggufTensors(llama, weights);
-  const source = (name: string): Float32Array => (weights.get(name) as { data: Float32Array }).data;
+  return {
+    tensors: ggufTensors(llama, weights),
+    source: (name) => (weights.get(name) as { data: Float32Array }).data,
+  };
+}
 
+describe('ggufTensors', () => {
   it('llama: names in llama.cpp order, the untied head last', () => {
+    const { tensors } = llamaFixture();
     const block = (i: number): string[] =>
       ['attn_norm', 'attn_q', 'attn_k', 'attn_v', 'attn_output', 'ffn_norm', 'ffn_gate_inp']
         .concat(['ffn_gate_exps', 'ffn_up_exps', 'ffn_down_exps'])
@@ -145,6 +157,7 @@ describe('ggufTensors', () => {
   });
 
   it('transposes every matrix to ne = [in, out] (out rows of in values)', () => {
+    const { tensors, source } = llamaFixture();
     const v = byName(tensors, 'blk.1.attn_v.weight');
     const w = source('blocks.1.attn.v.weight'); // [in 8, out 4] row-major
     expect(v.ne).toEqual([8, 4]);
@@ -157,6 +170,7 @@ describe('ggufTensors', () => {
   });
 
   it('interleaves each query and key head: output row 2i + s of a head is its row i + s · headSize/2', () => {
+    const { tensors, source } = llamaFixture();
     for (const [name, src, heads] of [
       ['blk.0.attn_q.weight', 'blocks.0.attn.q.weight', 2],
       ['blk.0.attn_k.weight', 'blocks.0.attn.k.weight', 1],
@@ -177,6 +191,7 @@ describe('ggufTensors', () => {
   });
 
   it('stacks the experts of a block: expert e at offset e · in · out, each transposed', () => {
+    const { tensors, source } = llamaFixture();
     const gate = byName(tensors, 'blk.1.ffn_gate_exps.weight');
     expect(gate.ne).toEqual([8, 12, 2]);
     for (let e = 0; e < 2; e++) {
@@ -227,5 +242,125 @@ describe('ggufTensors', () => {
       expect(bias.ne).toEqual([n]);
       expect(bias.data.every((x) => x === 0)).toBe(true);
     }
+  });
+});
+
+describe('ggufTensors on a dense GQA llama and an untied gpt2', () => {
+  /** A dense llama: dim 32, 4 query heads of 8 sharing 2 KV heads, tied head. */
+  const dense = (): ModelConfig =>
+    ModelConfig.parse({
+      dim: 32,
+      n_heads: 4,
+      kv_heads: 2,
+      num_blocks: 1,
+      vocab_size: 5,
+      max_context: 8,
+      expansion: 2,
+      use_swiglu: true,
+      norm: 'rmsnorm',
+      pos_encoding: 'rotary',
+    });
+
+  it('dense llama: gate/up/down instead of experts, no head when tied, no expert metadata', () => {
+    const config = dense();
+    const weights = initWeights(config, 7);
+    const t = ggufTensors(config, weights);
+    expect(t.map((x) => [x.name, x.ne])).toEqual([
+      ['token_embd.weight', [32, 5]],
+      ['blk.0.attn_norm.weight', [32]],
+      ['blk.0.attn_q.weight', [32, 32]],
+      ['blk.0.attn_k.weight', [32, 16]],
+      ['blk.0.attn_v.weight', [32, 16]],
+      ['blk.0.attn_output.weight', [32, 32]],
+      ['blk.0.ffn_norm.weight', [32]],
+      ['blk.0.ffn_gate.weight', [32, 64]],
+      ['blk.0.ffn_up.weight', [32, 64]],
+      ['blk.0.ffn_down.weight', [64, 32]],
+      ['output_norm.weight', [32]],
+    ]);
+    const src = (name: string): Float32Array => (weights.get(name) as { data: Float32Array }).data;
+    // Vectors and the embedding are written as they are: [vocab, dim] row-major is ne = [dim, vocab].
+    expect(byName(t, 'token_embd.weight').data).toEqual(src('embed.weight'));
+    expect(byName(t, 'blk.0.attn_norm.weight').data).toEqual(src('blocks.0.norm1.weight'));
+    expect(byName(t, 'blk.0.ffn_norm.weight').data).toEqual(src('blocks.0.norm2.weight'));
+    expect(byName(t, 'output_norm.weight').data).toEqual(src('norm_f.weight'));
+    const down = byName(t, 'blk.0.ffn_down.weight');
+    const w = src('blocks.0.mlp.down.weight'); // [64, 32]
+    for (let out = 0; out < 32; out++)
+      for (let i = 0; i < 64; i++) expect(down.data[out * 64 + i]).toBe(w[i * 32 + out]);
+    const meta = architectureMetadata(config);
+    expect(meta.has('llama.expert_count')).toBe(false);
+    expect(meta.has('llama.expert_used_count')).toBe(false);
+    expect(meta.get('llama.attention.head_count_kv')).toEqual({ type: 'u32', value: 2 });
+    expect(meta.get('llama.rope.dimension_count')).toEqual({ type: 'u32', value: 8 });
+    expect(meta.get('llama.feed_forward_length')).toEqual({ type: 'u32', value: 64 });
+    expect(meta.get('llama.vocab_size')).toEqual({ type: 'u32', value: 5 });
+  });
+
+  it('heads of 8: output row r of head h is source row h·8 + ⌊(r mod 8)/2⌋ + 4·(r mod 2), for Q (4 heads) and K (2)', () => {
+    const config = dense();
+    const weights = initWeights(config, 8);
+    const t = ggufTensors(config, weights);
+    for (const [name, src, outs] of [
+      ['blk.0.attn_q.weight', 'blocks.0.attn.q.weight', 32],
+      ['blk.0.attn_k.weight', 'blocks.0.attn.k.weight', 16],
+    ] as const) {
+      const got = byName(t, name).data;
+      const w = (weights.get(src) as { data: Float32Array }).data; // [32, outs]
+      for (let r = 0; r < outs; r++) {
+        const j = r % 8;
+        const from = r - j + Math.floor(j / 2) + 4 * (j % 2);
+        const row = Array.from(got.subarray(r * 32, r * 32 + 32));
+        expect(row, `${name} row ${r}`).toEqual(Array.from({ length: 32 }, (_, k) => w[k * outs + from]));
+      }
+    }
+    // V is not interleaved: plain transpose.
+    const v = byName(t, 'blk.0.attn_v.weight').data;
+    const wv = (weights.get('blocks.0.attn.v.weight') as { data: Float32Array }).data;
+    for (let r = 0; r < 16; r++) expect(v[r * 32 + 1]).toBe(wv[16 + r]);
+  });
+
+  it('gpt2 untied: the head transposed last, the norms with their biases, positions as they are', () => {
+    const config = ModelConfig.parse({ ...GPT2, weight_tying: false, expansion: 1.5 });
+    const weights = initWeights(config, 9);
+    const t = ggufTensors(config, weights);
+    const src = (name: string): Float32Array => (weights.get(name) as { data: Float32Array }).data;
+    expect(t.map((x) => x.name).slice(-3)).toEqual([
+      'output_norm.weight',
+      'output_norm.bias',
+      'output.weight',
+    ]);
+    expect(byName(t, 'position_embd.weight').data).toEqual(src('pos.weight'));
+    expect(byName(t, 'blk.0.attn_norm.bias').data).toEqual(src('blocks.0.norm1.bias'));
+    expect(byName(t, 'blk.0.ffn_norm.weight').data).toEqual(src('blocks.0.norm2.weight'));
+    expect(byName(t, 'blk.0.ffn_norm.bias').data).toEqual(src('blocks.0.norm2.bias'));
+    expect(byName(t, 'output_norm.bias').data).toEqual(src('norm_f.bias'));
+    expect(byName(t, 'blk.0.ffn_up.bias').ne).toEqual([12]);
+    expect(byName(t, 'blk.0.ffn_up.weight').ne).toEqual([8, 12]);
+    expect(byName(t, 'blk.0.ffn_down.weight').ne).toEqual([12, 8]);
+    const head = byName(t, 'output.weight');
+    const lm = src('lm_head.weight'); // [8, 11]
+    expect(head.ne).toEqual([8, 11]);
+    for (let out = 0; out < 11; out++)
+      for (let i = 0; i < 8; i++) expect(head.data[out * 8 + i]).toBe(lm[i * 11 + out]);
+    const o = byName(t, 'blk.0.attn_output.weight');
+    const wo = src('blocks.0.attn.o.weight'); // [8, 8]
+    for (let out = 0; out < 8; out++)
+      for (let i = 0; i < 8; i++) expect(o.data[out * 8 + i]).toBe(wo[i * 8 + out]);
+    expect(architectureMetadata(config).get('gpt2.feed_forward_length')).toEqual({ type: 'u32', value: 12 });
+  });
+});
+
+describe('ggufTensors without a weight it needs', () => {
+  it('names the missing matrix or vector (checkWeights normally refuses such weights first)', () => {
+    const weights = initWeights(gpt2, 1);
+    const without = (name: string): Map<string, WeightTensor> =>
+      new Map([...weights].filter(([n]) => n !== name));
+    expect(() => ggufTensors(gpt2, without('blocks.0.attn.o.weight'))).toThrow(
+      /^missing weight blocks\.0\.attn\.o\.weight$/,
+    );
+    expect(() => ggufTensors(gpt2, without('blocks.0.norm2.bias'))).toThrow(
+      /^missing weight blocks\.0\.norm2\.bias$/,
+    );
   });
 });

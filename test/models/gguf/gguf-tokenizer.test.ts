@@ -70,6 +70,17 @@ describe('ggufTokenizerMetadata', () => {
     expect(ggufTokenizerMetadata(bpe({ x: 0 }, []), 1).has('tokenizer.ggml.eos_token_id')).toBe(false);
   });
 
+  it('a BPE model without vocabulary, merges or added tokens: every id padding, no merges, no BOS/EOS', () => {
+    const meta = ggufTokenizerMetadata({ model: { type: 'BPE' }, pre_tokenizer: { type: 'ByteLevel' } }, 2);
+    expect(value(meta, 'tokenizer.ggml.tokens')).toEqual(['[PAD0]', '[PAD1]']);
+    expect(value(meta, 'tokenizer.ggml.token_type')).toEqual([5, 5]);
+    expect(value(meta, 'tokenizer.ggml.merges')).toEqual([]);
+    expect(meta.has('tokenizer.ggml.eos_token_id')).toBe(false);
+    expect(() => ggufTokenizerMetadata({ pre_tokenizer: { type: 'ByteLevel' } }, 2)).toThrow(
+      /model type undefined with pre-tokenizer "ByteLevel"/,
+    );
+  });
+
   it('refuses ids outside the model, naming the token, and tokenizers that are not byte-level BPE', () => {
     for (const id of [4, -1, 1.5])
       expect(() => ggufTokenizerMetadata(bpe({ a: 0, z: id }, []), 4)).toThrow(
