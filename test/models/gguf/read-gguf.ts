@@ -1,5 +1,5 @@
 /**
- * A test-only GGUF v3 reader written from the format's specification (ggml's `docs/gguf.md`), independent of
+ * A test-only GGUF v3 reader written from the GGUF v3 format's specification, independent of
  * `src/models/gguf/gguf-writer.ts`: the tests parse the writer's bytes with it and compare values, not bytes
  * produced by the same code.
  *
