@@ -126,9 +126,24 @@ export function machineFingerprint(engine: string, threads: number): MachineFing
   };
 }
 
-/** Cache key of a fingerprint: 16 hex digits of its SHA-256. */
-export function calibrationKey(fingerprint: MachineFingerprint): string {
-  return createHash('sha256').update(JSON.stringify(fingerprint)).digest('hex').slice(0, 16);
+/**
+ * Revision of the probes `calibrateOrt` runs, raised whenever one is added or changed: the cache key includes it, so
+ * ceilings measured with other probes are measured again. 2: GEMM at a wide shape besides the square one.
+ */
+export const PROBE_SET_REVISION = 2;
+
+/**
+ * Cache key of a fingerprint: 16 hex digits of the SHA-256 of the probe set's revision and the fingerprint, so a
+ * calibration measured with other probes is measured again rather than read.
+ */
+export function calibrationKey(
+  fingerprint: MachineFingerprint,
+  probeSet: number = PROBE_SET_REVISION,
+): string {
+  return createHash('sha256')
+    .update(`${probeSet}\n${JSON.stringify(fingerprint)}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The user's cache directory of dantinox (see the module documentation for the rules). */

@@ -16,8 +16,10 @@ export function formatCalibration(outcome: CalibrationOutcome): string {
     `Probes: ${f.engine} kernels, ${f.threads} threads (one calibration serves every engine)`,
     `Measured: ${c.measuredAt} in ${(c.durationMs / 1000).toFixed(1)} s, load average ${c.loadAverage.map((l) => l.toFixed(2)).join(' ')}${c.loadAverageEnd === undefined ? '' : ` → ${c.loadAverageEnd.map((l) => l.toFixed(2)).join(' ')}`}${outcome.cached ? ' (from the cache)' : ''}`,
     '',
-    'probe              rate            median ms (p10–p90, n)  what',
   ];
+  // The id column is as wide as the longest id (`gemm-q8-dynamic-wide`).
+  const idWidth = Math.max(18, ...c.probes.map((p) => p.id.length));
+  lines.push(`${'probe'.padEnd(idWidth)} ${'rate'.padEnd(15)} ${'median ms (p10–p90, n)'.padEnd(24)} what`);
   for (const p of c.probes) {
     const rate = p.value === undefined ? 'unavailable' : `${fixed(p.value)} ${p.unit}`;
     const timing =
@@ -25,10 +27,10 @@ export function formatCalibration(outcome: CalibrationOutcome): string {
         ? ''
         : `${fixed(p.medianMs, 2)} (${fixed(p.p10Ms, 2)}–${fixed(p.p90Ms, 2)}, ${p.n})`;
     lines.push(
-      `${p.id.padEnd(18)} ${rate.padEnd(15)} ${timing.padEnd(24)} ${p.unavailable ?? p.description}`,
+      `${p.id.padEnd(idWidth)} ${rate.padEnd(15)} ${timing.padEnd(24)} ${p.unavailable ?? p.description}`,
     );
   }
-  lines.push('', 'Calibrated ceilings (medians):');
+  lines.push('', 'Calibrated ceilings (the best probe of each dtype):');
   for (const [dtype, g] of Object.entries(c.ceilings.gemmGflops))
     lines.push(`  GEMM ${dtype}: ${fixed(g)} GFLOP/s`);
   lines.push(`  memory bandwidth: ${fixed(c.ceilings.bandwidthGbs)} GB/s`);

@@ -13,6 +13,7 @@ import {
   cpuGhz,
   loadOrCalibrate,
   machineFingerprint,
+  PROBE_SET_REVISION,
   parseCpuGhz,
   readCalibration,
   theoreticalPeak,
@@ -208,7 +209,7 @@ describe('calibration cache', () => {
 /** A calibration fixture with every optional field set (the numbers are the test's, not a machine's). */
 const fixture: Calibration = {
   format: 'dantinox-calibration/1',
-  key: '81252022d4381e3d',
+  key: '13fffd5ae26fe2ae',
   fingerprint: {
     cpuModel: 'Test CPU',
     cpuFlags: ['avx2', 'fma'],
@@ -244,12 +245,16 @@ const fixture: Calibration = {
 };
 
 describe('calibration known answers', () => {
-  it('the cache key is 16 hex digits of the SHA-256 of the fingerprint', () => {
-    expect(calibrationKey(fixture.fingerprint)).toBe('81252022d4381e3d');
+  it('the cache key is 16 hex digits of the SHA-256 of the probe set revision and the fingerprint', () => {
+    // sha256('2\n' + JSON.stringify(fingerprint)), computed outside dantinox.
+    expect(PROBE_SET_REVISION).toBe(2);
+    expect(calibrationKey(fixture.fingerprint)).toBe('13fffd5ae26fe2ae');
     expect(calibrationPath(fixture.fingerprint, '/c')).toBe(
-      join('/c', 'calibration', '81252022d4381e3d.json'),
+      join('/c', 'calibration', '13fffd5ae26fe2ae.json'),
     );
-    expect(calibrationKey({ ...fixture.fingerprint, threads: 3 })).not.toBe('81252022d4381e3d');
+    expect(calibrationKey({ ...fixture.fingerprint, threads: 3 })).not.toBe('13fffd5ae26fe2ae');
+    // Ceilings measured by the first probe set (square GEMM only) are not read: another key.
+    expect(calibrationKey(fixture.fingerprint, 1)).not.toBe('13fffd5ae26fe2ae');
   });
 
   it('the fingerprint is this machine as the OS reports it', () => {

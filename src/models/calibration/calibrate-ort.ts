@@ -1,8 +1,8 @@
 /**
  * Measures this machine's ceilings with ONNX Runtime at a given thread count: the probe graphs of
- * `probe-graphs.ts` (dense GEMM per weight dtype, GEMV weight streaming over a weight much larger than the
- * last-level cache) and a plain copy, each warmed up by time and then timed over repetitions; the ceiling is the
- * median.
+ * `probe-graphs.ts` (dense GEMM per weight dtype at two shapes, GEMV weight streaming over a weight much larger than
+ * the last-level cache) and a plain copy, each warmed up by time and then timed over repetitions; a probe's rate is
+ * the median of its runs, and a dtype's ceiling the best rate of its probes.
  *
  * @packageDocumentation
  */
@@ -12,17 +12,22 @@ import { type Ceilings, type Clock, hrtimeClock, quantileSorted } from '../../pr
 import { loadOrt } from '../engines/ort/index.js';
 import {
   fillUniform,
+  type GemmShape,
   gemmDynamicQuantProbe,
   gemmFloatProbe,
   gemmIntegerProbe,
   gemmNBitsProbe,
+  gemmShapes,
   gemvProbe,
   type ProbeGraph,
 } from './probe-graphs.js';
 
 /** The result of one probe: its median rate, or why it could not run. */
 export interface ProbeResult {
-  /** Probe id (`gemm-fp32`, `gemm-fp16`, `gemm-q8-dynamic`, `gemm-q8-integer`, `gemm-q4`, `gemv-fp32`, `copy`). */
+  /**
+   * Probe id (`gemm-fp32`, `gemm-fp32-wide`, `gemm-fp16`, `gemm-q8-dynamic`, `gemm-q8-dynamic-wide`,
+   * `gemm-q8-integer`, `gemm-q4`, `gemm-q4-wide`, `gemv-fp32`, `copy`).
+   */
   readonly id: string;
   /** Weight dtype whose GEMM ceiling it measures, or `bandwidth`. */
   readonly measures: string;
@@ -52,7 +57,7 @@ export interface CalibrateOrtOptions {
   readonly budgetMs?: number;
   /** Clock of the timings. @default hrtimeClock */
   readonly clock?: Clock;
-  /** Side of the square GEMM probes. @default 1024 */
+  /** Size of the GEMM probes (see `gemmShapes`). @default 1024 */
   readonly gemmSize?: number;
   /** Bytes of the GEMV weight and of each copy buffer. @default 4 × the last-level cache, within 128–256 MiB */
   readonly streamBytes?: number;
@@ -141,12 +146,16 @@ export async function calibrateOrt(options: CalibrateOrtOptions): Promise<OrtCal
   const n = options.gemmSize ?? 1024;
   const llc = lastLevelCacheBytes();
   const stream = options.streamBytes ?? Math.min(256 * MIB, Math.max(128 * MIB, 4 * (llc ?? 0)));
+  const [square, wide] = gemmShapes(n) as [GemmShape, GemmShape];
   const builders: (() => ProbeGraph)[] = [
-    () => gemmFloatProbe(n, 4, false),
-    () => gemmFloatProbe(n, 4, true),
-    () => gemmDynamicQuantProbe(n, 4),
+    () => gemmFloatProbe(square, false),
+    () => gemmFloatProbe(wide, false),
+    () => gemmFloatProbe(square, true),
+    () => gemmDynamicQuantProbe(square),
+    () => gemmDynamicQuantProbe(wide),
     () => gemmIntegerProbe(n),
-    () => gemmNBitsProbe(n, 4),
+    () => gemmNBitsProbe(square),
+    () => gemmNBitsProbe(wide),
     () => gemvProbe(stream),
   ];
   const total = builders.length + 1;

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { calibrateOrt } from '../../../src/models/calibration/calibrate-ort.js';
-import { gemmFloatProbe, gemvProbe } from '../../../src/models/calibration/probe-graphs.js';
+import {
+  type GemmShape,
+  gemmDynamicQuantProbe,
+  gemmFloatProbe,
+  gemmNBitsProbe,
+  gemmShapes,
+  gemvProbe,
+} from '../../../src/models/calibration/probe-graphs.js';
 import { createModel } from '../../../src/models/onnx/onnx-model.js';
 import { memoryFootprint } from '../../../src/profiling/index.js';
 
@@ -16,10 +23,13 @@ describe('calibrateOrt (real ONNX Runtime, tiny probes)', () => {
     });
     const ids = [
       'gemm-fp32',
+      'gemm-fp32-wide',
       'gemm-fp16',
       'gemm-q8-dynamic',
+      'gemm-q8-dynamic-wide',
       'gemm-q8-integer',
       'gemm-q4',
+      'gemm-q4-wide',
       'gemv-fp32',
       'copy',
     ];
@@ -36,13 +46,40 @@ describe('calibrateOrt (real ONNX Runtime, tiny probes)', () => {
     // fp32 MatMul, int8 and 4-bit kernels exist on every CPU build of ORT 1.30.
     for (const dtype of ['fp32', 'q8', 'q4'])
       expect(cal.ceilings.gemmGflops[dtype], dtype).toBeGreaterThan(0);
-    const q8 = cal.probes.filter((p) => p.measures === 'q8').map((p) => p.value ?? 0);
-    expect(cal.ceilings.gemmGflops['q8']).toBe(Math.max(...q8));
+    for (const p of cal.probes.filter((p) => p.id.endsWith('-wide')))
+      expect(p.value, p.id).toBeGreaterThan(0);
+    // A dtype's ceiling is its best probe, whichever shape that was.
+    for (const dtype of ['fp32', 'q8', 'q4']) {
+      const rates = cal.probes.filter((p) => p.measures === dtype).map((p) => p.value ?? 0);
+      expect(rates.length, dtype).toBeGreaterThanOrEqual(2);
+      expect(cal.ceilings.gemmGflops[dtype], dtype).toBe(Math.max(...rates));
+    }
+    expect(cal.probes.find((p) => p.id === 'gemm-q4-wide')?.description).toBe(
+      'MatMulNBits 4-bit (block 32) 16×32·32×512',
+    );
     expect(cal.ceilings.bandwidthGbs).toBeGreaterThan(0);
   });
 
   it('probe work is what the shapes say', () => {
-    expect(gemmFloatProbe(64, 3, false).work).toBe(2 * 64 ** 3 * 3);
+    const [square, wide] = gemmShapes(64);
+    expect(square).toEqual({ name: 'square', m: 64, k: 64, n: 64, chain: 4 });
+    expect(wide).toEqual({ name: 'wide', m: 16, k: 32, n: 512, chain: 1 });
+    expect(gemmFloatProbe({ name: 'square', m: 64, k: 64, n: 64, chain: 3 }, false).work).toBe(
+      2 * 64 ** 3 * 3,
+    );
+    for (const probe of [
+      gemmFloatProbe(wide as GemmShape, false),
+      gemmDynamicQuantProbe(wide as GemmShape),
+      gemmNBitsProbe(wide as GemmShape),
+    ]) {
+      expect(probe.work, probe.id).toBe(2 * 16 * 32 * 512);
+      expect(probe.feeds[0]?.dims, probe.id).toEqual([16, 32]);
+      expect(probe.id, probe.id).toMatch(/-wide$/);
+    }
+    // A chain feeds each product's output to the next: it needs a square weight.
+    expect(() => gemmFloatProbe({ name: 'odd', m: 8, k: 4, n: 8, chain: 2 }, false)).toThrow(
+      /chains 2 products only when k = n \(got k = 4, n = 8\)/,
+    );
     const gemv = gemvProbe(2 ** 24);
     expect(gemv.work).toBe(2 ** 24);
     expect(gemv.externalData[0]?.data.byteLength).toBe(2 ** 24);
