@@ -71,7 +71,7 @@ function refuseNativeKv(received: unknown): never {
   process.exit(2);
 }
 /** The same type by llama.cpp's name, as node-llama-cpp takes it. */
-const nativeKvType = LLAMA_KV_CACHE_TYPES[nativeKv];
+const nativeKvType = LLAMA_KV_CACHE_TYPES[nativeKv].ggml;
 const threads = Number(args.threads);
 /** The dtypes every engine runs, by dantinox's names (llama.cpp: F32, Q8_0, Q4_0). */
 const DTYPES = ['fp32', 'q8', 'q4'] as const;

@@ -5,14 +5,13 @@
  *
  * @packageDocumentation
  */
-import type { Dtype } from '../dtype.js';
 import type { Model } from '../models/model.js';
+import { modelFootprint } from '../models/model-footprint.js';
 import {
   arithmeticIntensity,
   bytesPerCall,
   type Ceilings,
   type MemoryFootprint,
-  memoryFootprint,
   modelBandwidthUtilisation,
   modelFlopsUtilisation,
 } from '../profiling/index.js';
@@ -140,15 +139,8 @@ export function withEfficiency(result: BenchmarkResult, inputs: EfficiencyInputs
   const dtype = ceilingDtype(model.info.dtype);
   const calibrated: Ceilings | undefined = inputs.calibration?.ceilings;
   const theory: Ceilings | undefined = inputs.calibration?.theoretical?.ceilings;
-  // The bytes a call reads: the weights as the engine holds them at run time, the LM head in its own dtype.
-  const runtimeDtype = model.info.runtimeDtype ?? model.info.dtype;
-  const headDtype = model.info.quantization?.headDtype;
-  const footprint: MemoryFootprint = memoryFootprint(model.config, {
-    dtype: runtimeDtype,
-    ...(headDtype === undefined || runtimeDtype !== model.info.dtype
-      ? {}
-      : { headDtype: headDtype as Dtype }),
-  });
+  // The bytes a call reads: the weights, the LM head and the KV cache as the engine holds them at run time.
+  const footprint: MemoryFootprint = modelFootprint(model);
   const metrics: Record<string, number> = { ...result.metrics };
   const meta: Record<string, MetaValue> = { ...(result.meta ?? {}) };
   const cells = (result.cells ?? []).filter((c) => c.status === 'completed');

@@ -60,6 +60,15 @@ export function parseNonNegativeNumber(value: string): number {
   return n;
 }
 
+/** Parses a positive number such as `2` or `1.0625` (bytes per element). */
+export function parsePositiveNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError(messages.badCliValue(value, 'a positive number', '2'));
+  }
+  return n;
+}
+
 /** Parses a comma-separated list of positive integers such as `64,128,256`. */
 export function parsePositiveIntList(value: string): number[] {
   const parts = value.split(',').map((p) => p.trim());

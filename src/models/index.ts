@@ -141,6 +141,7 @@ export {
   type PosEncoding,
   type PresetName,
 } from './model-config.js';
+export { modelFootprint } from './model-footprint.js';
 export {
   type CheckedSelection,
   checkModelSelection,

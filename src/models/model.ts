@@ -137,6 +137,11 @@ export interface ModelInfo {
    * reads `fp32` bytes. Bandwidth figures (MBU) use it.
    */
   readonly runtimeDtype?: Dtype;
+  /**
+   * Bytes per element of the KV cache the engine holds, when it is not the dtype's activation type (a llama.cpp
+   * model with an F16 or BF16 cache: 2). Memory and bandwidth figures (the depth sweep's prediction, MBU) use it.
+   */
+  readonly kvBytesPerElement?: number;
   /** Where the engine runs: `node` (this process) or `browser` (a page driven by this process). @default 'node' */
   readonly target?: 'node' | 'browser';
   /** What the browser page reported about itself (browser target only). */

@@ -3,6 +3,8 @@
  * the dtype table.
  */
 import { DTYPES, type Dtype, parseDtype, TENSOR_TYPES } from '../dtype.js';
+import { DantinoxError } from '../errors.js';
+import { messages } from '../messages.js';
 import type { ModelConfig } from '../models/model-config.js';
 import { checkConfigNumbers } from './option-checks.js';
 import { countParameters } from './parameters.js';
@@ -20,6 +22,11 @@ export interface MemoryFootprintOptions {
    * then stored twice (the embedding table, which the token lookup reads, and the quantized head). @default `dtype`
    */
   headDtype?: Dtype;
+  /**
+   * Bytes per element of the KV cache, when the engine holds it in another type than the dtype's activation type
+   * (llama.cpp's F16 cache of a float32 model: 2). @default the dtype's activation type's bytes
+   */
+  kvBytesPerElement?: number;
 }
 
 /** Memory of a model, in bytes. */
@@ -32,7 +39,7 @@ export interface MemoryFootprint {
   readonly kvBytesPerToken: number;
   /** Bytes per weight element of the dtype, including block scales and zero points of blocked formats. */
   readonly bytesPerElement: number;
-  /** Bytes per element of the KV cache (the dtype's activation type). */
+  /** Bytes per element of the KV cache (the dtype's activation type, or `kvBytesPerElement` when given). */
   readonly kvBytesPerElement: number;
   /** The dtype used. */
   readonly dtype: Dtype;
@@ -59,7 +66,13 @@ export function memoryFootprint(config: ModelConfig, options: MemoryFootprintOpt
   const dtype = parseDtype(String(options.dtype ?? 'fp32'));
   const info = DTYPES[dtype];
   const bytes = info.bytesPerElement;
-  const kvBytes = TENSOR_TYPES[info.activation].bytes;
+  const kv = options.kvBytesPerElement;
+  if (kv !== undefined && !(typeof kv === 'number' && Number.isFinite(kv) && kv > 0))
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.invalidNumberOption('kvBytesPerElement', kv, 'a finite number > 0'),
+    );
+  const kvBytes = kv ?? TENSOR_TYPES[info.activation].bytes;
   const params = countParameters(config);
   const headInfo = DTYPES[parseDtype(String(options.headDtype ?? dtype), 'headDtype')];
   const d = config.dim;

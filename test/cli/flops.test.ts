@@ -22,6 +22,20 @@ describe('dantinox flops', () => {
     expect(run.stdout).toContain(`KV cache per token : ${kv.toLocaleString('en-US')}`);
   });
 
+  it("--kv-bytes-per-element 2 counts an F16 cache (llama.cpp's default), and 0 is refused naming the flag", async () => {
+    const run = await runCli(['flops', '--config', 'small', '--kv-bytes-per-element', '2', '--json']);
+    expect(run.code).toBe(0);
+    const json = JSON.parse(run.stdout) as { memory: { kvBytesPerToken: number; weightBytes: number } };
+    const config = ModelConfig.preset('small');
+    expect(json.memory.kvBytesPerToken).toBe(memoryFootprint(config).kvBytesPerToken / 2);
+    expect(json.memory.weightBytes).toBe(memoryFootprint(config).weightBytes);
+    const bad = await runCli(['flops', '--config', 'small', '--kv-bytes-per-element', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /^error: option '--kv-bytes-per-element <n>' argument '0' is invalid\. "0" is not a positive number/,
+    );
+  });
+
   it('--json prints one object with the same numbers, --formula seed switches formulas', async () => {
     const run = await runCli([
       'flops',

@@ -106,4 +106,19 @@ describe('memoryFootprint', () => {
       messages.unknownName('dtype', 'fp8', DTYPE_NAMES),
     );
   });
+
+  it("takes the engine's KV element bytes when given (llama.cpp's F16 cache of a float32 model), weights unchanged", () => {
+    const gpt2 = ModelConfig.preset('gpt2-small');
+    const f16Cache = memoryFootprint(gpt2, { kvBytesPerElement: 2 });
+    expect(f16Cache.kvBytesPerToken).toBe(36_864);
+    expect(f16Cache.kvBytesPerElement).toBe(2);
+    expect(f16Cache.weightBytes).toBe(memoryFootprint(gpt2).weightBytes);
+    expect(memoryFootprint(gpt2, { dtype: 'q8', kvBytesPerElement: 1.0625 }).kvBytesPerToken).toBe(
+      2 * 12 * 12 * 64 * 1.0625,
+    );
+    for (const bad of [0, -2, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => memoryFootprint(gpt2, { kvBytesPerElement: bad })).toThrow(
+        messages.invalidNumberOption('kvBytesPerElement', bad, 'a finite number > 0'),
+      );
+  });
 });

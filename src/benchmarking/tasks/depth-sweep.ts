@@ -8,7 +8,8 @@
 import type { Dtype } from '../../dtype.js';
 import { messages } from '../../messages.js';
 import type { DecodeState, Model } from '../../models/model.js';
-import { countFlops, depthCost, fitLine, memoryFootprint } from '../../profiling/index.js';
+import { modelFootprint } from '../../models/model-footprint.js';
+import { countFlops, depthCost, fitLine } from '../../profiling/index.js';
 import type { Rng } from '../../rng.js';
 import { type CallPhase, runCell } from '../cell-runner.js';
 import type { BenchmarkConfig } from '../config.js';
@@ -129,8 +130,7 @@ export function depthsThatFit(
  * given (the model's arithmetic does not stop there).
  */
 export function crossoverDepths(model: Model, prompt: number): Record<string, number> {
-  const dtype = (model.info.runtimeDtype ?? model.info.dtype) as Dtype;
-  const footprint = memoryFootprint(model.config, { dtype });
+  const footprint = modelFootprint(model);
   const decodeKv = Math.max(0, Math.ceil(footprint.activeWeightBytes / footprint.kvBytesPerToken) - 1);
   // Prefill scores grow linearly in d: scores(d) = a · P · (d + P); the rest does not depend on d.
   const at0 = countFlops(model.config, {
@@ -241,9 +241,7 @@ export async function runDepthSweep(
     await ctx.keep(withAnalytical(cell, analytical(model, depth, prompt)));
   }
 
-  const kvBytesPerToken = memoryFootprint(model.config, {
-    dtype: (model.info.runtimeDtype ?? model.info.dtype) as Dtype,
-  }).kvBytesPerToken;
+  const kvBytesPerToken = modelFootprint(model).kvBytesPerToken;
   for (const depth of fit.decode) {
     const context0 = Math.max(1, depth);
     const limit = Math.min(maxContext, context0 + config.nMeasure);

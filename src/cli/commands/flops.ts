@@ -20,7 +20,12 @@ import {
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import { formatBytes, formatCount, formatInteger } from '../format-quantity.js';
-import { parseDtypeOption, parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
+import {
+  parseDtypeOption,
+  parseNonNegativeInt,
+  parsePositiveInt,
+  parsePositiveNumber,
+} from '../option-parsers.js';
 
 /** `--seq-len` when not given, unless the model's context is shorter. */
 const DEFAULT_SEQ_LEN = 512;
@@ -74,17 +79,24 @@ const FLOPS_OPTIONS: CliOptions<CountFlopsOptions & MemoryFootprintOptions> = {
     description: 'quantized dtypes: dtype of the LM head (default: --dtype)',
     parse: parseDtypeOption,
   },
+  kvBytesPerElement: {
+    flags: '--kv-bytes-per-element <n>',
+    description:
+      "bytes per KV-cache element when the engine's cache type is not the dtype's activation type (llama.cpp's F16 cache: 2)",
+    parse: parsePositiveNumber,
+  },
 };
 
 /** Parsed options of `dantinox flops`. */
 interface FlopsCliOptions
   extends Omit<
-    Required<CountFlopsOptions & Omit<MemoryFootprintOptions, 'headDtype'>>,
+    Required<CountFlopsOptions & Omit<MemoryFootprintOptions, 'headDtype' | 'kvBytesPerElement'>>,
     'seqLen' | 'logitPositions'
   > {
   readonly seqLen?: number;
   readonly logitPositions?: number;
   readonly headDtype?: MemoryFootprintOptions['headDtype'];
+  readonly kvBytesPerElement?: number;
   readonly config: string;
   readonly json?: boolean;
 }
@@ -118,7 +130,7 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
     .addHelpText('after', EXAMPLES)
     .action((options: FlopsCliOptions) => {
       const { config, name, isPreset } = resolveModelConfig(options.config, ctx.io.cwd);
-      const { batchSize, pastLength, formula, moe, dtype, headDtype } = options;
+      const { batchSize, pastLength, formula, moe, dtype, headDtype, kvBytesPerElement } = options;
       // The default length fits the model it is applied to (tiny's context is 128); an explicit one is checked.
       const seqLen = options.seqLen ?? Math.max(1, Math.min(DEFAULT_SEQ_LEN, config.maxContext - pastLength));
       const logitPositions = options.logitPositions ?? seqLen;
@@ -126,7 +138,11 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
         throw new DantinoxError('INVALID_OPTION', messages.logitPositionsAboveSeqLen(logitPositions, seqLen));
       const flops = countFlops(config, { seqLen, batchSize, pastLength, formula, moe, logitPositions });
       const parameters = countParameters(config);
-      const memory = memoryFootprint(config, { dtype, ...(headDtype === undefined ? {} : { headDtype }) });
+      const memory = memoryFootprint(config, {
+        dtype,
+        ...(headDtype === undefined ? {} : { headDtype }),
+        ...(kvBytesPerElement === undefined ? {} : { kvBytesPerElement }),
+      });
       const out = ctx.io.stdout;
       if (options.json === true) {
         const { attention, ffn, embedding, total, attentionProjections, attentionScores, router, lmHead } =

@@ -98,14 +98,17 @@ export interface LoadLlamaCppModelOptions {
   readonly kvCacheType?: LlamaKvCacheType;
 }
 
-/** KV-cache element types {@link LoadLlamaCppModelOptions.kvCacheType} takes, by their names in llama.cpp. */
+/**
+ * KV-cache element types {@link LoadLlamaCppModelOptions.kvCacheType} takes: their names in llama.cpp and their
+ * bytes per element.
+ */
 export const LLAMA_KV_CACHE_TYPES = Object.freeze({
-  /** 4 bytes per element: float32, as ONNX Runtime's cache (dantinox's default). */
-  f32: 'F32',
-  /** 2 bytes per element: IEEE 754 half precision (llama.cpp's own default). */
-  f16: 'F16',
-  /** 2 bytes per element: bfloat16. */
-  bf16: 'BF16',
+  /** float32, as ONNX Runtime's cache (dantinox's default). */
+  f32: { ggml: 'F32', bytes: 4 },
+  /** IEEE 754 half precision (llama.cpp's own default). */
+  f16: { ggml: 'F16', bytes: 2 },
+  /** bfloat16. */
+  bf16: { ggml: 'BF16', bytes: 2 },
 } as const);
 
 /** A KV-cache element type of llama.cpp contexts: `f32`, `f16` or `bf16`. */
@@ -242,8 +245,8 @@ export class LlamaCppModel implements Model {
           sequences: rows,
           batchSize: this.config.maxContext,
           threads: this.#threads,
-          experimentalKvCacheKeyType: this.#kvCacheType,
-          experimentalKvCacheValueType: this.#kvCacheType,
+          experimentalKvCacheKeyType: this.#kvCacheType.ggml,
+          experimentalKvCacheValueType: this.#kvCacheType.ggml,
           flashAttention: this.#flashAttention,
         });
       } catch (cause) {
@@ -549,6 +552,7 @@ export async function loadLlamaCppModel(
     threads,
     dtype: options.dtype ?? 'fp32',
     weightBytes: weightFileBytes(path),
+    kvBytesPerElement: LLAMA_KV_CACHE_TYPES[options.kvCacheType ?? 'f32'].bytes,
   };
   return new LlamaCppModel(config, model, info, path, options);
 }

@@ -14,7 +14,13 @@ import type {
   LlamaCppModel,
   LlamaKvCacheType,
 } from '../../../../src/models/engines/llama-cpp/llama-cpp-model.js';
-import { createModel, type Model, ModelConfig, type ModelConfigInput } from '../../../../src/models/index.js';
+import {
+  createModel,
+  type Model,
+  ModelConfig,
+  type ModelConfigInput,
+  modelFootprint,
+} from '../../../../src/models/index.js';
 import { memoryFootprint } from '../../../../src/profiling/memory.js';
 
 /** Bytes llama.cpp's state writes per used KV cell besides its key and value rows: pos, n_seq_id, one seq_id. */
@@ -47,6 +53,8 @@ describe('KV cache bytes: measured (llama.cpp context state) vs memoryFootprint'
     it(kind, async () => {
       const llama = await llamaOf(overrides);
       const predicted = memoryFootprint(llama.config).kvBytesPerToken;
+      expect(llama.info.kvBytesPerElement).toBe(4);
+      expect(modelFootprint(llama).kvBytesPerToken).toBe(predicted);
       const sizes: [number, number][] = [];
       for (const depth of [1, 17, 64]) {
         const { state } = await llama.prefill(new Int32Array(depth).fill(3), { batch: 1, seq: depth });
@@ -82,6 +90,9 @@ describe('KV cache bytes: measured (llama.cpp context state) vs memoryFootprint'
       };
       const [s1, s17] = [await bytesAt(1), await bytesAt(17)];
       expect((s17 - s1) / 16).toBe(predictedF32 / 2 + CELL_METADATA_BYTES);
+      // The model says what it holds, and its footprint (what MBU and the depth sweep use) predicts it exactly.
+      expect(llama.info.kvBytesPerElement).toBe(2);
+      expect(modelFootprint(llama).kvBytesPerToken).toBe(predictedF32 / 2);
     });
   }
 
