@@ -60,6 +60,7 @@ export {
   LLAMA_KV_CACHE_TYPES,
   LlamaCppModel,
   type LlamaKvCacheType,
+  type LlamaKvCacheTypeInfo,
   LOG_PROB_FLOOR,
   type LoadLlamaCppModelOptions,
   loadLlamaCppModel,

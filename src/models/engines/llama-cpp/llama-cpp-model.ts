@@ -98,18 +98,24 @@ export interface LoadLlamaCppModelOptions {
   readonly kvCacheType?: LlamaKvCacheType;
 }
 
-/**
- * KV-cache element types {@link LoadLlamaCppModelOptions.kvCacheType} takes: their names in llama.cpp and their
- * bytes per element.
- */
-export const LLAMA_KV_CACHE_TYPES = Object.freeze({
-  /** float32, as ONNX Runtime's cache (dantinox's default). */
-  f32: { ggml: 'F32', bytes: 4 },
-  /** IEEE 754 half precision (llama.cpp's own default). */
-  f16: { ggml: 'F16', bytes: 2 },
-  /** bfloat16. */
-  bf16: { ggml: 'BF16', bytes: 2 },
-} as const);
+/** One KV-cache element type of llama.cpp. */
+export interface LlamaKvCacheTypeInfo {
+  /** Its name in llama.cpp, as node-llama-cpp takes it. */
+  readonly ggml: 'F32' | 'F16' | 'BF16';
+  /** Bytes per element. */
+  readonly bytes: number;
+}
+
+/** KV-cache element types {@link LoadLlamaCppModelOptions.kvCacheType} takes, by their short names. */
+export const LLAMA_KV_CACHE_TYPES: Readonly<Record<'f32' | 'f16' | 'bf16', LlamaKvCacheTypeInfo>> =
+  Object.freeze({
+    /** float32, as ONNX Runtime's cache (dantinox's default). */
+    f32: { ggml: 'F32', bytes: 4 },
+    /** IEEE 754 half precision (llama.cpp's own default). */
+    f16: { ggml: 'F16', bytes: 2 },
+    /** bfloat16. */
+    bf16: { ggml: 'BF16', bytes: 2 },
+  });
 
 /** A KV-cache element type of llama.cpp contexts: `f32`, `f16` or `bf16`. */
 export type LlamaKvCacheType = keyof typeof LLAMA_KV_CACHE_TYPES;
@@ -168,7 +174,7 @@ export class LlamaCppModel implements Model {
   readonly #path: string;
   readonly #deleteFile: boolean;
   readonly #flashAttention: boolean;
-  readonly #kvCacheType: (typeof LLAMA_KV_CACHE_TYPES)[LlamaKvCacheType];
+  readonly #kvCacheType: LlamaKvCacheTypeInfo;
   readonly #rowsPerContext: number;
   readonly #token = {};
   /** The last {@link LlamaCppModel.#acquire} call: the next one waits for it. */
