@@ -4,7 +4,7 @@ import { ModelConfig } from '../../src/models/model-config.js';
 import { countParameters } from '../../src/profiling/index.js';
 import { arbitraryConfig } from './arbitrary-config.js';
 
-/** The weight list of the shared architecture conventions (helpers-common.md), name → shape. */
+/** The weight list of docs/models.md (the canonical weight names), name → shape. */
 function weightShapes(c: ModelConfig): Map<string, number[]> {
   const d = c.dim;
   const f = c.expansion * d;

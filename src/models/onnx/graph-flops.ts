@@ -1,10 +1,10 @@
 /**
  * FLOPs counted over a generated ONNX graph: the model bytes are decoded, every node's output shape is inferred
  * from the input shapes a call feeds (`batch`, `seq`, `pastLength`, the positions whose logits it computes), and
- * each matrix product contributes `2 · (batch dims) · M · K · N`. It is the independent check of the analytical `countFlops` (same convention:
- * 1 multiply-add = 2 FLOPs, only matrix products counted).
+ * each matrix product contributes `2 · (batch dims) · M · K · N`. It is the independent check of the analytical
+ * `countFlops` (same convention: 1 multiply-add = 2 FLOPs, only matrix products counted).
  *
- * Two node kinds need more than shapes, and follow the convention of `helpers-common.md`:
+ * Two node kinds need more than shapes, and follow the FLOPs convention of docs/library.md:
  * - attention scores and values (`attention:*` tags): the graph multiplies against every fed key column and
  *   masks; the convention counts every key a query may attend to (the full square for causal attention, only
  *   the visible band with a sliding window, never the masked placeholder row). The counter takes the sizes from
