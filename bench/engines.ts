@@ -43,10 +43,11 @@ import {
 import { loadNodeLlamaCpp } from '../src/models/engines/llama-cpp/node-llama-cpp-loader.js';
 import { createTransformersJsModel } from '../src/models/engines/transformers-js/create-transformers-js-model.js';
 import { exportGguf } from '../src/models/gguf/gguf-export.js';
-import { countParameters, createModel, initWeights, type Model, ModelConfig } from '../src/models/index.js';
+import { countParameters, createModel, initWeights, type Model } from '../src/models/index.js';
 import type { BuiltinDtype } from '../src/models/onnx/precision.js';
 import { resolvePrecision } from '../src/models/onnx/precision.js';
 import { Rng } from '../src/rng.js';
+import { LLAMA_124M, LLAMA_124M_LABEL } from './llama-124m.js';
 import { buildLlamaCpp } from './llama-cpp-build.js';
 import { type Spawner, startSpawner } from './spawner.js';
 
@@ -205,18 +206,7 @@ function llamaBenchVariant(spawner: Spawner, bin: string, path: string, dtype: B
 }
 
 async function main(): Promise<void> {
-  const config = ModelConfig.parse({
-    dim: 768,
-    nHeads: 12,
-    numBlocks: 12,
-    vocabSize: 50257,
-    maxContext: 1024,
-    expansion: 8 / 3,
-    useSwiglu: true,
-    norm: 'rmsnorm',
-    posEncoding: 'rotary',
-    weightTying: true,
-  });
+  const config = LLAMA_124M;
   const weights = initWeights(config, 0);
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`bench:engines — ${cpu}, ${cpus().length} logical CPUs, ${threads} threads on every engine`);
@@ -227,7 +217,7 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   console.log(
-    `model: llama shape dim 768, 12 heads, 12 blocks, SwiGLU 2048, vocab 50257 (${(countParameters(config) / 1e6).toFixed(0)} M params), prompt ${promptLen}, ${steps} decode steps, ${rounds} rounds`,
+    `model: ${LLAMA_124M_LABEL} (${(countParameters(config) / 1e6).toFixed(0)} M params), prompt ${promptLen}, ${steps} decode steps, ${rounds} rounds`,
   );
   // Everything that forks this process comes first, while it is small: the llama.cpp build check, the spawner that
   // runs llama-bench, node-llama-cpp's loader (it tests its binding in a child process). A fork after a model is
