@@ -128,9 +128,10 @@ export function machineFingerprint(engine: string, threads: number): MachineFing
 
 /**
  * Revision of the probes `calibrateOrt` runs, raised whenever one is added or changed: the cache key includes it, so
- * ceilings measured with other probes are measured again. 2: GEMM at a wide shape besides the square one.
+ * ceilings measured with other probes are measured again. 2: GEMM at a wide shape besides the square one; 3: a
+ * probe's rate from its 10th-percentile time instead of its median.
  */
-export const PROBE_SET_REVISION = 2;
+export const PROBE_SET_REVISION = 3;
 
 /**
  * Cache key of a fingerprint: 16 hex digits of the SHA-256 of the probe set's revision and the fingerprint, so a

@@ -17,17 +17,20 @@ export function formatCalibration(outcome: CalibrationOutcome): string {
     `Measured: ${c.measuredAt} in ${(c.durationMs / 1000).toFixed(1)} s, load average ${c.loadAverage.map((l) => l.toFixed(2)).join(' ')}${c.loadAverageEnd === undefined ? '' : ` → ${c.loadAverageEnd.map((l) => l.toFixed(2)).join(' ')}`}${outcome.cached ? ' (from the cache)' : ''}`,
     '',
   ];
-  // The id column is as wide as the longest id (`gemm-q8-dynamic-wide`).
+  // The id and timing columns are as wide as their longest entry (`gemm-q8-dynamic-wide`, a probe of 1,000+ runs).
+  const timings = c.probes.map((p) =>
+    p.medianMs === undefined
+      ? ''
+      : `${fixed(p.p10Ms, 2)} (${fixed(p.medianMs, 2)}, ${fixed(p.p90Ms, 2)}, ${p.n})`,
+  );
+  const timingHeader = 'p10 ms (median, p90, n)';
   const idWidth = Math.max(18, ...c.probes.map((p) => p.id.length));
-  lines.push(`${'probe'.padEnd(idWidth)} ${'rate'.padEnd(15)} ${'median ms (p10–p90, n)'.padEnd(24)} what`);
-  for (const p of c.probes) {
+  const timingWidth = Math.max(timingHeader.length, ...timings.map((t) => t.length));
+  lines.push(`${'probe'.padEnd(idWidth)} ${'rate'.padEnd(15)} ${timingHeader.padEnd(timingWidth)} what`);
+  for (const [i, p] of c.probes.entries()) {
     const rate = p.value === undefined ? 'unavailable' : `${fixed(p.value)} ${p.unit}`;
-    const timing =
-      p.medianMs === undefined
-        ? ''
-        : `${fixed(p.medianMs, 2)} (${fixed(p.p10Ms, 2)}–${fixed(p.p90Ms, 2)}, ${p.n})`;
     lines.push(
-      `${p.id.padEnd(idWidth)} ${rate.padEnd(15)} ${timing.padEnd(24)} ${p.unavailable ?? p.description}`,
+      `${p.id.padEnd(idWidth)} ${rate.padEnd(15)} ${(timings[i] as string).padEnd(timingWidth)} ${p.unavailable ?? p.description}`,
     );
   }
   lines.push('', 'Calibrated ceilings (the best probe of each dtype):');

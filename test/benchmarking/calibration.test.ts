@@ -209,7 +209,7 @@ describe('calibration cache', () => {
 /** A calibration fixture with every optional field set (the numbers are the test's, not a machine's). */
 const fixture: Calibration = {
   format: 'dantinox-calibration/1',
-  key: '13fffd5ae26fe2ae',
+  key: '16e144018631c2d3',
   fingerprint: {
     cpuModel: 'Test CPU',
     cpuFlags: ['avx2', 'fma'],
@@ -246,15 +246,17 @@ const fixture: Calibration = {
 
 describe('calibration known answers', () => {
   it('the cache key is 16 hex digits of the SHA-256 of the probe set revision and the fingerprint', () => {
-    // sha256('2\n' + JSON.stringify(fingerprint)), computed outside dantinox.
-    expect(PROBE_SET_REVISION).toBe(2);
-    expect(calibrationKey(fixture.fingerprint)).toBe('13fffd5ae26fe2ae');
+    // sha256('3\n' + JSON.stringify(fingerprint)), computed outside dantinox.
+    expect(PROBE_SET_REVISION).toBe(3);
+    expect(calibrationKey(fixture.fingerprint)).toBe('16e144018631c2d3');
     expect(calibrationPath(fixture.fingerprint, '/c')).toBe(
-      join('/c', 'calibration', '13fffd5ae26fe2ae.json'),
+      join('/c', 'calibration', '16e144018631c2d3.json'),
     );
-    expect(calibrationKey({ ...fixture.fingerprint, threads: 3 })).not.toBe('13fffd5ae26fe2ae');
-    // Ceilings measured by the first probe set (square GEMM only) are not read: another key.
-    expect(calibrationKey(fixture.fingerprint, 1)).not.toBe('13fffd5ae26fe2ae');
+    expect(calibrationKey({ ...fixture.fingerprint, threads: 3 })).not.toBe('16e144018631c2d3');
+    // Ceilings measured by an earlier probe set (square GEMM only; median rates) are not read: another key.
+    expect(calibrationKey(fixture.fingerprint, 1)).not.toBe('16e144018631c2d3');
+    // sha256('2\n' + …), the key of the median-rate probe set.
+    expect(calibrationKey(fixture.fingerprint, 2)).toBe('13fffd5ae26fe2ae');
   });
 
   it('the fingerprint is this machine as the OS reports it', () => {

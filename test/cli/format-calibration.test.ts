@@ -54,7 +54,31 @@ describe('formatCalibration', () => {
     const rateAt = lines[header]?.indexOf('rate');
     expect(rateAt).toBe(21);
     for (const r of rows) expect(r.slice(rateAt), r).toMatch(/^\d+\.\d GFLOP\/s /);
+    // The rate is that of the fast runs: the timing column leads with their 10th-percentile time.
+    expect(lines[header]).toContain('p10 ms (median, p90, n)');
+    for (const r of rows) expect(r, r).toContain('1.00 (2.00, 3.00, 5)');
     expect(lines).toContain('Calibrated ceilings (the best probe of each dtype):');
     expect(lines).toContain('  GEMM fp32: 130.0 GFLOP/s');
+  });
+
+  it('starts every description under "what", however long the timings', () => {
+    const long = {
+      ...probe('copy', 'bandwidth', 26.4),
+      unit: 'GB/s',
+      p10Ms: 10.18,
+      medianMs: 10.63,
+      p90Ms: 111.9,
+      n: 1590,
+    } as const;
+    const lines = formatCalibration({
+      calibration: { ...calibration, probes: [...calibration.probes, long] },
+      cached: false,
+      path: '/c/k.json',
+    }).split('\n');
+    const header = lines.findIndex((l) => l.startsWith('probe '));
+    const whatAt = lines[header]?.indexOf('what') as number;
+    const rows = lines.slice(header + 1, header + 5);
+    for (const r of rows) expect(r.slice(whatAt), r).toMatch(/^\S+ shape$/);
+    expect(rows[3]).toContain('10.18 (10.63, 111.90, 1590)');
   });
 });

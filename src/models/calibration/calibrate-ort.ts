@@ -2,7 +2,8 @@
  * Measures this machine's ceilings with ONNX Runtime at a given thread count: the probe graphs of
  * `probe-graphs.ts` (dense GEMM per weight dtype at two shapes, GEMV weight streaming over a weight much larger than
  * the last-level cache) and a plain copy, each warmed up by time and then timed over repetitions; a probe's rate is
- * the median of its runs, and a dtype's ceiling the best rate of its probes.
+ * that of its fast runs (the 10th-percentile time: what the kernel reaches on this machine, where the median also
+ * holds the moments another process took the cores), and a dtype's ceiling the best rate of its probes.
  *
  * @packageDocumentation
  */
@@ -22,7 +23,7 @@ import {
   type ProbeGraph,
 } from './probe-graphs.js';
 
-/** The result of one probe: its median rate, or why it could not run. */
+/** The result of one probe: its rate, or why it could not run. */
 export interface ProbeResult {
   /**
    * Probe id (`gemm-fp32`, `gemm-fp32-wide`, `gemm-fp16`, `gemm-q8-dynamic`, `gemm-q8-dynamic-wide`,
@@ -35,7 +36,7 @@ export interface ProbeResult {
   readonly description: string;
   /** Unit of `value`: `GFLOP/s` for GEMM probes (integer ops for int8/4-bit), `GB/s` for bandwidth. */
   readonly unit: 'GFLOP/s' | 'GB/s';
-  /** Median rate over the timed runs; absent when the probe could not run. */
+  /** Rate of the probe's fast runs: its work ÷ `p10Ms`; absent when the probe could not run. */
   readonly value?: number;
   /** Median time of one run, in ms. */
   readonly medianMs?: number;
@@ -189,7 +190,7 @@ export async function calibrateOrt(options: CalibrateOrtOptions): Promise<OrtCal
         feeds[f.name] = new ort.Tensor(type, f.data as Float32Array, [...f.dims]);
       }
       const t = spread(await timeRuns(() => s.run(feeds), clock, warmupMs, measureMs));
-      probes.push({ ...head, ...t, value: probe.work / 1e9 / (t.medianMs / 1000) });
+      probes.push({ ...head, ...t, value: probe.work / 1e9 / (t.p10Ms / 1000) });
     } catch (cause) {
       probes.push({ ...head, unavailable: `ONNX Runtime could not run it: ${messageOf(cause)}` });
     } finally {
@@ -207,7 +208,7 @@ export async function calibrateOrt(options: CalibrateOrtOptions): Promise<OrtCal
     description: `copy of ${(stream / MIB).toFixed(0)} MiB (TypedArray.set, 1 thread; bytes read + written)`,
     unit: 'GB/s',
     ...copy,
-    value: (2 * stream) / 1e9 / (copy.medianMs / 1000),
+    value: (2 * stream) / 1e9 / (copy.p10Ms / 1000),
   });
   return {
     probes,

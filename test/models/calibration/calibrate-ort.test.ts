@@ -58,6 +58,13 @@ describe('calibrateOrt (real ONNX Runtime, tiny probes)', () => {
       'MatMulNBits 4-bit (block 32) 16×32·32×512',
     );
     expect(cal.ceilings.bandwidthGbs).toBeGreaterThan(0);
+    // A probe's rate is its work over its fast (10th-percentile) run time, not over its median.
+    const work = (id: string): number => {
+      const p = cal.probes.find((q) => q.id === id);
+      return ((p?.value as number) * 1e9 * (p?.p10Ms as number)) / 1000;
+    };
+    expect(work('gemm-fp32') / gemmFloatProbe(gemmShapes(64)[0] as GemmShape, false).work).toBeCloseTo(1, 9);
+    expect(work('copy') / (2 * 2 ** 20)).toBeCloseTo(1, 9);
   });
 
   it('probe work is what the shapes say', () => {
