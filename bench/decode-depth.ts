@@ -22,7 +22,7 @@ import { loadOrt } from '../src/models/engines/ort/index.js';
 import { createModel, initWeights, type Model } from '../src/models/index.js';
 import { GraphBuilder } from '../src/models/onnx/graph-builder.js';
 import type { BuiltinDtype } from '../src/models/onnx/precision.js';
-import { parseOrtProfile, quantileSorted } from '../src/profiling/index.js';
+import { fitLine, parseOrtProfile, quantileSorted } from '../src/profiling/index.js';
 import { Rng } from '../src/rng.js';
 import { LLAMA_124M, LLAMA_124M_LABEL } from './llama-124m.js';
 
@@ -44,6 +44,12 @@ const threads = Number(args.threads);
 const UNTIMED_STEPS = 2;
 
 const config = LLAMA_124M;
+if (new Set(depths).size < 2) {
+  console.error(
+    `--depths needs at least two different depths to fit a line through, received ${args.depths}.`,
+  );
+  process.exit(2);
+}
 const deepest = Math.max(...depths);
 if (deepest + UNTIMED_STEPS + steps > config.maxContext) {
   console.error(
@@ -72,21 +78,6 @@ async function stepMs(model: Model, depth: number): Promise<number> {
   const ms = (performance.now() - t0) / steps;
   state.dispose();
   return ms;
-}
-
-/** Least-squares line `y = a + b·x`. */
-function fitLine(xs: readonly number[], ys: readonly number[]): { a: number; b: number } {
-  const n = xs.length;
-  const mx = xs.reduce((s, x) => s + x, 0) / n;
-  const my = ys.reduce((s, y) => s + y, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += ((xs[i] as number) - mx) * ((ys[i] as number) - my);
-    sxx += ((xs[i] as number) - mx) ** 2;
-  }
-  const b = sxx === 0 ? 0 : sxy / sxx;
-  return { a: my - b * mx, b };
 }
 
 /** Steps at the deepest depth on a profiled model: wall ms per step, kernel ms per step, kernels per step. */
@@ -204,7 +195,8 @@ async function main(): Promise<void> {
   console.log(`|---|${depths.map(() => '---|').join('')}---|---|---|`);
   for (const dtype of models.keys()) {
     const ys = depths.map((d) => median(samples.get(`${dtype}@${d}`) as number[]));
-    const { a, b } = fitLine(depths, ys);
+    // Two different depths at least (checked above): the line exists.
+    const { intercept: a, slope: b } = fitLine(depths, ys) as { intercept: number; slope: number };
     const atDeepest = ys[depths.indexOf(deepest)] as number;
     unprofiled.set(dtype, atDeepest);
     console.log(
