@@ -67,7 +67,7 @@ export function memoryFootprint(config: ModelConfig, options: MemoryFootprintOpt
   const info = DTYPES[dtype];
   const bytes = info.bytesPerElement;
   const kv = options.kvBytesPerElement;
-  if (kv !== undefined && !(typeof kv === 'number' && Number.isFinite(kv) && kv > 0))
+  if (kv !== undefined && !(Number.isFinite(kv) && kv > 0))
     throw new DantinoxError(
       'INVALID_OPTION',
       messages.invalidNumberOption('kvBytesPerElement', kv, 'a finite number > 0'),
