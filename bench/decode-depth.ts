@@ -9,8 +9,14 @@
  * unprofiled step, and the profiler's cost per node. Last, what a node costs the framework without the profiler:
  * a chain of 101 `Add` nodes on 768 floats against a chain of 1, per extra node.
  *
- * Run: `npm run bench:decode [-- --dtypes fp32,q8,q4 --depths 16,512,960 --rounds 6 --steps 32 --threads 2]`
- * (not in CI).
+ * With `llama-bench` in `--engines` (the default), llama.cpp's own `llama-bench` (built by llama-cpp-build.ts) decodes
+ * the same weights, exported as GGUF (F32, Q8_0, Q4_0; F16 KV cache, llama.cpp's default) at the same depths in the
+ * same rounds, `-p 0 -n <steps> -d <depth>` (its timed steps include the first after the depth is filled, which
+ * dantinox's two untimed steps leave out), and its line is fitted the same way: the two engines' attention over
+ * the cache and their rest side by side, and their ratios.
+ *
+ * Run: `npm run bench:decode [-- --engines ort,llama-bench --dtypes fp32,q8,q4 --depths 16,512,960 --rounds 6
+ * --steps 32 --threads 2]` (not in CI).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -19,15 +25,20 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MALLOC_TUNING, respawnWithMallocTuning } from '../src/cli/malloc-tuning.js';
 import { loadOrt } from '../src/models/engines/ort/index.js';
+import { exportGguf } from '../src/models/gguf/gguf-export.js';
 import { createModel, initWeights, type Model } from '../src/models/index.js';
 import { GraphBuilder } from '../src/models/onnx/graph-builder.js';
-import type { BuiltinDtype } from '../src/models/onnx/precision.js';
+import { BUILTIN_DTYPES, type BuiltinDtype } from '../src/models/onnx/precision.js';
 import { fitLine, parseOrtProfile, quantileSorted } from '../src/profiling/index.js';
 import { Rng } from '../src/rng.js';
 import { LLAMA_124M, LLAMA_124M_LABEL } from './llama-124m.js';
+import { llamaBenchTps } from './llama-bench-run.js';
+import { buildLlamaCpp } from './llama-cpp-build.js';
+import { startSpawner } from './spawner.js';
 
 const { values: args } = parseArgs({
   options: {
+    engines: { type: 'string', default: 'ort,llama-bench' },
     dtypes: { type: 'string', default: 'fp32,q8,q4' },
     depths: { type: 'string', default: '16,512,960' },
     rounds: { type: 'string', default: '6' },
@@ -35,7 +46,24 @@ const { values: args } = parseArgs({
     threads: { type: 'string', default: '2' },
   },
 });
+/** The engines this script times: dantinox's ONNX Runtime graph, and llama.cpp's own llama-bench. */
+const ENGINES = ['ort', 'llama-bench'] as const;
+const engines = args.engines.split(',');
+const unknownEngine = engines.find((e) => !(ENGINES as readonly string[]).includes(e));
+if (unknownEngine !== undefined || !engines.includes('ort')) {
+  console.error(
+    `--engines takes ort and optionally llama-bench, received ${args.engines}: pass --engines ort or --engines ort,llama-bench.`,
+  );
+  process.exit(2);
+}
 const dtypes = args.dtypes.split(',') as BuiltinDtype[];
+const unknownDtype = dtypes.find((d) => !(BUILTIN_DTYPES as readonly string[]).includes(d));
+if (unknownDtype !== undefined) {
+  console.error(
+    `--dtypes takes ${BUILTIN_DTYPES.join(', ')} (comma-separated), received ${unknownDtype}: pass e.g. --dtypes fp32,q4.`,
+  );
+  process.exit(2);
+}
 const depths = args.depths.split(',').map(Number);
 const rounds = Number(args.rounds);
 /** Timed steps per measurement, after two untimed ones. */
@@ -59,6 +87,13 @@ if (deepest + UNTIMED_STEPS + steps > config.maxContext) {
 }
 const tokens = Int32Array.from(new Rng(1n).integers(config.vocabSize, config.maxContext));
 const none = { logits: false };
+
+/** A fitted line of step times: the per-depth medians, ms per step per cached position, ms per step at depth 0. */
+interface Line {
+  readonly ys: readonly number[];
+  readonly slope: number;
+  readonly intercept: number;
+}
 
 const median = (xs: readonly number[]): number =>
   quantileSorted(
@@ -173,36 +208,86 @@ async function main(): Promise<void> {
   console.log(
     `model: ${LLAMA_124M_LABEL}; ${steps} timed steps after ${UNTIMED_STEPS} untimed, ${rounds} rounds`,
   );
+  // The build check and the spawner fork this process: both come before any model is built (see spawner.ts).
+  const native = engines.includes('llama-bench')
+    ? { build: buildLlamaCpp(['llama-bench']), spawner: startSpawner() }
+    : undefined;
   const weights = initWeights(config, 0);
   const models = new Map<BuiltinDtype, Model>();
   for (const dtype of dtypes)
     models.set(dtype, await createModel(config, { weights, threads, dtype, name: `decode-${dtype}` }));
+  /** ms per decode step of `engine` in `dtype` at `depth`. */
+  const measures = new Map<string, (depth: number) => Promise<number>>();
+  for (const [dtype, model] of models) measures.set(`ort ${dtype}`, (depth) => stepMs(model, depth));
+  const dir = mkdtempSync(join(tmpdir(), 'dantinox-decode-depth-gguf-'));
+  if (native !== undefined) {
+    console.log(`llama-bench: llama.cpp ${native.build.commit.slice(0, 12)}, F16 KV cache`);
+    for (const dtype of dtypes) {
+      const model = join(dir, `model-${dtype}.gguf`);
+      exportGguf({ config, weights }, model, { dtype });
+      const run = { bin: join(native.build.binDir, 'llama-bench'), model, threads, kv: 'f16' };
+      measures.set(`llama-bench ${dtype}`, async (depth) => {
+        const tps = await llamaBenchTps(native.spawner, run, [
+          '-p',
+          '0',
+          '-n',
+          String(steps),
+          '-d',
+          String(depth),
+        ]);
+        return 1000 / tps;
+      });
+    }
+  }
   const samples = new Map<string, number[]>();
-  for (const model of models.values()) await stepMs(model, depths[0] as number); // warm-up
+  for (const measure of measures.values()) await measure(depths[0] as number); // warm-up
   for (let r = 0; r < rounds; r++) {
-    for (const [dtype, model] of models) {
+    for (const [variant, measure] of measures) {
       for (const depth of r % 2 === 0 ? depths : [...depths].reverse()) {
-        const key = `${dtype}@${depth}`;
-        samples.set(key, [...(samples.get(key) ?? []), await stepMs(model, depth)]);
+        const key = `${variant}@${depth}`;
+        samples.set(key, [...(samples.get(key) ?? []), await measure(depth)]);
       }
     }
     console.log(`round ${r + 1}/${rounds} done, load ${loadavg()[0]?.toFixed(2)}`);
   }
-  const unprofiled = new Map<BuiltinDtype, number>();
-  console.log(
-    `\n| dtype | ${depths.map((d) => `ms/step at depth ${d}`).join(' | ')} | attention µs per cached position | rest (depth 0) ms | attention share at depth ${deepest} |`,
-  );
-  console.log(`|---|${depths.map(() => '---|').join('')}---|---|---|`);
-  for (const dtype of models.keys()) {
-    const ys = depths.map((d) => median(samples.get(`${dtype}@${d}`) as number[]));
+  native?.spawner.close();
+  rmSync(dir, { recursive: true, force: true });
+  /** The line through a variant's per-depth medians: ms per step at each depth, its slope and its intercept. */
+  const lines = new Map<string, Line>();
+  for (const variant of measures.keys()) {
+    const ys = depths.map((d) => median(samples.get(`${variant}@${d}`) as number[]));
     // Two different depths at least (checked above): the line exists.
-    const { intercept: a, slope: b } = fitLine(depths, ys) as { intercept: number; slope: number };
+    const { intercept, slope } = fitLine(depths, ys) as { intercept: number; slope: number };
+    lines.set(variant, { ys, slope, intercept });
+  }
+  console.log(
+    `\n| engine | dtype | ${depths.map((d) => `ms/step at depth ${d}`).join(' | ')} | attention µs per cached position | rest (depth 0) ms | attention share at depth ${deepest} |`,
+  );
+  console.log(`|---|---|${depths.map(() => '---|').join('')}---|---|---|`);
+  for (const [variant, { ys, slope, intercept }] of lines) {
     const atDeepest = ys[depths.indexOf(deepest)] as number;
-    unprofiled.set(dtype, atDeepest);
     console.log(
-      `| ${dtype} | ${ys.map((y) => y.toFixed(2)).join(' | ')} | ${(b * 1000).toFixed(2)} | ${a.toFixed(2)} | ${((100 * b * deepest) / atDeepest).toFixed(0)}% |`,
+      `| ${variant.replace(' ', ' | ')} | ${ys.map((y) => y.toFixed(2)).join(' | ')} | ${(slope * 1000).toFixed(2)} | ${intercept.toFixed(2)} | ${((100 * slope * deepest) / atDeepest).toFixed(0)}% |`,
     );
   }
+  if (native !== undefined) {
+    console.log("\nort ÷ llama-bench, time per step (> 1: ONNX Runtime slower; from the lines' medians):");
+    for (const dtype of dtypes) {
+      const [o, l] = [lines.get(`ort ${dtype}`), lines.get(`llama-bench ${dtype}`)] as [Line, Line];
+      const steps = depths.map(
+        (d, i) => `${((o.ys[i] as number) / (l.ys[i] as number)).toFixed(2)} at depth ${d}`,
+      );
+      console.log(
+        `  ${dtype}: ${steps.join(', ')}; attention per cached position ${(o.slope / l.slope).toFixed(2)}, rest ${(o.intercept / l.intercept).toFixed(2)}`,
+      );
+    }
+  }
+  const unprofiled = new Map(
+    dtypes.map((dtype) => {
+      const { ys } = lines.get(`ort ${dtype}`) as Line;
+      return [dtype, ys[depths.indexOf(deepest)] as number];
+    }),
+  );
   for (const model of models.values()) await model.dispose();
 
   console.log(`\nthe profiler, at depth ${deepest} (median step; the unprofiled step from the table above):`);

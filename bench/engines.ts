@@ -48,6 +48,7 @@ import type { BuiltinDtype } from '../src/models/onnx/precision.js';
 import { resolvePrecision } from '../src/models/onnx/precision.js';
 import { Rng } from '../src/rng.js';
 import { LLAMA_124M, LLAMA_124M_LABEL } from './llama-124m.js';
+import { llamaBenchTps } from './llama-bench-run.js';
 import { buildLlamaCpp } from './llama-cpp-build.js';
 import { type Spawner, startSpawner } from './spawner.js';
 
@@ -177,30 +178,12 @@ async function nativeLlamaVariant(path: string, dtype: BuiltinDtype, contextSize
  * a 512-token prefill, and decode at depth 512.
  */
 function llamaBenchVariant(spawner: Spawner, bin: string, path: string, dtype: BuiltinDtype): Variant {
-  const kvArgs = ['-ctk', nativeKv, '-ctv', nativeKv];
-  const run = async (extra: string[]): Promise<number> => {
-    const out = await spawner.run(bin, [
-      '-m',
-      path,
-      '-t',
-      String(threads),
-      '-r',
-      '1',
-      '-o',
-      'json',
-      ...kvArgs,
-      ...extra,
-    ]);
-    const rows = JSON.parse(out) as { avg_ts: number }[];
-    const tps = rows[0]?.avg_ts;
-    if (tps === undefined) throw new Error(`llama-bench printed no result: ${out.slice(0, 200)}`);
-    return tps;
-  };
+  const run = { bin, model: path, threads, kv: nativeKv };
   return {
     engine: 'llama-bench',
     dtype,
-    prefillTps: () => run(['-p', String(promptLen), '-n', '0']),
-    decodeTps: () => run(['-p', '0', '-n', String(steps), '-d', String(promptLen)]),
+    prefillTps: () => llamaBenchTps(spawner, run, ['-p', String(promptLen), '-n', '0']),
+    decodeTps: () => llamaBenchTps(spawner, run, ['-p', '0', '-n', String(steps), '-d', String(promptLen)]),
     dispose: async () => {},
   };
 }
@@ -299,8 +282,10 @@ async function main(): Promise<void> {
     return `${median(per).toFixed(2)}× (per round ${Math.min(...per).toFixed(2)}–${Math.max(...per).toFixed(2)})`;
   };
   console.log('\nratios (medians of per-round ratios; > 1 means the first engine is faster):');
-  for (const dtype of DTYPES) {
-    for (const other of ['llama-bench', 'node-llama-cpp']) {
+  if (!engines.has('ort'))
+    console.log('  none: every ratio is ort against another engine, and --engines has no ort');
+  for (const dtype of engines.has('ort') ? DTYPES : []) {
+    for (const other of ['llama-bench', 'node-llama-cpp'].filter((e) => engines.has(e))) {
       console.log(
         `  ort ${dtype} ÷ ${other} ${dtype} decode : ${ratio(`ort ${dtype}`, `${other} ${dtype}`, 'decode')}`,
       );
@@ -308,13 +293,15 @@ async function main(): Promise<void> {
         `  ort ${dtype} ÷ ${other} ${dtype} prefill: ${ratio(`ort ${dtype}`, `${other} ${dtype}`, 'prefill')}`,
       );
     }
-    console.log(
-      `  ort ${dtype} ÷ transformers.js ${dtype} decode: ${ratio(`ort ${dtype}`, `transformers.js ${dtype}`, 'decode')}`,
-    );
+    if (engines.has('transformers.js'))
+      console.log(
+        `  ort ${dtype} ÷ transformers.js ${dtype} decode: ${ratio(`ort ${dtype}`, `transformers.js ${dtype}`, 'decode')}`,
+      );
   }
-  console.log(
-    `  llama.cpp/Model fp32 ÷ node-llama-cpp fp32 decode: ${ratio('llama.cpp/Model fp32', 'node-llama-cpp fp32', 'decode')}`,
-  );
+  if (engines.has('llama.cpp/Model') && engines.has('node-llama-cpp'))
+    console.log(
+      `  llama.cpp/Model fp32 ÷ node-llama-cpp fp32 decode: ${ratio('llama.cpp/Model fp32', 'node-llama-cpp fp32', 'decode')}`,
+    );
   // The binding's own cost: node-llama-cpp's time per call less native llama.cpp's on the same file, per round.
   const overhead = (dtype: BuiltinDtype, what: 'prefill' | 'decode'): string => {
     const binding = results.get(`node-llama-cpp ${dtype}`)?.[what];
@@ -325,12 +312,14 @@ async function main(): Promise<void> {
     const ms = binding.map((tps, i) => (1000 * tokens) / tps - (1000 * tokens) / (native[i] as number));
     return `${median(ms).toFixed(2)} ms per call (per round ${Math.min(...ms).toFixed(2)} to ${Math.max(...ms).toFixed(2)})`;
   };
-  console.log(
-    "\nthe binding's overhead (node-llama-cpp time per call − llama-bench time per call, same GGUF):",
-  );
-  for (const dtype of DTYPES) {
-    console.log(`  ${dtype} decode step: ${overhead(dtype, 'decode')}`);
-    console.log(`  ${dtype} prefill of ${promptLen}: ${overhead(dtype, 'prefill')}`);
+  if (engines.has('node-llama-cpp') && engines.has('llama-bench')) {
+    console.log(
+      "\nthe binding's overhead (node-llama-cpp time per call − llama-bench time per call, same GGUF):",
+    );
+    for (const dtype of DTYPES) {
+      console.log(`  ${dtype} decode step: ${overhead(dtype, 'decode')}`);
+      console.log(`  ${dtype} prefill of ${promptLen}: ${overhead(dtype, 'prefill')}`);
+    }
   }
   console.log(
     `load average at end: ${loadavg()
