@@ -6,10 +6,10 @@
  * cores otherwise. For benchmark scripts only, never for the tests.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 
 /** A llama.cpp program this module can build. */
 export type LlamaCppProgram = 'llama-server' | 'llama-bench';
@@ -44,12 +44,60 @@ function bundlePath(): string {
   return bundle;
 }
 
+/** What a build runs: git clones the bundle, cmake configures and drives the build, a C++ compiler compiles. */
+const BUILD_TOOLS = [
+  { tool: 'git', names: ['git'] },
+  { tool: 'cmake', names: ['cmake'] },
+  { tool: 'a C++ compiler (c++, g++ or clang++)', names: ['c++', 'g++', 'clang++'] },
+] as const;
+
+const isExecutableFile = (path: string): boolean => {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The build tools found in none of the folders of `path` (a `PATH` value): git, cmake, a C++ compiler — `cxx` (the
+ * `CXX` variable, a name or a path) when set, as cmake takes it, else any of c++, g++, clang++.
+ */
+export function missingBuildTools(path: string, cxx?: string): string[] {
+  const folders = path.split(delimiter).filter((folder) => folder !== '');
+  const found = (name: string): boolean =>
+    isAbsolute(name)
+      ? isExecutableFile(name)
+      : folders.some((folder) => isExecutableFile(join(folder, name)));
+  return BUILD_TOOLS.filter(({ tool, names }) => {
+    const candidates = tool.startsWith('a C++') && cxx !== undefined && cxx !== '' ? [cxx] : names;
+    return !candidates.some(found);
+  }).map(({ tool }) => tool);
+}
+
+/**
+ * Ends the script with one line when a build tool (of `only`, else any) is missing, before anything is cloned or
+ * deleted.
+ */
+function requireBuildTools(programs: readonly LlamaCppProgram[], only?: readonly string[]): void {
+  const missing = missingBuildTools(process.env['PATH'] ?? '', process.env['CXX']).filter(
+    (tool) => only === undefined || only.includes(tool),
+  );
+  if (missing.length === 0) return;
+  process.stderr.write(
+    `llama.cpp: ${missing.join(', ')} not found on PATH; building ${programs.join(' and ')} from node-llama-cpp's llama.cpp source needs git, cmake and a C++ compiler: install them (Debian: apt-get install git cmake g++) and run again.\n`,
+  );
+  process.exit(2);
+}
+
 const git = (args: string[], cwd?: string): string =>
   execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /**
  * Builds `programs` (those missing or of another commit) and returns where they are. Prints what it does on
- * stderr; throws with the tool's output when cmake or the compiler fails.
+ * stderr; ends the script with one line when git, cmake or a C++ compiler is missing, and throws with the tool's
+ * output when cmake or the compiler fails.
  */
 export function buildLlamaCpp(programs: readonly LlamaCppProgram[]): LlamaCppBuild {
   const root = llamaCppCacheDir();
@@ -57,15 +105,17 @@ export function buildLlamaCpp(programs: readonly LlamaCppProgram[]): LlamaCppBui
   const build = join(root, 'build');
   const binDir = join(build, 'bin');
   const bundle = bundlePath();
+  requireBuildTools(programs, ['git']);
   const commit = git(['bundle', 'list-heads', bundle]).split(/\s+/)[0] ?? '';
   const current = existsSync(join(src, '.git')) ? git(['rev-parse', 'HEAD'], src) : '';
+  const missing = programs.filter((p) => !existsSync(join(binDir, p)) || current !== commit);
+  if (missing.length > 0) requireBuildTools(programs);
   if (current !== commit) {
     process.stderr.write(`llama.cpp: cloning ${commit.slice(0, 12)} from ${bundle}\n`);
     rmSync(root, { recursive: true, force: true });
     mkdirSync(root, { recursive: true });
     git(['clone', '--quiet', bundle, src]);
   }
-  const missing = programs.filter((p) => !existsSync(join(binDir, p)) || current !== commit);
   if (missing.length > 0) {
     process.stderr.write(
       `llama.cpp: building ${missing.join(', ')} in ${build} (about ten minutes on 2 cores)\n`,
