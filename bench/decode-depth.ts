@@ -219,8 +219,8 @@ async function main(): Promise<void> {
   /** ms per decode step of `engine` in `dtype` at `depth`. */
   const measures = new Map<string, (depth: number) => Promise<number>>();
   for (const [dtype, model] of models) measures.set(`ort ${dtype}`, (depth) => stepMs(model, depth));
-  const dir = mkdtempSync(join(tmpdir(), 'dantinox-decode-depth-gguf-'));
-  if (native !== undefined) {
+  const dir = native === undefined ? undefined : mkdtempSync(join(tmpdir(), 'dantinox-decode-depth-gguf-'));
+  if (native !== undefined && dir !== undefined) {
     console.log(`llama-bench: llama.cpp ${native.build.commit.slice(0, 12)}, F16 KV cache`);
     for (const dtype of dtypes) {
       const model = join(dir, `model-${dtype}.gguf`);
@@ -251,7 +251,7 @@ async function main(): Promise<void> {
     console.log(`round ${r + 1}/${rounds} done, load ${loadavg()[0]?.toFixed(2)}`);
   }
   native?.spawner.close();
-  rmSync(dir, { recursive: true, force: true });
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   /** The line through a variant's per-depth medians: ms per step at each depth, its slope and its intercept. */
   const lines = new Map<string, Line>();
   for (const variant of measures.keys()) {
@@ -274,26 +274,20 @@ async function main(): Promise<void> {
     console.log("\nort ÷ llama-bench, time per step (> 1: ONNX Runtime slower; from the lines' medians):");
     for (const dtype of dtypes) {
       const [o, l] = [lines.get(`ort ${dtype}`), lines.get(`llama-bench ${dtype}`)] as [Line, Line];
-      const steps = depths.map(
+      const perDepth = depths.map(
         (d, i) => `${((o.ys[i] as number) / (l.ys[i] as number)).toFixed(2)} at depth ${d}`,
       );
       console.log(
-        `  ${dtype}: ${steps.join(', ')}; attention per cached position ${(o.slope / l.slope).toFixed(2)}, rest ${(o.intercept / l.intercept).toFixed(2)}`,
+        `  ${dtype}: ${perDepth.join(', ')}; attention per cached position ${(o.slope / l.slope).toFixed(2)}, rest ${(o.intercept / l.intercept).toFixed(2)}`,
       );
     }
   }
-  const unprofiled = new Map(
-    dtypes.map((dtype) => {
-      const { ys } = lines.get(`ort ${dtype}`) as Line;
-      return [dtype, ys[depths.indexOf(deepest)] as number];
-    }),
-  );
   for (const model of models.values()) await model.dispose();
 
   console.log(`\nthe profiler, at depth ${deepest} (median step; the unprofiled step from the table above):`);
   for (const dtype of dtypes) {
     const p = await profiledSteps(dtype, weights);
-    const plain = unprofiled.get(dtype) as number;
+    const plain = (lines.get(`ort ${dtype}`) as Line).ys[depths.indexOf(deepest)] as number;
     console.log(
       `  ${dtype}: ${p.runMs.toFixed(2)} ms per step profiled (its ${p.nodes.toFixed(0)} kernels sum to ${p.kernelMs.toFixed(2)} ms) vs ${plain.toFixed(2)} ms unprofiled: ${(p.runMs / plain).toFixed(2)}×, ${((1000 * (p.runMs - plain)) / p.nodes).toFixed(1)} µs per node`,
     );

@@ -304,10 +304,9 @@ async function main(): Promise<void> {
     );
   // The binding's own cost: node-llama-cpp's time per call less native llama.cpp's on the same file, per round.
   const overhead = (dtype: BuiltinDtype, what: 'prefill' | 'decode'): string => {
-    const binding = results.get(`node-llama-cpp ${dtype}`)?.[what];
-    const native = results.get(`llama-bench ${dtype}`)?.[what];
-    if (binding === undefined || native === undefined)
-      return 'skipped (needs node-llama-cpp and llama-bench)';
+    // Called only when both engines ran, so both rows exist.
+    const binding = results.get(`node-llama-cpp ${dtype}`)?.[what] as number[];
+    const native = results.get(`llama-bench ${dtype}`)?.[what] as number[];
     const tokens = what === 'prefill' ? promptLen : 1;
     const ms = binding.map((tps, i) => (1000 * tokens) / tps - (1000 * tokens) / (native[i] as number));
     return `${median(ms).toFixed(2)} ms per call (per round ${Math.min(...ms).toFixed(2)} to ${Math.max(...ms).toFixed(2)})`;

@@ -45,11 +45,11 @@ function bundlePath(): string {
 }
 
 /** What a build runs: git clones the bundle, cmake configures and drives the build, a C++ compiler compiles. */
-const BUILD_TOOLS = [
+const BUILD_TOOLS: readonly { tool: string; names: readonly string[]; chosenBy?: 'CXX' }[] = [
   { tool: 'git', names: ['git'] },
   { tool: 'cmake', names: ['cmake'] },
-  { tool: 'a C++ compiler (c++, g++ or clang++)', names: ['c++', 'g++', 'clang++'] },
-] as const;
+  { tool: 'a C++ compiler (c++, g++ or clang++)', names: ['c++', 'g++', 'clang++'], chosenBy: 'CXX' },
+];
 
 const isExecutableFile = (path: string): boolean => {
   try {
@@ -70,8 +70,8 @@ export function missingBuildTools(path: string, cxx?: string): string[] {
     isAbsolute(name)
       ? isExecutableFile(name)
       : folders.some((folder) => isExecutableFile(join(folder, name)));
-  return BUILD_TOOLS.filter(({ tool, names }) => {
-    const candidates = tool.startsWith('a C++') && cxx !== undefined && cxx !== '' ? [cxx] : names;
+  return BUILD_TOOLS.filter(({ names, chosenBy }) => {
+    const candidates = chosenBy === 'CXX' && cxx !== undefined && cxx !== '' ? [cxx] : names;
     return !candidates.some(found);
   }).map(({ tool }) => tool);
 }
