@@ -75,7 +75,15 @@ export {
 } from './compare/format-comparison.js';
 export { BenchmarkConfig, type BenchmarkConfigInput, MIN_TIMED_CALLS } from './config.js';
 export { type CsvValue, formatCsv, parseCsv } from './csv.js';
-export { brownCorpusText, untagBrownDocument, untagBrownSentence } from './data/brown-corpus.js';
+export {
+  BROWN_HELD_OUT_EVERY,
+  type BrownSplit,
+  brownCorpusText,
+  brownDocuments,
+  inBrownSplit,
+  untagBrownDocument,
+  untagBrownSentence,
+} from './data/brown-corpus.js';
 export {
   ceilingDtype,
   EFFICIENCY_COLUMNS,

