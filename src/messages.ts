@@ -981,7 +981,7 @@ export const messages = {
     `The model ${excerpt(model)} is not served here; this server serves "${served}" (see GET /v1/models). Pass "model": "${served}" or leave it out.`,
   /** A path this server does not have. */
   serveUnknownPath: (method: string, path: string): string =>
-    `No route ${method} ${excerpt(path)}. Routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics.`,
+    `No route ${method} ${excerpt(path)}. Routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics, POST /tokenize, POST /detokenize.`,
   /** A known path asked with the wrong method. */
   serveWrongMethod: (method: string, path: string, allowed: string): string =>
     `${method} is not allowed on ${path}; use ${allowed}.`,
@@ -1008,8 +1008,8 @@ export const messages = {
   serveMinAboveMax: (minTokens: number, maxTokens: number): string =>
     `"min_tokens" = ${minTokens} is more than the ${maxTokens} tokens this request may generate ("max_tokens"): pass "min_tokens" ≤ "max_tokens".`,
   /** A token id of a prompt outside the vocabulary. */
-  serveTokenOutOfRange: (id: number, vocabSize: number): string =>
-    `"prompt" token id ${id} is outside the model's vocabulary [0, ${vocabSize}): send ids below ${vocabSize}.`,
+  serveTokenOutOfRange: (id: number, vocabSize: number, field = 'prompt'): string =>
+    `"${field}" token id ${id} is outside the model's vocabulary [0, ${vocabSize}): send ids below ${vocabSize}.`,
   /** The engine failed while generating. */
   serveEngineFailed: (cause: unknown): string =>
     `The engine failed while generating: ${clip(errorText(cause))}.`,
@@ -1101,6 +1101,76 @@ export const messages = {
   /** An API key environment variable that is not set. */
   loadApiKeyMissing: (name: string): string =>
     `--api-key-env ${name}: the environment variable ${name} is not set. Export it, or pass --api-key-env with the variable that holds the key (a server without authentication needs none).`,
+  /** The server's `/tokenize` disagrees with the client's default tokenizer. */
+  loadTokenizerDiffers: (tokenizer: string, client: number, server: number): string =>
+    `The server's /tokenize counts a sample text as ${server} tokens where the client's tokenizer (${tokenizer}) counts ${client}: responses without usage are counted by the server's /tokenize, but prompts are sized by ${tokenizer}, so --input-tokens is not exact; pass the served model's tokenizer with --tokenizer tokenizer.json.`,
+  /** A bad line of a load's `requests.jsonl`. */
+  requestsLineBad: (path: string, line: number, what: string): string =>
+    `${path}, line ${line}: not a request record (${what}). The file is written by dantinox load; use the run folder's own file, or load again.`,
+  // ── serving: a load's self-checks (one sentence each, prefixed by the sweep point) ──────────────────
+  /** Check `e2e_parts`: TTFT plus inter-token gaps never exceed a request's end-to-end latency. */
+  checkE2eParts: (point: string, requests: number, bad: number, worstMs: number): string =>
+    bad === 0
+      ? `${point}: TTFT + inter-token gaps ≤ end-to-end latency for all ${requests} streamed requests`
+      : `${point}: ${bad} of ${requests} requests have TTFT + inter-token gaps above their end-to-end latency (worst by ${worstMs.toFixed(3)} ms): the token timings are inconsistent; please report it with the run's results.json`,
+  /** Check `throughput_recomputed`: output tokens/s agrees with the per-request rows. */
+  checkThroughput: (point: string, stated: number, recomputed: number, ok: boolean): string =>
+    ok
+      ? `${point}: output tokens/s recomputed from the per-request rows agrees (${recomputed.toPrecision(6)})`
+      : `${point}: output tokens/s is ${stated.toPrecision(6)} but the per-request rows give ${recomputed.toPrecision(6)}: the point's metrics are inconsistent; please report it with the run's results.json`,
+  /** Check `rate_achieved`: requests went out at the planned rate. */
+  checkRate: (
+    point: string,
+    achieved: number,
+    planned: number,
+    asked: number | undefined,
+    queued: boolean,
+  ): string => {
+    const gap = `${(100 * (achieved / planned - 1)).toFixed(2)}%`;
+    const ask = asked === undefined ? 'the trace' : `asked ${asked.toPrecision(5)}`;
+    const head = `${point}: requests went out at ${achieved.toPrecision(5)} req/s, the schedule planned ${planned.toPrecision(5)} (${gap}; ${ask})`;
+    if (Math.abs(achieved / planned - 1) <= 0.01) return head;
+    return queued
+      ? `${head}: requests waited for a free slot (--concurrency reached), so the server saw a lower rate than asked; raise --concurrency or lower --rate`
+      : `${head}: the client could not keep its schedule; lower --rate, spread the load over more client processes (--workers, or --shard on several machines), or measure on a quieter machine`;
+  },
+  /** Check `schedule_lateness`: requests went out on time (queue time apart). */
+  checkLateness: (point: string, p50Ms: number, p99Ms: number, limitMs: number): string =>
+    p99Ms <= limitMs
+      ? `${point}: requests went out within ${limitMs} ms of their planned times at p99 (lateness p50 ${p50Ms.toFixed(3)} ms, p99 ${p99Ms.toFixed(3)} ms)`
+      : `${point}: requests went out late (lateness p50 ${p50Ms.toFixed(3)} ms, p99 ${p99Ms.toFixed(3)} ms, limit ${limitMs} ms), so arrivals were burstier than planned; spread the load over more client processes (--workers, or --shard on several machines), lower --rate, or measure on a quieter machine`,
+  /** Check `token_counts`: the client's tokenizer and the server agree on output tokens. */
+  checkTokenCounts: (
+    point: string,
+    client: number,
+    server: number,
+    tokenizer: string,
+    ok: boolean,
+  ): string => {
+    const gap =
+      server === 0
+        ? ''
+        : ` (${client >= server ? '+' : ''}${((100 * (client - server)) / server).toFixed(1)}%)`;
+    return ok
+      ? `${point}: the client's tokenizer (${tokenizer}) and the server agree on output tokens (${client} vs ${server})`
+      : `${point}: the client's tokenizer (${tokenizer}) counted ${client} output tokens where the server reported ${server}${gap}; token counts and tok/s are the server's, but inter-token gaps inside a chunk are split by the client's counts: pass the served model's tokenizer with --tokenizer tokenizer.json`;
+  },
+  /** Check `prompt_tokens`: prompts have the planned token count by the server's count. */
+  checkPromptTokens: (
+    point: string,
+    server: number,
+    planned: number,
+    tokenizer: string,
+    ok: boolean,
+  ): string =>
+    ok
+      ? `${point}: prompts have the planned ${planned} tokens by the server's count`
+      : `${point}: the prompts were planned as ${planned} tokens by the client's tokenizer (${tokenizer}) but the server counted ${server}: pass the served model's tokenizer with --tokenizer tokenizer.json so that --input-tokens is exact`,
+  /** Check `tokens_confirmed`: the output token counts are the server's or a tokenizer known to be its. */
+  checkTokensConfirmed: (point: string, tokenizer: string, ok: boolean, verifiedBy: string): string =>
+    ok
+      ? `${point}: output tokens are ${verifiedBy}`
+      : `${point}: the server reported no token counts (no usage, no /tokenize), so output tokens, tok/s, TPOT and ITL are approximate — counted by the client's tokenizer (${tokenizer}), which may not be the server's: pass the served model's tokenizer with --tokenizer tokenizer.json, or use a server that reports usage`,
   // ── cli ───────────────────────────────────────────────────────────────────
   /** `--config` names neither a preset nor an existing file. */
   unknownConfig: (value: string, presets: readonly string[]): string =>

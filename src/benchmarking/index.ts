@@ -198,6 +198,7 @@ export type {
   MetaValue,
   MetricDescriptor,
   SkippedResult,
+  ValidationCheck,
 } from './task.js';
 export { SERVING_PHASE } from './task.js';
 export {

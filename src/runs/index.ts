@@ -101,6 +101,7 @@ export {
   servingResult,
   servingTokenizer,
   sweepPoints,
+  type TokenAccounting,
   type TokenWorkloadSpec,
   type TraceWorkloadSpec,
   type WorkloadSpec,

@@ -36,6 +36,7 @@ import type { Tokenizer } from '../models/tokenizer.js';
 import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../rng.js';
 import {
+  checkServerTokenizer,
   type Endpoint,
   findMaxGoodput,
   type GoodputSearchResult,
@@ -45,14 +46,19 @@ import {
   type LoadPointResult,
   type LoadWindow,
   OpenAiClient,
+  probeContinuousUsage,
+  type RequestLine,
   readCaFile,
+  requestBody,
   runLoadPoint,
   SERVING_METRICS,
   type Slo,
   type StopRule,
   servingMetrics,
+  type TokenizerCheck,
   tokenWorkload,
   traceWorkload,
+  validateLoadPoint,
   type Workload,
 } from '../serving/index.js';
 import { createChartRegistry } from '../visualization/index.js';
@@ -256,10 +262,32 @@ export function buildWorkload(
   }
 }
 
-/** The cell of one measured sweep point. */
-export function pointCell(result: LoadPointResult, slo: Slo): CellRecord {
-  const { metrics, samples } = servingMetrics(result.records, slo);
+/** How a load counts tokens: the client's tokenizer and what is known of it against the server's. */
+export interface TokenAccounting {
+  /** The client's tokenizer, by name. */
+  readonly tokenizer: string;
+  /**
+   * How the client's tokenizer is known to be the server's (`given with --tokenizer`, `checked against the
+   * server's /tokenize`), or `undefined` when it is not.
+   */
+  readonly verifiedBy?: string | undefined;
+}
+
+/** The cell of one measured sweep point, with its metrics, samples and self-checks. */
+export function pointCell(result: LoadPointResult, slo: Slo, accounting: TokenAccounting): CellRecord {
+  const { metrics, samples } = servingMetrics(result.records, {
+    slo,
+    tokenizerVerified: accounting.verifiedBy !== undefined,
+  });
   const p = result.point;
+  const validation = validateLoadPoint(result.records, {
+    point: pointId(p),
+    scheduled: result.scheduled,
+    rate: Number.isFinite(p.rate) ? p.rate : undefined,
+    outputTps: metrics['output_tps'] ?? Number.NaN,
+    tokenizer: accounting.tokenizer,
+    tokenizerVerifiedBy: accounting.verifiedBy,
+  });
   const allMetrics = {
     concurrency: Number.isFinite(p.concurrency) ? p.concurrency : 0,
     rate: Number.isFinite(p.rate) ? p.rate : 0,
@@ -276,10 +304,13 @@ export function pointCell(result: LoadPointResult, slo: Slo): CellRecord {
     metricSamples: {
       ttft_ms: samples.ttft_ms,
       ttst_ms: samples.ttst_ms,
+      ...(samples.ttfa_ms.length === 0 ? {} : { ttfa_ms: samples.ttfa_ms }),
       itl_ms: samples.itl_ms,
       tpot_ms: samples.tpot_ms,
       e2e_ms: samples.e2e_ms,
+      e2e_queue_ms: samples.e2e_queue_ms,
     },
+    validation,
   };
 }
 
@@ -349,6 +380,19 @@ function claimShardFolder(input: LoadRunInput, dir: string, cwd: string, key: st
     throw new DantinoxError('INVALID_OPTION', messages.resumeMismatch(input.dir));
 }
 
+/** A measured sweep point: its cell and its requests' lines. */
+interface MeasuredPoint {
+  /** The point's cell. */
+  readonly cell: CellRecord;
+  /** Its requests, as requests.jsonl lines. */
+  readonly lines: readonly RequestLine[];
+}
+
+/** The requests.jsonl lines of a measured sweep point. */
+function requestLines(point: string, result: LoadPointResult): RequestLine[] {
+  return result.records.map((r) => ({ ...r, point, originEpochMs: result.originEpochMs }));
+}
+
 /** What {@link measureShard} writes, and where. */
 interface ShardRun {
   readonly input: LoadRunInput;
@@ -369,7 +413,7 @@ interface ShardRun {
  */
 async function measureShard(
   run: ShardRun,
-  measurePoint: (k: number) => Promise<CellRecord>,
+  measurePoint: (k: number) => Promise<MeasuredPoint>,
 ): Promise<LoadRunResult> {
   const { input, matrix, dir, header, meta } = run;
   const stopped = (): boolean => input.signal?.aborted === true;
@@ -393,7 +437,8 @@ async function measureShard(
     rmSync(folder, { recursive: true, force: true }); // an unfinished earlier attempt (--resume)
     const t0 = performance.now();
     const results = await openLoadResults(new RunDirectory(folder), header, SERVING_TASK, run.logger);
-    const cell = await measurePoint(variant.index);
+    const { cell, lines } = await measurePoint(variant.index);
+    results.requests(lines);
     await results.cell(cell);
     // Read again after the await: the signal may have fired while the point ran.
     const cut = stopped();
@@ -418,6 +463,61 @@ async function measureShard(
       MATRIX_MANIFEST,
       ...assigned.filter((v) => existsSync(variantDir(dir, v.id))).map((v) => `${v.id}/`),
     ],
+  };
+}
+
+/** What {@link probeServer} learnt of the server before the load. */
+interface ServerProbe {
+  /** How tokens are counted (the client's tokenizer, and how it is known to be the server's). */
+  readonly accounting: TokenAccounting;
+  /** The tokenizer check, as recorded in the row's meta. */
+  readonly tokenizerCheck: 'given' | 'matches' | 'differs' | 'unavailable';
+  /** The server's count of a text's tokens, when its tokenizer differs from the client's. */
+  readonly serverCount?: ((text: string) => Promise<number | undefined>) | undefined;
+  /** Whether the server streams its running usage on every chunk when asked. */
+  readonly continuousUsage: boolean;
+}
+
+/**
+ * Asks the server, before the load, what token accounting can rest on: whether its `/tokenize` agrees with the
+ * client's tokenizer (when none was given with `--tokenizer`), and whether it streams a running `usage` on every
+ * chunk (one short request, not measured).
+ */
+async function probeServer(
+  input: LoadRunInput,
+  client: OpenAiClient,
+  tokenizer: Tokenizer,
+  workload: Workload,
+  logger: Logger,
+): Promise<ServerProbe> {
+  let check: TokenizerCheck | undefined;
+  if (input.tokenizer === undefined) {
+    check = await checkServerTokenizer(client, tokenizer, input.model);
+    if (check.status === 'differs')
+      logger.log('warn', messages.loadTokenizerDiffers(tokenizer.name, check.client, check.server));
+  }
+  const continuousUsage =
+    (input.stream ?? true) &&
+    (await probeContinuousUsage(
+      client,
+      requestBody(workload.item(0), client.endpoint, {
+        model: input.model,
+        stream: true,
+        exactLengths: input.exactLengths ?? true,
+      }),
+      input.signal,
+    ));
+  const verifiedBy =
+    check === undefined
+      ? 'given with --tokenizer'
+      : check.status === 'matches'
+        ? "checked against the server's /tokenize"
+        : undefined;
+  return {
+    accounting: { tokenizer: tokenizer.name, verifiedBy },
+    tokenizerCheck: check?.status ?? 'given',
+    serverCount: check?.status === 'differs' ? check.count : undefined,
+    continuousUsage,
   };
 }
 
@@ -503,12 +603,17 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       descriptors: [...SERVING_METRICS, ...TASK_METRICS],
     };
     const slo = input.slo ?? {};
+    const stream = input.stream ?? true;
+    const probed = await probeServer(input, client, tokenizer, workload, logger);
     const meta: Record<string, MetaValue> = {
       base_url: client.url.origin + client.url.pathname,
       endpoint,
       workload: workload.name,
-      stream: input.stream ?? true,
+      stream,
       slo: sloText(slo),
+      tokenizer: tokenizer.name,
+      tokenizer_check: probed.tokenizerCheck,
+      continuous_usage: probed.continuousUsage,
     };
     let firstItem = 0;
     // Point k of the sweep plans its arrivals from the k-th generator split off the seed's, in a shard as in the
@@ -518,7 +623,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       point: LoadPoint,
       rng: Rng,
       search?: { maxLagMs?: number; stopWhen: StopRule },
-    ): Promise<{ result: LoadPointResult; cell: CellRecord }> => {
+    ): Promise<MeasuredPoint & { result: LoadPointResult }> => {
       const result = await runLoadPoint({
         client,
         point,
@@ -526,8 +631,10 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         tokenizer,
         rng,
         model: input.model,
-        stream: input.stream ?? true,
+        stream,
         exactLengths: input.exactLengths ?? true,
+        continuousUsage: probed.continuousUsage,
+        serverCount: probed.serverCount,
         requests: input.requests,
         durationMs: input.durationMs,
         warmup: input.warmup,
@@ -541,21 +648,21 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         ...(input.clock === undefined ? {} : { clock: input.clock }),
       });
       firstItem += result.records.length;
-      const cell = pointCell(result, slo);
+      const cell = pointCell(result, slo, probed.accounting);
       input.onPoint?.(cell);
-      return { result, cell };
+      return { result, cell, lines: requestLines(cell.cell, result) };
     };
     if (matrix !== undefined && input.shard !== undefined)
-      return await measureShard(
-        { input, shard: input.shard, matrix, dir, header, meta, logger },
-        async (k) => (await measure(points[k] as LoadPoint, pointRngs[k] as Rng)).cell,
+      return await measureShard({ input, shard: input.shard, matrix, dir, header, meta, logger }, (k) =>
+        measure(points[k] as LoadPoint, pointRngs[k] as Rng),
       );
     const t0 = performance.now();
     const runDir = new RunDirectory(dir);
     const results = await openLoadResults(runDir, header, SERVING_TASK, logger);
     const cells: CellRecord[] = [];
-    const measured = async (cell: CellRecord): Promise<void> => {
+    const measured = async ({ cell, lines }: MeasuredPoint): Promise<void> => {
       cells.push(cell);
+      results.requests(lines);
       await results.cell(cell);
     };
     let search: GoodputSearchResult | undefined;
@@ -569,9 +676,9 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         point: LoadPoint,
         options: { maxLagMs?: number; stopWhen: StopRule },
       ): Promise<LoadPointResult> => {
-        const { result, cell } = await measure(point, arrivalRng.split(1)[0] as Rng, options);
-        await measured(cell);
-        return result;
+        const measuredPoint = await measure(point, arrivalRng.split(1)[0] as Rng, options);
+        await measured(measuredPoint);
+        return measuredPoint.result;
       };
       search = await findMaxGoodput({
         axis,
@@ -586,7 +693,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     } else {
       for (const [k, point] of points.entries()) {
         if (input.signal?.aborted === true) break;
-        await measured((await measure(point, pointRngs[k] as Rng)).cell);
+        await measured(await measure(point, pointRngs[k] as Rng));
       }
     }
     const aborted = input.signal?.aborted === true;

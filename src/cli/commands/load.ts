@@ -7,7 +7,9 @@
  */
 import { join, relative } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { createWriterLogger } from '../../benchmarking/logger.js';
 import { resolveShard, shardFolderName, shardVariants } from '../../benchmarking/matrix/shard.js';
+import { formatNoiseWarnings, noiseWarnings } from '../../benchmarking/noise-warnings.js';
 import type { CellRecord } from '../../benchmarking/task.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
@@ -285,13 +287,16 @@ export function pointLine(cell: CellRecord): string {
   const errors = Object.entries(m)
     .filter(([k, v]) => k.startsWith('errors_') && v > 0)
     .map(([k, v]) => `${k.slice(7)} ${v}`);
+  // ≈ marks a figure that rests on token counts the server did not confirm (see the point's self-checks).
+  const guessed = m['tokens_exact'] === 0 ? '≈' : '';
+  const split = guessed === '' && m['itl_exact'] === 0 ? '≈' : guessed;
   return [
     cell.cell.padEnd(26),
     `ok ${m['succeeded'] ?? 0}/${m['requests'] ?? 0}`,
     `ttft p50 ${ms(m['ttft_p50_ms'])}`,
-    `itl p50 ${ms(m['itl_p50_ms'])}`,
+    `itl p50 ${split}${ms(m['itl_p50_ms'])}`,
     `e2e p99 ${ms(m['e2e_p99_ms'])}`,
-    `${formatSignificant(m['output_tps'] ?? Number.NaN)} tok/s`,
+    `${guessed}${formatSignificant(m['output_tps'] ?? Number.NaN)} tok/s`,
     `goodput ${(m['goodput_rps'] ?? Number.NaN).toFixed(2)} req/s`,
     ...(errors.length > 0 ? [`errors: ${errors.join(', ')}`] : []),
   ].join('  ');
@@ -360,6 +365,7 @@ async function runLoadCommand(
       seed: options.seed,
       charts: options.charts,
       signal: interrupts.signal,
+      logger: createWriterLogger(io.stderr, options.quiet === true ? 'error' : 'warn'),
       onPoint: (cell) => {
         if (options.quiet !== true) io.stderr.write(`${pointLine(cell)}\n`);
       },
@@ -367,6 +373,8 @@ async function runLoadCommand(
     });
     const shown = relative(io.cwd, result.dir) || '.';
     for (const f of result.files) io.stdout.write(`${join(shown, f)}\n`);
+    const warnings = formatNoiseWarnings(noiseWarnings([result.report]));
+    if (warnings !== '') io.stderr.write(`${warnings}\n`);
     if (result.status === 'aborted') return ExitCode.interrupted;
     return result.status === 'failed' ? ExitCode.taskFailed : ExitCode.ok;
   } finally {

@@ -148,16 +148,22 @@ async function writeLoadMerge(
   ctx: CommandContext,
 ): Promise<ExitCode> {
   const { io } = ctx;
-  const [{ createWriterLogger }, { mergedLoadReport, writeMergedLoad }] = await Promise.all([
-    import('../../benchmarking/index.js'),
-    import('../../runs/index.js'),
-  ]);
+  const [{ createWriterLogger, RunDirectory }, { mergedLoadReport, writeMergedLoad }, { readRequestLines }] =
+    await Promise.all([
+      import('../../benchmarking/index.js'),
+      import('../../runs/index.js'),
+      import('../../serving/index.js'),
+    ]);
   const points = plan.variants.flatMap(({ variant, dir: from, state }) => {
     const run = readVariantRun(from, variant.id);
     if (run?.note !== undefined) io.stderr.write(`note: ${run.note}\n`);
     return run === undefined ? [] : [{ report: run.report, unfinished: state === 'unfinished' }];
   });
+  const requests = plan.variants.flatMap(({ variant, dir: from }) =>
+    readRequestLines(new RunDirectory(variantDir(from, variant.id)).requestsJsonlPath),
+  );
   const written = await writeMergedLoad(mergedLoadReport(points), dir, {
+    requests,
     charts: options.charts,
     logger: createWriterLogger(io.stderr, options.verbose === true ? 'debug' : 'warn'),
   });

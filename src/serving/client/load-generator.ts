@@ -108,6 +108,13 @@ export interface LoadPointOptions {
   readonly signal?: AbortSignal | undefined;
   /** Index of the workload's first item (so that consecutive points send different prompts). @default 0 */
   readonly firstItem?: number;
+  /**
+   * The server's count of a text's tokens (its `/tokenize` endpoint), asked after the point for each response that
+   * reported no `usage`, so that its output tokens are the server's; `undefined` when it cannot say.
+   */
+  readonly serverCount?: ((text: string) => Promise<number | undefined>) | undefined;
+  /** `stream_options.continuous_usage_stats` on streamed requests (vLLM, SGLang). @default false */
+  readonly continuousUsage?: boolean | undefined;
 }
 
 /** What {@link runLoadPoint} measured. */
@@ -118,6 +125,10 @@ export interface LoadPointResult {
   readonly records: readonly RequestRecord[];
   /** Wall time of the point, from the first send to the last end, in ms. */
   readonly wallMs: number;
+  /** Whether requests had planned send times (an open loop or a trace), rather than a closed loop's. */
+  readonly scheduled: boolean;
+  /** The point's start (time 0 of its records) on the wall clock, in ms since the Unix epoch. */
+  readonly originEpochMs: number;
   /**
    * Why sending stopped before the planned end: `saturated` (lag beyond `maxLagMs`), `decided` (`stopWhen` held)
    * or `aborted`; else absent.
@@ -129,14 +140,23 @@ export interface LoadPointResult {
 export function requestBody(
   item: WorkItem,
   endpoint: 'completions' | 'chat',
-  options: { model?: string | undefined; stream: boolean; exactLengths: boolean },
+  options: {
+    model?: string | undefined;
+    stream: boolean;
+    exactLengths: boolean;
+    continuousUsage?: boolean | undefined;
+  },
 ): CompletionRequest | ChatCompletionRequest {
+  const streamOptions = {
+    include_usage: true,
+    ...(options.continuousUsage === true ? { continuous_usage_stats: true } : {}),
+  };
   const common = {
     ...(options.model === undefined ? {} : { model: options.model }),
     max_tokens: item.outputTokens,
     temperature: 0,
     stream: options.stream,
-    ...(options.stream ? { stream_options: { include_usage: true } } : {}),
+    ...(options.stream ? { stream_options: streamOptions } : {}),
     ...(options.exactLengths ? { ignore_eos: true, min_tokens: item.outputTokens } : {}),
   };
   return endpoint === 'chat'
@@ -160,6 +180,33 @@ function inWindow(
   )
     return false;
   return true;
+}
+
+/** Requests to the server's `/tokenize` at once while counting responses without `usage`. */
+const COUNT_CONCURRENCY = 8;
+
+/**
+ * The server's count of each successful response's text that came without `usage` (after the point, off the
+ * measured window), a few requests at a time; `undefined` for the others or when the server cannot say.
+ */
+async function countWithServer(
+  readings: readonly ExchangeReading[],
+  serverCount: LoadPointOptions['serverCount'],
+): Promise<(number | undefined)[]> {
+  const out = new Array<number | undefined>(readings.length).fill(undefined);
+  if (serverCount === undefined) return out;
+  const todo = readings.flatMap((r, k) => (r.status === 'ok' && r.usage === undefined ? [k] : []));
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < todo.length) {
+      const k = todo[next++] as number;
+      const reading = readings[k];
+      if (reading?.status !== 'ok') continue;
+      out[k] = await serverCount(reading.pieces.map((p) => p.text).join(''));
+    }
+  };
+  await Promise.all(Array.from({ length: COUNT_CONCURRENCY }, worker));
+  return out;
 }
 
 /**
@@ -205,6 +252,7 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const sent: {
     index: number;
     plannedMs: number;
+    queueMs: number;
     item: WorkItem;
     raw?: RawExchange;
     reading?: ExchangeReading;
@@ -218,6 +266,7 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
   if (signal !== undefined) setMaxListeners(0, signal);
   const origin = clock.now();
+  const originEpochMs = Date.now();
   const last = schedule === undefined ? total : Math.min(total, schedule.length);
   for (let i = 0; i < last; i++) {
     if (aborted()) {
@@ -229,7 +278,9 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
       const wait = origin + planned - clock.now();
       if (wait > 0) await clock.sleep(wait, signal);
     }
+    let queuedAt: number | undefined;
     while (active >= limitAt(clock.now() - origin) && !aborted() && !decided) {
+      queuedAt ??= clock.now() - origin;
       const step = closedRamp ? Math.max(1, rampMs / point.concurrency) : undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -243,15 +294,22 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
     const now = clock.now() - origin;
     if (now >= durationMs || aborted()) break;
     const plannedMs = planned ?? now;
+    // A planned request that found every slot taken waited from its planned time until one freed.
+    const queueMs = planned === undefined || queuedAt === undefined ? 0 : Math.max(0, now - planned);
     if (options.maxLagMs !== undefined && now - plannedMs > options.maxLagMs) {
       stoppedEarly = 'saturated';
       break;
     }
     const item = workload.item(first + i);
-    const entry: (typeof sent)[number] = { index: i, plannedMs, item };
+    const entry: (typeof sent)[number] = { index: i, plannedMs, queueMs, item };
     sent.push(entry);
     active++;
-    const body = requestBody(item, client.endpoint, { model: options.model, stream, exactLengths });
+    const body = requestBody(item, client.endpoint, {
+      model: options.model,
+      stream,
+      exactLengths,
+      continuousUsage: options.continuousUsage,
+    });
     const task = client.send(body, signal).then((raw) => {
       entry.raw = raw;
       if (options.stopWhen !== undefined && !decided) {
@@ -264,12 +322,11 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
           options.warmup,
         );
         decided = options.stopWhen(
-          requestRecord(
-            entry.reading,
-            options.tokenizer,
-            { index: entry.index, plannedMs, measured },
-            origin,
-          ),
+          requestRecord(entry.reading, options.tokenizer, {
+            placement: { index: entry.index, plannedMs, queueMs, measured },
+            originMs: origin,
+            plannedInputTokens: item.inputTokens,
+          }),
         );
       }
       active--;
@@ -282,17 +339,25 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   if (aborted()) stoppedEarly ??= 'aborted';
   const end = clock.now();
   const lastSent = Math.max(0, ...sent.map((s) => (s.raw?.sentAtMs ?? origin) - origin));
-  const records = sent.map((s) => {
-    const raw = s.raw as RawExchange;
-    const reading = s.reading ?? readExchange(raw, client.endpoint, stream);
-    const sentMs = raw.sentAtMs - origin;
+  const readings = sent.map((s) => s.reading ?? readExchange(s.raw as RawExchange, client.endpoint, stream));
+  const serverTotals = await countWithServer(readings, options.serverCount);
+  const records = sent.map((s, k) => {
+    const reading = readings[k] as ExchangeReading;
+    const sentMs = reading.sentAtMs - origin;
     const measured = inWindow(s.index, sent.length, sentMs, lastSent, options.warmup, options.cooldown);
-    return requestRecord(
-      reading,
-      options.tokenizer,
-      { index: s.index, plannedMs: s.plannedMs, measured },
-      origin,
-    );
+    return requestRecord(reading, options.tokenizer, {
+      placement: { index: s.index, plannedMs: s.plannedMs, queueMs: s.queueMs, measured },
+      originMs: origin,
+      plannedInputTokens: s.item.inputTokens,
+      serverTotal: serverTotals[k],
+    });
   });
-  return { point, records, wallMs: end - origin, ...(stoppedEarly === undefined ? {} : { stoppedEarly }) };
+  return {
+    point,
+    records,
+    wallMs: end - origin,
+    scheduled: schedule !== undefined,
+    originEpochMs,
+    ...(stoppedEarly === undefined ? {} : { stoppedEarly }),
+  };
 }
