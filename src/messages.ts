@@ -1158,6 +1158,12 @@ export const messages = {
   /** An `--out` folder that already holds a Hugging Face model (export --format hf). */
   outFolderHoldsModel: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a Hugging Face model (${list(found)}). Pass another --out <folder>, or --force to remove those files and write this model in their place.`,
+  /** An `--out` folder that already holds a tokenizer (tokenizer train). */
+  outFolderHoldsTokenizer: (dir: string, found: readonly string[]): string =>
+    `--out "${dir}" already holds a tokenizer (${list(found)}). Pass another --out <folder>, or --force to replace those files.`,
+  /** An `--out` that names a file where a folder is written. */
+  outFolderIsFile: (dir: string): string =>
+    `--out "${dir}" is a file, but a folder is written there. Pass a folder (new or existing) as --out.`,
   /** An `--out` folder that already holds a run (bench, merge). */
   outDirHoldsRun: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a run (${list(found)}). Pass another --out <dir>, or --force to replace that run.`,
