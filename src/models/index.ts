@@ -162,6 +162,7 @@ export {
 // ── n-gram models ───────────────────────────────────────────────────────────
 export {
   chenGoodmanDiscounts,
+  type DevSplit,
   devSplit,
   type FitNgramOptions,
   fitNgrams,
@@ -179,6 +180,8 @@ export {
   type NgramOrder,
 } from './ngram/ngram-counts.js';
 export {
+  type AddKParameters,
+  type KneserNeyParameters,
   NGRAM_SMOOTHINGS,
   NgramModel,
   type NgramParameters,

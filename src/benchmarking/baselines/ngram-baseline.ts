@@ -21,7 +21,10 @@ import { perplexityMetrics, scoredBytes } from '../tasks/perplexity-task.js';
 
 /** Options of {@link ngramBaseline}. */
 export interface NgramBaselineOptions {
-  /** Text the models are fitted on (and their smoothing chosen on, from its dev slice). @default the Brown corpus's training split */
+  /**
+   * Text the models are fitted on (and their smoothing chosen on, from its dev slice).
+   * @default the Brown corpus's training split
+   */
   readonly train?: PerplexityData;
   /** Text they are scored on; it must not overlap `train`. @default the Brown corpus's held-out split */
   readonly heldOut?: PerplexityData;

@@ -24,12 +24,20 @@ export interface FitNgramOptions {
   readonly parameters?: NgramParameters;
 }
 
+/** A training stream cut into the blocks models are counted on and the blocks their smoothing is chosen on. */
+export interface DevSplit {
+  /** The blocks to count, in order (9 in 10). */
+  readonly fit: Int32Array[];
+  /** The dev blocks, in order (1 in 10). */
+  readonly dev: Int32Array[];
+}
+
 /**
  * `ids` cut into {@link NGRAM_DEV_BLOCKS} contiguous blocks of (nearly) equal length: every
  * {@link NGRAM_DEV_EVERY}-th block (blocks 10, 20, …, 100) is `dev`, the others `fit` — a tenth of the stream,
  * spread over all of it (a text's topics and genres often come in runs).
  */
-export function devSplit(ids: Int32Array): { fit: Int32Array[]; dev: Int32Array[] } {
+export function devSplit(ids: Int32Array): DevSplit {
   const fit: Int32Array[] = [];
   const dev: Int32Array[] = [];
   for (let b = 0; b < NGRAM_DEV_BLOCKS; b++) {
@@ -157,10 +165,11 @@ function devStatistics(
  * is):
  *
  * - **add-k**: k by golden-section search on log₁₀ k ∈ [−7, 2].
- * - **Kneser–Ney**: the 3 × order discounts by coordinate descent (sweeps over the discounts, unigram level first,
- *   each by golden-section search on [{@link MIN_DISCOUNT}, i] for D_i, until a sweep moves none by more than 10⁻⁴; at most 20),
- *   starting from Chen and Goodman's estimates ({@link chenGoodmanDiscounts}). Each probability is affine in any
- *   one discount, so the dev log-likelihood is concave in each and every step finds its optimum.
+ * - **Kneser–Ney**: the 3 × order discounts by coordinate descent — sweeps over the discounts, unigram level first,
+ *   each by golden-section search on [{@link MIN_DISCOUNT}, i] for D_i, until a sweep moves none by more than
+ *   10⁻⁴ (at most 20 sweeps) — starting from Chen and Goodman's estimates ({@link chenGoodmanDiscounts}). Each
+ *   probability is affine in any one discount, so the dev log-likelihood is concave in each and every step finds
+ *   its optimum.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when `dev` has no token to score; `INVALID_OPTION` for
  *   an order above the counts'.

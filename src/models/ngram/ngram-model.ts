@@ -14,13 +14,27 @@ export const NGRAM_SMOOTHINGS = ['add-k', 'kneser-ney'] as const;
 /** How an {@link NgramModel} spreads probability to unseen n-grams. */
 export type NgramSmoothing = (typeof NGRAM_SMOOTHINGS)[number];
 
-/**
- * The parameters of a smoothing: add-k's `k`, or Kneser–Ney's discounts — three per order, (D₁, D₂, D₃₊) for
- * counts 1, 2 and ≥ 3, the unigram level's first, then the bigram's, then the trigram's.
- */
-export type NgramParameters =
-  | { readonly smoothing: 'add-k'; readonly k: number }
-  | { readonly smoothing: 'kneser-ney'; readonly discounts: readonly number[] };
+/** The parameter of add-k smoothing. */
+export interface AddKParameters {
+  /** `add-k`. */
+  readonly smoothing: 'add-k';
+  /** The count added to every n-gram, > 0. */
+  readonly k: number;
+}
+
+/** The discounts of interpolated modified Kneser–Ney smoothing. */
+export interface KneserNeyParameters {
+  /** `kneser-ney`. */
+  readonly smoothing: 'kneser-ney';
+  /**
+   * Three per order, (D₁, D₂, D₃₊) for n-grams seen once, twice, three times or more, with D_i in [0, i]: the
+   * unigram level's first, then the bigram's, then the trigram's.
+   */
+  readonly discounts: readonly number[];
+}
+
+/** The parameters of a smoothing: add-k's `k`, or Kneser–Ney's discounts. */
+export type NgramParameters = AddKParameters | KneserNeyParameters;
 
 /** Natural-log likelihood of a token stream under a model: what perplexity and bits per byte are made of. */
 export interface NgramScore {
@@ -32,7 +46,10 @@ export interface NgramScore {
 
 /** Positions of a stream an {@link NgramModel.score} scores: from `from` to the end. */
 export interface NgramScoreOptions {
-  /** First position scored; earlier ones are history only. @default 1 (as the perplexity task, token 0 is not predicted) */
+  /**
+   * First position scored; earlier ones are history only.
+   * @default 1 (as in the perplexity task: token 0 is not predicted)
+   */
   readonly from?: number;
 }
 
@@ -55,7 +72,8 @@ function checkParameters(parameters: NgramParameters, order: NgramOrder): NgramP
 }
 
 /**
- * A unigram, bigram or trigram model over token ids `0 … vocabSize − 1`, on count tables ({@link countNgrams}). Every id gets a probability and they sum to 1 for any history:
+ * A unigram, bigram or trigram model over token ids `0 … vocabSize − 1`, on count tables (`countNgrams`). Every id
+ * gets a probability and they sum to 1 for any history:
  *
  * - **add-k**: p(w | h) = (c(h w) + k) / (c(h •) + k·V), on the raw counts of the model's order; a context never
  *   seen gives the uniform 1/V.
@@ -77,7 +95,7 @@ export class NgramModel {
   readonly #counts: NgramCounts;
 
   /**
-   * @param counts - count tables of order ≥ `order` ({@link countNgrams}); models of several orders and
+   * @param counts - count tables of order ≥ `order` (`countNgrams`); models of several orders and
    *   smoothings may share them.
    * @param order - the model's order. @default counts.order
    * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for an order above the counts', a `k` ≤ 0, a

@@ -40,7 +40,7 @@ const CACHE_WORDS = 100_000;
  * ```
  */
 export class BpeTokenizer implements Tokenizer {
-  /** `bpe-<vocabSize>-<8 hex digits of the merges' SHA-256>`, e.g. `bpe-4096-1f0c3a9e`: tells two vocabularies apart. */
+  /** `bpe-<vocabSize>-<8 hex digits of the merges' SHA-256>`, e.g. `bpe-4096-1f0c3a9e`: tells vocabularies apart. */
   readonly name: string;
   /** Number of ids: the tokens and the end-of-text token. */
   readonly vocabSize: number;
@@ -100,7 +100,7 @@ export class BpeTokenizer implements Tokenizer {
     return ids;
   }
 
-  /** Text of `ids`: their bytes as UTF-8 (invalid sequences decode to U+FFFD), the end-of-text token as `<|endoftext|>`. */
+  /** Text of `ids`: their bytes as UTF-8 (invalid sequences decode to U+FFFD), the end-of-text id as its text. */
   decode(ids: readonly number[]): string {
     const eot = this.#utf8.encode(END_OF_TEXT);
     const parts = ids.map((id) => {
