@@ -486,6 +486,38 @@ export const messages = {
   hfExportTokenizer: (tokenizer: string, needs: number, vocabSize: number): string =>
     `tokenizer "${tokenizer}" needs vocabSize ≥ ${needs}, the model has ${vocabSize}; pass tokenizer 'bytes' (vocabSize ≥ 256), 'gpt2' (≥ 50257) or your own tokenizer.json object.`,
 
+  // ── models: tokenizers and n-grams ────────────────────────────────────────
+  /** BPE training on empty text. */
+  bpeEmptyText: (source: string): string =>
+    `The training text (${source}) is empty: a BPE vocabulary is learned from text; pass a non-empty UTF-8 text.`,
+  /** A merge list that names an id the vocabulary does not have yet. */
+  bpeBadMerge: (rank: number, left: number, right: number, known: number): string =>
+    `BPE merge ${rank} joins ids ${left} and ${right}, but only ids 0–${known - 1} exist before it; each merge may only join the 256 bytes and tokens made by earlier merges.`,
+  /** A merge list longer than a vocabulary can hold. */
+  bpeVocabTooLarge: (max: number): string =>
+    `The BPE merges make more than ${max} ids, the largest vocabulary dantinox holds; use fewer merges (a smaller --vocab-size / vocabSize).`,
+  /** An id that a tokenizer's vocabulary does not have, given to decode. */
+  unknownTokenId: (id: number, vocabSize: number, tokenizer: string): string =>
+    `Token id ${id} is not in the vocabulary of tokenizer "${tokenizer}" (ids 0–${vocabSize - 1}); decode only ids this tokenizer produced.`,
+  /** An n-gram fitted on no token. */
+  ngramNoTokens: (what: string): string =>
+    `The n-gram's ${what} has no token: fit it on a non-empty text (the training text tokenizes to nothing).`,
+  /** An n-gram history or token id outside the vocabulary. */
+  ngramBadToken: (id: number, vocabSize: number): string =>
+    `Token id ${id} is outside the n-gram's vocabulary (ids 0–${vocabSize - 1}); fit the n-gram with the vocabSize of the tokenizer that produced the ids.`,
+  /** A training stream too short to cut a dev slice from. */
+  ngramDevTooShort: (tokens: number): string =>
+    `The n-gram's training text is too short to choose its smoothing: ${tokens} tokens are left once the dev slice (every tenth of 100 blocks) is set aside, and the dev slice has no token to score. Use a longer training text (a few thousand tokens at least), or pass the smoothing's parameters.`,
+  /** Held-out text with no token to score. */
+  heldOutTooShort: (source: string, tokens: number): string =>
+    `The held-out text (${source}) has ${tokens} token${tokens === 1 ? '' : 's'}: its first token is context, so nothing would be scored; pass a held-out text of two tokens or more.`,
+  /** A list option that is empty or holds a value outside its choices. */
+  badChoiceList: (name: string, values: readonly unknown[], allowed: readonly (string | number)[]): string =>
+    `${name} must be a non-empty list of ${allowed.join(', ')}, received [${values.map((v) => excerpt(v)).join(', ')}].`,
+  /** Smoothing parameters outside their allowed range. */
+  ngramBadParameter: (name: string, value: number | string, allowed: string): string =>
+    `n-gram ${name} must be ${allowed}, received ${value}.`,
+
   // ── benchmarking ──────────────────────────────────────────────────────────
   /** Header of a BenchmarkConfig validation error. */
   invalidBenchmarkConfig: (count: number): string =>
@@ -1196,6 +1228,12 @@ export const messages = {
   /** An `--out` folder that already holds a Hugging Face model (export --format hf). */
   outFolderHoldsModel: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a Hugging Face model (${list(found)}). Pass another --out <folder>, or --force to remove those files and write this model in their place.`,
+  /** An `--out` folder that already holds a tokenizer (tokenizer train). */
+  outFolderHoldsTokenizer: (dir: string, found: readonly string[]): string =>
+    `--out "${dir}" already holds a tokenizer (${list(found)}). Pass another --out <folder>, or --force to replace those files.`,
+  /** An `--out` that names a file where a folder is written. */
+  outFolderIsFile: (dir: string): string =>
+    `--out "${dir}" is a file, but a folder is written there. Pass a folder (new or existing) as --out.`,
   /** An `--out` folder that already holds a run (bench, merge). */
   outDirHoldsRun: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a run (${list(found)}). Pass another --out <dir>, or --force to replace that run.`,

@@ -65,6 +65,7 @@ export {
   claimModelFolder,
   claimOutFile,
   claimRunDir,
+  claimTokenizerFolder,
   OPERATORS_FILE,
   prepareOutputDir,
   RUN_ARTIFACTS,

@@ -9,6 +9,7 @@ import { DantinoxError } from '../errors.js';
 import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import { HF_EXPORT_FILES } from '../models/hf/hf-dtype-files.js';
+import { HF_TOKENIZER_FILES } from '../models/hf/hf-tokenizer-json.js';
 import { removePartial } from '../text-file.js';
 
 /** A run directory name from a date: `2026-01-31_14-05-09` (local time, sortable, safe in every file system). */
@@ -161,4 +162,21 @@ export function claimModelFolder(dir: string, cwd: string, force: boolean): Clai
       for (const f of found) rmSync(join(path, f), { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Refuses to write a tokenizer into `dir` (relative to `cwd`, `tokenizer train --out`) when it is a file, or when
+ * it already holds `tokenizer.json` or `tokenizer_config.json` and `force` is not set (the writer then replaces
+ * them). Returns the absolute path.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the files found, or the file `dir` is.
+ */
+export function claimTokenizerFolder(dir: string, cwd: string, force: boolean): string {
+  const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
+  if (existsSync(path) && !statSync(path).isDirectory())
+    throw new DantinoxError('INVALID_OPTION', messages.outFolderIsFile(dir));
+  const found = HF_TOKENIZER_FILES.filter((f) => existsSync(join(path, f)));
+  if (found.length > 0 && !force)
+    throw new DantinoxError('INVALID_OPTION', messages.outFolderHoldsTokenizer(dir, found));
+  return path;
 }
