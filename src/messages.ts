@@ -1050,7 +1050,7 @@ export const messages = {
     `The model "${model}" has no tokenizer (a built-in config with a vocabulary under 256 tokens), so it cannot be served as text: use a config with vocabSize ≥ 256 or a folder with tokenizer.json.`,
   /** A served model that does not generate autoregressively. */
   serveNotAutoregressive: (model: string, paradigm: string): string =>
-    `The model "${model}" is a ${paradigm} model; dantinox serve generates token by token (paradigm ar) only. Pass --paradigm ar or an autoregressive config.`,
+    `The model "${model}" is a ${paradigm} model; dantinox serve generates token by token (paradigm ar) only. Serve a config with paradigm: ar (every preset is one).`,
   /** The line `dantinox serve` prints once listening. */
   serveListening: (
     url: string,
