@@ -188,6 +188,8 @@ export { type ReadRun, RUN_FILES, RunDirectory } from './run-directory.js';
 export { BenchmarkSuite, type BenchmarkSuiteOptions, modelIdentity, type SuiteRunOptions } from './suite.js';
 export {
   formatSummary,
+  GLANCE_METRICS,
+  glanceLine,
   SUMMARY_FORMATS,
   type SummaryFormat,
   type SummaryOptions,
