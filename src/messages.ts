@@ -777,6 +777,14 @@ export const messages = {
   /** `--noise-floor` when no comparison has one run per side. */
   noiseFloorUnused: (): string =>
     '--noise-floor is not used: no comparison has one run per side, so the spread of the runs decides (the floor is for one run per side).',
+  /** `compare --history` when no comparison has one run per side, or a `--noise-floor` decides instead. */
+  historyUnused: (floorGiven: boolean): string =>
+    floorGiven
+      ? '--history is not used: --noise-floor decides one-run comparisons; leave it out to learn the noise from the history.'
+      : '--history is not used: no comparison has one run per side, so the spread of the runs decides (the history is for one run per side).',
+  /** `compare --history` found fewer than two earlier runs of a baseline's variant. */
+  historyTooFewEarlierRuns: (baseline: string, found: number): string =>
+    `The history holds ${found} earlier run${found === 1 ? '' : 's'} of ${baseline}'s variant on its machine, and its noise needs at least 2: record more runs (bench --history), or give --noise-floor.`,
   /** `compare` given fewer than two runs. */
   compareNeedsTwoRuns: (): string =>
     'compare needs a baseline and a candidate: "dantinox compare BASE HEAD", or repeated runs "dantinox compare BASE1 BASE2 BASE3 -- HEAD1 HEAD2 HEAD3".',

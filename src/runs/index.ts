@@ -81,6 +81,7 @@ export {
   type ProfilerOverheadOptions,
 } from './profiler-overhead.js';
 export {
+  EARLIER_RUNS,
   type HistoryCompared,
   type HistoryNotRecorded,
   type HistoryOptions,
