@@ -227,7 +227,13 @@ export {
   type PerplexityData,
   slidingBatches,
 } from './tasks/eval-windows.js';
-export { KLD_METRICS, type KldReference, KldTask, type KldTaskOptions } from './tasks/kld-task.js';
+export {
+  KLD_METRICS,
+  type KldReference,
+  KldTask,
+  type KldTaskOptions,
+  kldDistribution,
+} from './tasks/kld-task.js';
 export { LATENCY_METRICS, LatencyTask, type LatencyTaskOptions } from './tasks/latency-task.js';
 export {
   type LikelihoodTotals,
