@@ -189,6 +189,7 @@ export { BenchmarkSuite, type BenchmarkSuiteOptions, modelIdentity, type SuiteRu
 export {
   formatSummary,
   GLANCE_METRICS,
+  type GlanceMetric,
   glanceLine,
   SUMMARY_FORMATS,
   type SummaryFormat,

@@ -74,8 +74,16 @@ export interface SummaryRow {
   readonly reason: string;
 }
 
+/** One metric of the `At a glance` line. */
+export interface GlanceMetric {
+  /** The task metric's key, e.g. `peak_tps`. */
+  readonly key: string;
+  /** What the line calls it, e.g. `peak`. */
+  readonly label: string;
+}
+
 /** The task metrics a person reads first, in the order the `At a glance` line gives them, with their labels. */
-export const GLANCE_METRICS: readonly { readonly key: string; readonly label: string }[] = Object.freeze([
+export const GLANCE_METRICS: readonly GlanceMetric[] = Object.freeze([
   { key: 'peak_tps', label: 'peak' },
   { key: 'ttft_ms', label: 'TTFT' },
   { key: 'decode_tps', label: 'decode' },
