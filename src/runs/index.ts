@@ -41,7 +41,18 @@ export { gitInfo } from './git-info.js';
 export { DEFAULT_PLUGIN_TIMEOUT_MS, type LoadPluginsOptions, loadPlugins } from './load-plugins.js';
 export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
-export { mergedLoadReport, writeMergedLoad } from './merge-load.js';
+export {
+  type MergedVariant,
+  type MergeHooks,
+  type MergePlan,
+  type MergeRunInput,
+  type MergeRunPlan,
+  type MergeRunsOptions,
+  type MergeRunsResult,
+  type MergeSource,
+  mergeRuns,
+  planMergeRun,
+} from './merge-runs.js';
 export {
   type OpenedModel,
   openModel,
@@ -91,6 +102,7 @@ export {
 export {
   buildWorkload,
   type GoodputSearchInput,
+  type LoadHooks,
   type LoadRunInput,
   type LoadRunResult,
   type PromptsWorkloadSpec,

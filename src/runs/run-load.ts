@@ -22,6 +22,7 @@ import {
 import { MatrixReport, readVariantRun, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
+import { type Awaitable, fanOutHooks } from '../benchmarking/result-sink.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import {
   type BenchmarkResult,
@@ -160,8 +161,8 @@ export interface LoadRunInput {
   readonly logger?: Logger;
   /** Stops the load (requests in flight are cancelled; what was measured is written). */
   readonly signal?: AbortSignal;
-  /** Called when a sweep point is measured. */
-  readonly onPoint?: (cell: CellRecord) => void;
+  /** Progress: notes for a person and each sweep point as it is measured. */
+  readonly hooks?: LoadHooks | readonly LoadHooks[];
   /** The clock of the load (a manual one in tests). */
   readonly clock?: LoadClock;
   /** Command line recorded in the environment. */
@@ -184,6 +185,19 @@ export interface LoadRunInput {
    * started) measured again; a folder of a load with other settings is refused. @default false
    */
   readonly resume?: boolean;
+}
+
+/**
+ * Progress of {@link runLoad}. Every hook is optional and awaited; one that throws is logged and the load goes on
+ * (as a `ResultSink`).
+ */
+export interface LoadHooks {
+  /** Name used when a failing hook is reported. */
+  readonly name?: string;
+  /** A line of progress for a person (the shard's points), ending in a newline. */
+  onNote?(text: string): Awaitable<void>;
+  /** A sweep point was measured: its cell. */
+  onPoint?(cell: CellRecord): Awaitable<void>;
 }
 
 /** What {@link LoadRunInput.findMaxGoodput} searches. */
@@ -534,6 +548,7 @@ async function probeServer(
 export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   const cwd = input.cwd ?? process.cwd();
   const logger = input.logger ?? silentLogger;
+  const hooks = fanOutHooks(input.hooks, logger, { onNote: true, onPoint: true });
   if (input.requests === undefined && input.durationMs === undefined && input.workload?.kind !== 'trace')
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   if (input.findMaxGoodput !== undefined && (input.slo === undefined || Object.keys(input.slo).length === 0))
@@ -544,6 +559,16 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
+  const { shard } = input;
+  if (shard !== undefined)
+    await hooks.onNote(
+      `Shard ${shard.index}/${shard.count} (from ${shard.source}): ${
+        shardVariants(
+          points.map((_, index) => ({ index })),
+          shard,
+        ).length
+      } of ${points.length} sweep point(s).\n`,
+    );
   const tokenizer = servingTokenizer(
     input.tokenizer === undefined ? undefined : resolve(cwd, input.tokenizer),
   );
@@ -649,7 +674,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       });
       firstItem += result.records.length;
       const cell = pointCell(result, slo, probed.accounting);
-      input.onPoint?.(cell);
+      await hooks.onPoint(cell);
       return { result, cell, lines: requestLines(cell.cell, result) };
     };
     if (matrix !== undefined && input.shard !== undefined)

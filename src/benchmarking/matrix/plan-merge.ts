@@ -21,7 +21,7 @@ export interface MergeSource {
   readonly manifest: MatrixManifest;
 }
 
-/** What {@link planMerge} decided. */
+/** Which folder each variant of a sharded matrix comes from, and what is missing (what `planMerge` decided). */
 export interface MergePlan {
   /** The manifest every source shares (the first one's). */
   readonly manifest: MatrixManifest;
@@ -29,8 +29,11 @@ export interface MergePlan {
   readonly sources: readonly MergeSource[];
   /** Variants with results, in canonical order, and the folder each comes from. */
   readonly variants: readonly {
+    /** The variant. */
     readonly variant: MatrixVariant;
+    /** The shard folder that holds it. */
     readonly dir: string;
+    /** How far it got there: `completed`, `failed`, or `unfinished` (with `allowPartial` only). */
     readonly state: VariantState;
   }[];
   /** Why variants are absent (one line each); empty for a complete merge. */

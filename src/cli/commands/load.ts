@@ -8,13 +8,13 @@
 import { join, relative } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { createWriterLogger } from '../../benchmarking/logger.js';
-import { resolveShard, shardFolderName, shardVariants } from '../../benchmarking/matrix/shard.js';
+import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
 import { formatNoiseWarnings, noiseWarnings } from '../../benchmarking/noise-warnings.js';
 import type { CellRecord } from '../../benchmarking/task.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { formatSignificant } from '../../number-format.js';
-import { runLoad, sweepPoints, timestampName, type WorkloadSpec } from '../../runs/index.js';
+import { runLoad, timestampName, type WorkloadSpec } from '../../runs/index.js';
 import {
   ENDPOINTS,
   type Endpoint,
@@ -309,8 +309,6 @@ async function runLoadCommand(
 ): Promise<ExitCode> {
   const { io } = ctx;
   const workload = workloadOf(options);
-  if (options.requests === undefined && options.duration === undefined && workload.kind !== 'trace')
-    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   const apiKey = process.env[options.apiKeyEnv];
   if (apiKey === undefined && options.apiKeyEnv !== 'OPENAI_API_KEY')
     throw new DantinoxError('INVALID_OPTION', messages.loadApiKeyMissing(options.apiKeyEnv));
@@ -319,20 +317,10 @@ async function runLoadCommand(
     ...(options.shards === undefined ? {} : { shards: options.shards }),
     env: process.env,
   });
-  if (shard !== undefined && options.findMaxGoodput !== undefined)
-    throw new DantinoxError('INVALID_OPTION', messages.loadShardedSearch(shard.source));
   if (shard !== undefined && options.out === undefined)
     throw new DantinoxError('INVALID_OPTION', messages.shardWithoutOut());
-  if (options.resume === true && shard === undefined)
-    throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
   const outArg = options.out ?? join('results', timestampName(io.now()));
   const out = shard === undefined ? outArg : join(outArg, shardFolderName(shard));
-  if (shard !== undefined && options.quiet !== true) {
-    const points = sweepPoints(options.concurrency, options.rate).map((_, index) => ({ index }));
-    io.stderr.write(
-      `Shard ${shard.index}/${shard.count} (from ${shard.source}): ${shardVariants(points, shard).length} of ${points.length} sweep point(s).\n`,
-    );
-  }
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: false });
   try {
     const result = await runLoad({
@@ -340,7 +328,8 @@ async function runLoadCommand(
       dir: out,
       cwd: io.cwd,
       force: options.force === true,
-      ...(shard === undefined ? {} : { shard, resume: options.resume === true }),
+      ...(shard === undefined ? {} : { shard }),
+      resume: options.resume === true,
       endpoint: options.endpoint,
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(apiKey === undefined ? {} : { apiKey }),
@@ -366,8 +355,11 @@ async function runLoadCommand(
       charts: options.charts,
       signal: interrupts.signal,
       logger: createWriterLogger(io.stderr, options.quiet === true ? 'error' : 'warn'),
-      onPoint: (cell) => {
-        if (options.quiet !== true) io.stderr.write(`${pointLine(cell)}\n`);
+      hooks: {
+        name: 'progress',
+        onNote: (text) => void (options.quiet === true ? undefined : io.stderr.write(text)),
+        onPoint: (cell) =>
+          void (options.quiet === true ? undefined : io.stderr.write(`${pointLine(cell)}\n`)),
       },
       commandLine: ['dantinox', ...ctx.argv].join(' '),
     });

@@ -5,15 +5,9 @@
  *
  * @packageDocumentation
  */
-import { cpSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createMatrixManifest, writeMatrixManifest } from '../../benchmarking/matrix/matrix-manifest.js';
-import { MatrixReport, readVariantRun, variantDir } from '../../benchmarking/matrix/matrix-report.js';
-import { findMatrixFolders, type MergePlan, planMerge } from '../../benchmarking/matrix/plan-merge.js';
-import { DantinoxError } from '../../errors.js';
-import { messages } from '../../messages.js';
-import { acquireRunLock, claimRunDir, prepareOutputDir } from '../../runs/index.js';
+import { createWriterLogger } from '../../benchmarking/logger.js';
+import { mergeRuns, planMergeRun } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
@@ -71,109 +65,27 @@ async function runMerge(
   ctx: CommandContext,
 ): Promise<ExitCode> {
   const { io } = ctx;
-  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(io.cwd, p));
-  const out = abs(options.out);
-  const folders = findMatrixFolders(inputs.map(abs));
-  if (folders.some((f) => f === out || relative(f, out) === ''))
-    throw new DantinoxError('INVALID_OPTION', messages.mergeIntoSource(options.out));
-  const plan = planMerge(folders, { allowPartial: options.allowPartial === true });
-  const dir = prepareOutputDir(options.out, io.cwd);
-  // The folder's lock first, as bench takes it: no other process writes it while it is cleared and merged into.
-  const lock = acquireRunLock(dir, options.out);
-  try {
-    claimRunDir(options.out, io.cwd, options.force === true);
-    return await writeMerge(plan, dir, options, ctx);
-  } finally {
-    lock.release();
-  }
-}
-
-/** Copies the planned variants into `dir` (claimed), then writes the combined results, charts and report. */
-async function writeMerge(
-  plan: MergePlan,
-  dir: string,
-  options: MergeCliOptions,
-  ctx: CommandContext,
-): Promise<ExitCode> {
-  const { io } = ctx;
-  if (plan.manifest.command === 'load') return writeLoadMerge(plan, dir, options, ctx);
-  for (const { variant, dir: from } of plan.variants)
-    cpSync(variantDir(from, variant.id), variantDir(dir, variant.id), { recursive: true });
-  const { manifest } = plan;
-  const merged = plan.variants.map((v) => v.variant);
-  writeMatrixManifest(
-    dir,
-    createMatrixManifest(
-      manifest,
-      manifest.variants,
-      null,
-      merged,
-      plan.sources.map((s) => relative(dir, s.dir)),
-    ),
-  );
-  const combined = MatrixReport.fromDirectory(dir, merged, (note) => io.stderr.write(`note: ${note}\n`));
-  const files = [...combined.save(dir), 'matrix.json'];
-  let failedCharts: string[] = [];
-  if (options.charts) {
-    const [{ createWriterLogger, RunDirectory }, { writeMatrixCharts }] = await Promise.all([
-      import('../../benchmarking/index.js'),
-      import('../../runs/index.js'),
-    ]);
-    const logger = createWriterLogger(io.stderr, options.verbose === true ? 'debug' : 'warn');
-    const written = await writeMatrixCharts(
-      combined,
-      new RunDirectory(dir),
-      { logger, registry: Visualizer.defaultRegistry },
-      `${merged.length} variant(s) merged from ${plan.sources.length} shard folder(s)`,
-    );
-    files.push(...written.files);
-    failedCharts = written.failedCharts;
-  }
-  io.stdout.write(
-    `Merged ${merged.length} of ${manifest.variants.length} variant(s) from ${plan.sources.length} folder(s) into ${options.out}\n  ${files.join('\n  ')}\n`,
-  );
-  for (const line of plan.missing) io.stderr.write(`missing (--allow-partial): ${line}\n`);
-  if (failedCharts.length > 0) {
-    io.stderr.write(`Chart(s) failed to render: ${failedCharts.join(', ')} (see the warnings above).\n`);
-    return ExitCode.taskFailed;
-  }
-  return ExitCode.ok;
-}
-
-/** Writes the sweep points of load shards (planned) into `dir` (claimed) as one load run. */
-async function writeLoadMerge(
-  plan: MergePlan,
-  dir: string,
-  options: MergeCliOptions,
-  ctx: CommandContext,
-): Promise<ExitCode> {
-  const { io } = ctx;
-  const [{ createWriterLogger, RunDirectory }, { mergedLoadReport, writeMergedLoad }, { readRequestLines }] =
-    await Promise.all([
-      import('../../benchmarking/index.js'),
-      import('../../runs/index.js'),
-      import('../../serving/index.js'),
-    ]);
-  const points = plan.variants.flatMap(({ variant, dir: from, state }) => {
-    const run = readVariantRun(from, variant.id);
-    if (run?.note !== undefined) io.stderr.write(`note: ${run.note}\n`);
-    return run === undefined ? [] : [{ report: run.report, unfinished: state === 'unfinished' }];
-  });
-  const requests = plan.variants.flatMap(({ variant, dir: from }) =>
-    readRequestLines(new RunDirectory(variantDir(from, variant.id)).requestsJsonlPath),
-  );
-  const written = await writeMergedLoad(mergedLoadReport(points), dir, {
-    requests,
+  const plan = planMergeRun({
+    inputs,
+    out: options.out,
+    cwd: io.cwd,
+    allowPartial: options.allowPartial === true,
+    force: options.force === true,
     charts: options.charts,
+    registry: Visualizer.defaultRegistry,
     logger: createWriterLogger(io.stderr, options.verbose === true ? 'debug' : 'warn'),
   });
+  const result = await mergeRuns(plan, {
+    hooks: { name: 'notes', onNote: (note) => void io.stderr.write(`note: ${note}`) },
+  });
+  const what = result.kind === 'load' ? 'sweep point(s)' : 'variant(s)';
   io.stdout.write(
-    `Merged ${points.length} of ${plan.manifest.variants.length} sweep point(s) from ${plan.sources.length} folder(s) into ${options.out}\n  ${written.files.join('\n  ')}\n`,
+    `Merged ${result.merged.length} of ${result.total} ${what} from ${result.sources.length} folder(s) into ${options.out}\n  ${result.files.join('\n  ')}\n`,
   );
-  for (const line of plan.missing) io.stderr.write(`missing (--allow-partial): ${line}\n`);
-  if (written.failedCharts.length > 0) {
+  for (const line of result.missing) io.stderr.write(`missing (--allow-partial): ${line}\n`);
+  if (result.failedCharts.length > 0) {
     io.stderr.write(
-      `Chart(s) failed to render: ${written.failedCharts.join(', ')} (see the warnings above).\n`,
+      `Chart(s) failed to render: ${result.failedCharts.join(', ')} (see the warnings above).\n`,
     );
     return ExitCode.taskFailed;
   }
