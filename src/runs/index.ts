@@ -147,3 +147,11 @@ export {
   servingChartRows,
   thinSamples,
 } from './serving-chart-rows.js';
+export {
+  MAX_TIMELINE_REQUESTS,
+  MAX_TIMELINE_SEGMENTS,
+  requestSegments,
+  servingTimelineRows,
+  type TimelineSegmentRow,
+  timelineStep,
+} from './serving-timeline-rows.js';
