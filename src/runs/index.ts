@@ -38,12 +38,21 @@ export {
 } from './calibration-step.js';
 export { type CompareRunsOptions, compareRuns, type RunsComparison } from './compare-runs.js';
 export { gitInfo } from './git-info.js';
+export {
+  type ClientPoint,
+  clientFolderName,
+  isLoadClientFolder,
+  type LoadClientManifest,
+  readLoadClientManifest,
+} from './load-client-manifest.js';
 export { DEFAULT_PLUGIN_TIMEOUT_MS, type LoadPluginsOptions, loadPlugins } from './load-plugins.js';
 export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
+export type { ClientMergePlan, ClientSource } from './merge-clients.js';
 export {
   type MergedVariant,
   type MergeHooks,
+  type MergeParts,
   type MergePlan,
   type MergeRunInput,
   type MergeRunPlan,
@@ -76,6 +85,7 @@ export {
   claimModelFolder,
   claimOutFile,
   claimRunDir,
+  LOAD_CLIENT_FILE,
   OPERATORS_FILE,
   prepareOutputDir,
   RUN_ARTIFACTS,

@@ -2,14 +2,19 @@
  * `planMergeRun` and `mergeRuns`: what `dantinox merge` does, as two calls — the shard folders of a matrix run
  * (`bench --shard`, a Kubernetes Indexed Job, a Slurm array) checked and the output folder claimed, then every
  * variant copied once and the combined results, charts and report.html written; shards of `dantinox load` give one
- * load run with every sweep point in sweep order.
+ * load run with every sweep point in sweep order, and the client folders of one split point
+ * (`load --client i/n`) one point measured from the union of their requests.
  *
  * @packageDocumentation
  */
-import { cpSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type Logger, silentLogger } from '../benchmarking/logger.js';
-import { createMatrixManifest, writeMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
+import {
+  createMatrixManifest,
+  isMatrixDirectory,
+  writeMatrixManifest,
+} from '../benchmarking/matrix/matrix-manifest.js';
 import { MatrixReport, readVariantRun, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { findMatrixFolders, type MergePlan, planMerge } from '../benchmarking/matrix/plan-merge.js';
 
@@ -21,6 +26,8 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { readRequestLines } from '../serving/index.js';
 import { type ChartRegistry, createChartRegistry } from '../visualization/index.js';
+import { clientFolderName, isLoadClientFolder } from './load-client-manifest.js';
+import { type ClientMergePlan, mergeClientPoint, planClientMerge } from './merge-clients.js';
 import { mergedLoadReport, writeMergedLoad } from './merge-load.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
 import { acquireRunLock, type RunLock } from './run-lock.js';
@@ -46,10 +53,28 @@ export interface MergeRunInput {
   readonly logger?: Logger;
 }
 
-/** A checked merge: the folders and which variant comes from where, and the claimed, locked output folder. */
+/**
+ * What a merge combines: the shard folders of a matrix run or of a load sweep (which variant comes from which), or
+ * the client folders of one split sweep point.
+ */
+export type MergeParts =
+  | {
+      /** Shards: variants (sweep points) dealt over processes. */
+      readonly kind: 'shards';
+      /** Which variant comes from which shard folder, and what is missing. */
+      readonly plan: MergePlan;
+    }
+  | {
+      /** Load clients: one sweep point's requests split over processes. */
+      readonly kind: 'clients';
+      /** The clients of the point, and what is missing. */
+      readonly plan: ClientMergePlan;
+    };
+
+/** A checked merge: the folders and what comes from each, and the claimed, locked output folder. */
 export interface MergeRunPlan {
-  /** Which variant comes from which shard folder, and what is missing. */
-  readonly shards: MergePlan;
+  /** What is merged from which folder. */
+  readonly parts: MergeParts;
   /** The output folder (absolute). */
   readonly dir: string;
   /** The output folder as the user gave it, for messages. */
@@ -68,23 +93,29 @@ export interface MergeRunPlan {
 }
 
 /**
- * Checks a merge before anything is written: finds the shard folders behind `inputs`, plans which folder each
- * variant (sweep point) comes from, refuses an output folder among the sources, then locks and claims the output
- * folder (refused when it holds a run, unless `force`).
+ * Checks a merge before anything is written: finds the shard (or client) folders behind `inputs`, plans which
+ * folder each variant (sweep point) comes from — or checks that the clients are those of one point — refuses an
+ * output folder among the sources, then locks and claims the output folder (refused when it holds a run, unless
+ * `force`).
  *
- * @throws {@link dantinox!DantinoxError} `IO` for a path that holds no shard folder; `INVALID_INPUT` for folders
- * of different matrices (or loads with other settings, naming the first flag that differs), a variant in two
- * folders, or — without `allowPartial` — a missing or unfinished variant; `INVALID_OPTION` for an `out` among the
- * sources, or holding a run (without `force`), or locked by another process.
+ * @throws {@link dantinox!DantinoxError} `IO` for a path that holds no shard or client folder; `INVALID_INPUT` for
+ * folders of different matrices (or loads with other settings, naming the first flag that differs), shards and
+ * clients together, a variant (client) in two folders, or — without `allowPartial` — a missing or unfinished variant
+ * (client); `INVALID_OPTION` for an `out` among the sources, or holding a run (without `force`), or locked by
+ * another process.
  */
 export function planMergeRun(input: MergeRunInput): MergeRunPlan {
   const cwd = input.cwd ?? process.cwd();
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
   const out = abs(input.out);
-  const folders = findMatrixFolders(input.inputs.map(abs));
+  const { kind, folders } = findMergeFolders(input.inputs.map(abs));
   if (folders.some((f) => f === out || relative(f, out) === ''))
     throw new DantinoxError('INVALID_OPTION', messages.mergeIntoSource(input.out));
-  const shards = planMerge(folders, { allowPartial: input.allowPartial === true });
+  const allowPartial = input.allowPartial === true;
+  const parts: MergeParts =
+    kind === 'clients'
+      ? { kind, plan: planClientMerge(folders, { allowPartial }) }
+      : { kind, plan: planMerge(folders, { allowPartial }) };
   const dir = prepareOutputDir(input.out, cwd);
   // The folder's lock first, as bench takes it: no other process writes it while it is cleared and merged into.
   const lock = acquireRunLock(dir, input.out);
@@ -95,7 +126,7 @@ export function planMergeRun(input: MergeRunInput): MergeRunPlan {
     throw error;
   }
   return {
-    shards,
+    parts,
     dir,
     shownDir: input.out,
     charts: input.charts ?? true,
@@ -105,7 +136,44 @@ export function planMergeRun(input: MergeRunInput): MergeRunPlan {
   };
 }
 
-/** A variant (a sweep point of a load) taken into the merged folder. */
+/**
+ * The folders behind `paths`: each path that is a shard folder (a `matrix.json`) or a load client's folder (a
+ * `load-client.json`), else every immediate sub-folder that is a shard's or a client's (see `findMatrixFolders`).
+ *
+ * @throws {@link dantinox!DantinoxError} `IO` for a path that holds neither; `INVALID_INPUT` for shards and clients in
+ * one merge.
+ */
+export function findMergeFolders(paths: readonly string[]): {
+  readonly kind: MergeParts['kind'];
+  readonly folders: string[];
+} {
+  const found = paths.map((path) => {
+    const children =
+      existsSync(path) && statSync(path).isDirectory() && !isMatrixDirectory(path)
+        ? readdirSync(path, { withFileTypes: true })
+            .filter((e) => e.isDirectory())
+            .map((e) => join(path, e.name))
+            .filter(isLoadClientFolder)
+            .sort()
+        : [];
+    const clients = isLoadClientFolder(path) ? [path] : children;
+    if (clients.length > 0) return { kind: 'clients' as const, path, folders: clients };
+    try {
+      return { kind: 'shards' as const, path, folders: findMatrixFolders([path]) };
+    } catch (error) {
+      if (error instanceof DantinoxError && error.code === 'IO')
+        throw new DantinoxError('IO', messages.notAMergeFolder(path), { cause: error });
+      throw error;
+    }
+  });
+  const shard = found.find((f) => f.kind === 'shards');
+  const client = found.find((f) => f.kind === 'clients');
+  if (shard !== undefined && client !== undefined)
+    throw new DantinoxError('INVALID_INPUT', messages.mergeShardsAndClients(shard.path, client.path));
+  return { kind: client === undefined ? 'shards' : 'clients', folders: found.flatMap((f) => f.folders) };
+}
+
+/** A variant (a sweep point of load shards, a client of a split point) taken into the merged folder. */
 export interface MergedVariant {
   /** Its id. */
   readonly id: string;
@@ -145,13 +213,16 @@ export interface MergeRunsOptions {
 export interface MergeRunsResult {
   /** `completed`, or `stopped` when the signal ended it before every variant was merged. */
   readonly status: 'completed' | 'stopped';
-  /** `matrix` for bench shards (variant folders and the combined files), `load` for load shards (one load run). */
-  readonly kind: 'matrix' | 'load';
-  /** Ids of the variants (sweep points) merged, in canonical (sweep) order. */
+  /**
+   * `matrix` for bench shards (variant folders and the combined files), `load` for load shards (one load run),
+   * `clients` for the clients of a split sweep point (a one-point load run).
+   */
+  readonly kind: 'matrix' | 'load' | 'clients';
+  /** Ids of the variants (sweep points) merged, in canonical (sweep) order; of clients, their folder names. */
   readonly merged: readonly string[];
-  /** Number of variants the matrix has. */
+  /** Number of variants the matrix has; of clients, the number of the point's clients. */
   readonly total: number;
-  /** The shard folders merged (absolute), in the order given. */
+  /** The shard (client) folders merged (absolute), in the order given (by client index). */
   readonly sources: readonly string[];
   /** Files written, relative to the output folder, results first. */
   readonly files: readonly string[];
@@ -187,9 +258,11 @@ export async function mergeRuns(
   try {
     const hooks = fanOutHooks(options.hooks, plan.logger, { onNote: true, onVariantMerged: true });
     const signal = options.signal ?? new AbortController().signal;
-    return plan.shards.manifest.command === 'load'
-      ? await mergeLoadShards(plan, hooks, signal)
-      : await mergeMatrix(plan, hooks, signal);
+    const { parts } = plan;
+    if (parts.kind === 'clients') return await mergeLoadClients(plan, parts.plan, hooks, signal);
+    return parts.plan.manifest.command === 'load'
+      ? await mergeLoadShards(plan, parts.plan, hooks, signal)
+      : await mergeMatrix(plan, parts.plan, hooks, signal);
   } finally {
     plan.lock.release();
   }
@@ -197,12 +270,12 @@ export async function mergeRuns(
 
 /** Calls `take` for each planned variant in turn until the signal stops it; the ids taken. */
 async function eachVariant(
-  plan: MergeRunPlan,
+  shards: MergePlan,
   hooks: Hooks,
   signal: AbortSignal,
   take: (variant: MergePlan['variants'][number]) => void,
 ): Promise<string[]> {
-  const { variants } = plan.shards;
+  const { variants } = shards;
   const taken: string[] = [];
   for (const [index, planned] of variants.entries()) {
     if (signal.aborted) break;
@@ -213,14 +286,13 @@ async function eachVariant(
   return taken;
 }
 
-/** The result fields every kind of merge shares. */
+/** The result of a merge of shards. */
 function resultOf(
-  plan: MergeRunPlan,
+  shards: MergePlan,
   kind: MergeRunsResult['kind'],
   merged: readonly string[],
   written: { readonly files: readonly string[]; readonly failedCharts: readonly string[] },
 ): MergeRunsResult {
-  const { shards } = plan;
   return {
     status: merged.length < shards.variants.length ? 'stopped' : 'completed',
     kind,
@@ -234,9 +306,14 @@ function resultOf(
 }
 
 /** Bench shards: variant folders copied, `matrix.json`, the combined results, charts and report. */
-async function mergeMatrix(plan: MergeRunPlan, hooks: Hooks, signal: AbortSignal): Promise<MergeRunsResult> {
-  const { shards, dir } = plan;
-  const merged = await eachVariant(plan, hooks, signal, ({ variant, dir: from }) =>
+async function mergeMatrix(
+  plan: MergeRunPlan,
+  shards: MergePlan,
+  hooks: Hooks,
+  signal: AbortSignal,
+): Promise<MergeRunsResult> {
+  const { dir } = plan;
+  const merged = await eachVariant(shards, hooks, signal, ({ variant, dir: from }) =>
     cpSync(variantDir(from, variant.id), variantDir(dir, variant.id), { recursive: true }),
   );
   const variants = shards.variants.map((v) => v.variant).filter((v) => merged.includes(v.id));
@@ -265,7 +342,7 @@ async function mergeMatrix(plan: MergeRunPlan, hooks: Hooks, signal: AbortSignal
           `${variants.length} variant(s) merged from ${shards.sources.length} shard folder(s)`,
         )
       : { files: [], failedCharts: [] };
-  return resultOf(plan, 'matrix', merged, {
+  return resultOf(shards, 'matrix', merged, {
     files: [...files, ...written.files],
     failedCharts: written.failedCharts,
   });
@@ -274,26 +351,58 @@ async function mergeMatrix(plan: MergeRunPlan, hooks: Hooks, signal: AbortSignal
 /** Load shards: the sweep points (each a point folder of a shard) written as one load run. */
 async function mergeLoadShards(
   plan: MergeRunPlan,
+  shards: MergePlan,
   hooks: Hooks,
   signal: AbortSignal,
 ): Promise<MergeRunsResult> {
   const points: { report: MatrixReport['variants'][number]['report']; unfinished: boolean }[] = [];
   const lines: ReturnType<typeof readRequestLines> = [];
   const notes: string[] = [];
-  const merged = await eachVariant(plan, hooks, signal, ({ variant, dir: from, state }) => {
+  const merged = await eachVariant(shards, hooks, signal, ({ variant, dir: from, state }) => {
     const run = readVariantRun(from, variant.id);
     if (run?.note !== undefined) notes.push(run.note);
     if (run !== undefined) points.push({ report: run.report, unfinished: state === 'unfinished' });
     lines.push(...readRequestLines(new RunDirectory(variantDir(from, variant.id)).requestsJsonlPath));
   });
   for (const note of notes) await hooks.onNote(`${note}\n`);
-  const stopped = merged.length < plan.shards.variants.length;
-  if (points.length === 0 && stopped) return resultOf(plan, 'load', merged, { files: [], failedCharts: [] });
+  const stopped = merged.length < shards.variants.length;
+  if (points.length === 0 && stopped)
+    return resultOf(shards, 'load', merged, { files: [], failedCharts: [] });
   const written = await writeMergedLoad(mergedLoadReport(points), plan.dir, {
     requests: lines,
     charts: plan.charts && !stopped,
     logger: plan.logger,
     registry: plan.registry,
   });
-  return resultOf(plan, 'load', merged, written);
+  return resultOf(shards, 'load', merged, written);
+}
+
+/**
+ * Load clients: one sweep point measured again from the union of their requests (see `mergeClientPoint`), written
+ * as a one-point load run. The signal stops it only before it starts: a point is merged whole.
+ */
+async function mergeLoadClients(
+  plan: MergeRunPlan,
+  clients: ClientMergePlan,
+  hooks: Hooks,
+  signal: AbortSignal,
+): Promise<MergeRunsResult> {
+  const names = clients.clients.map((c) => clientFolderName(c.manifest.client));
+  const result = {
+    kind: 'clients' as const,
+    total: clients.manifest.client.count,
+    sources: clients.clients.map((c) => c.dir),
+    missing: clients.missing,
+  };
+  if (signal.aborted) return { ...result, status: 'stopped', merged: [], files: [], failedCharts: [] };
+  const { report, requests } = mergeClientPoint(clients);
+  for (const [index, c] of clients.clients.entries())
+    await hooks.onVariantMerged({ id: names[index] as string, from: c.dir, index, total: names.length });
+  const written = await writeMergedLoad(report, plan.dir, {
+    requests,
+    charts: plan.charts,
+    logger: plan.logger,
+    registry: plan.registry,
+  });
+  return { ...result, status: 'completed', merged: names, ...written };
 }
