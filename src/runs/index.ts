@@ -37,7 +37,9 @@ export {
   runCalibration,
 } from './calibration-step.js';
 export { type CompareRunsOptions, compareRuns, type RunsComparison } from './compare-runs.js';
+export { type ExportModelInput, exportModel, type ModelExport } from './export-model.js';
 export { gitInfo } from './git-info.js';
+export { type TrendRow, trendRows, type WrittenTrend, writeTrendChart } from './history-trend.js';
 export {
   type ClientPoint,
   clientFolderName,
@@ -101,6 +103,9 @@ export {
   type ProfilerOverheadOptions,
 } from './profiler-overhead.js';
 export {
+  type AddedRun,
+  type AddedRuns,
+  addRunsToHistory,
   type HistoryCompared,
   type HistoryNotRecorded,
   type HistoryOptions,
@@ -165,3 +170,4 @@ export {
   type TimelineSegmentRow,
   timelineStep,
 } from './serving-timeline-rows.js';
+export { type WrittenComparison, writeComparison } from './write-comparison.js';
