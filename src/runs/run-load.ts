@@ -22,6 +22,7 @@ import {
 import { MatrixReport, readVariantRun, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
+import { type Awaitable, fanOutHooks } from '../benchmarking/result-sink.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import {
   type BenchmarkResult,
@@ -63,6 +64,7 @@ import {
 } from '../serving/index.js';
 import { createChartRegistry } from '../visualization/index.js';
 import { gitInfo } from './git-info.js';
+import { checkLoadStart, loadClientManifest, writeLoadClientManifest } from './load-client-manifest.js';
 import { type LoadMatrix, loadMatrix, loadSettings, sloText } from './load-matrix.js';
 import { type LoadRunHeader, openLoadResults } from './load-results.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
@@ -160,8 +162,8 @@ export interface LoadRunInput {
   readonly logger?: Logger;
   /** Stops the load (requests in flight are cancelled; what was measured is written). */
   readonly signal?: AbortSignal;
-  /** Called when a sweep point is measured. */
-  readonly onPoint?: (cell: CellRecord) => void;
+  /** Progress: notes for a person and each sweep point as it is measured. */
+  readonly hooks?: LoadHooks | readonly LoadHooks[];
   /** The clock of the load (a manual one in tests). */
   readonly clock?: LoadClock;
   /** Command line recorded in the environment. */
@@ -184,6 +186,32 @@ export interface LoadRunInput {
    * started) measured again; a folder of a load with other settings is refused. @default false
    */
   readonly resume?: boolean;
+  /**
+   * Send only this client's share of the load's one sweep point, which `count` client processes (pods, array tasks)
+   * split between them: open-loop requests every count-th of the same seeded schedule, closed-loop ones those of its
+   * share of the concurrency (slot s to client s mod count). Writes `dir` (the client's folder,
+   * `<out>/client-<i>-of-<n>`) as a one-point load with a `load-client.json`, without charts, for `dantinox merge`,
+   * which makes one point of the clients' requests. Needs `startAtEpochMs`; not with `shard` or `findMaxGoodput`.
+   */
+  readonly client?: ShardSpec;
+  /**
+   * Start the load at this wall-clock time, in ms since the Unix epoch: the first point's time 0, which the load waits
+   * for (the clients of a point all get the same). Refused when it has passed.
+   */
+  readonly startAtEpochMs?: number;
+}
+
+/**
+ * Progress of {@link runLoad}. Every hook is optional and awaited; one that throws is logged and the load goes on
+ * (as a `ResultSink`).
+ */
+export interface LoadHooks {
+  /** Name used when a failing hook is reported. */
+  readonly name?: string;
+  /** A line of progress for a person (the shard's points), ending in a newline. */
+  onNote?(text: string): Awaitable<void>;
+  /** A sweep point was measured: its cell. */
+  onPoint?(cell: CellRecord): Awaitable<void>;
 }
 
 /** What {@link LoadRunInput.findMaxGoodput} searches. */
@@ -271,6 +299,20 @@ export interface TokenAccounting {
    * server's /tokenize`), or `undefined` when it is not.
    */
   readonly verifiedBy?: string | undefined;
+}
+
+/**
+ * How a load counts tokens, from its tokenizer's name and the check of it recorded in the row's meta
+ * (`tokenizer_check`): `given` (with `--tokenizer`) and `matches` (the server's `/tokenize`) confirm it.
+ */
+export function tokenAccounting(tokenizer: string, check: string): TokenAccounting {
+  const verifiedBy =
+    check === 'given'
+      ? 'given with --tokenizer'
+      : check === 'matches'
+        ? "checked against the server's /tokenize"
+        : undefined;
+  return { tokenizer, verifiedBy };
 }
 
 /** The cell of one measured sweep point, with its metrics, samples and self-checks. */
@@ -507,15 +549,10 @@ async function probeServer(
       }),
       input.signal,
     ));
-  const verifiedBy =
-    check === undefined
-      ? 'given with --tokenizer'
-      : check.status === 'matches'
-        ? "checked against the server's /tokenize"
-        : undefined;
+  const tokenizerCheck = check?.status ?? 'given';
   return {
-    accounting: { tokenizer: tokenizer.name, verifiedBy },
-    tokenizerCheck: check?.status ?? 'given',
+    accounting: tokenAccounting(tokenizer.name, tokenizerCheck),
+    tokenizerCheck,
     serverCount: check?.status === 'differs' ? check.count : undefined,
     continuousUsage,
   };
@@ -534,6 +571,7 @@ async function probeServer(
 export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   const cwd = input.cwd ?? process.cwd();
   const logger = input.logger ?? silentLogger;
+  const hooks = fanOutHooks(input.hooks, logger, { onNote: true, onPoint: true });
   if (input.requests === undefined && input.durationMs === undefined && input.workload?.kind !== 'trace')
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   if (input.findMaxGoodput !== undefined && (input.slo === undefined || Object.keys(input.slo).length === 0))
@@ -544,6 +582,17 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
+  checkLoadStart(input, points.map(pointId));
+  const { shard } = input;
+  if (shard !== undefined)
+    await hooks.onNote(
+      `Shard ${shard.index}/${shard.count} (from ${shard.source}): ${
+        shardVariants(
+          points.map((_, index) => ({ index })),
+          shard,
+        ).length
+      } of ${points.length} sweep point(s).\n`,
+    );
   const tokenizer = servingTokenizer(
     input.tokenizer === undefined ? undefined : resolve(cwd, input.tokenizer),
   );
@@ -586,6 +635,22 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   try {
     if (matrix === undefined) claimRunDir(input.dir, cwd, input.force === true);
     else claimShardFolder(input, dir, cwd, matrixKey(matrix.definition));
+    if (input.client !== undefined && input.startAtEpochMs !== undefined) {
+      const point = points[0] as LoadPoint;
+      writeLoadClientManifest(
+        dir,
+        loadClientManifest({
+          settings: loadSettings(input, client.url),
+          client: input.client,
+          point: { ...point, id: pointId(point) },
+          scheduled: workload.timed || Number.isFinite(point.rate),
+          startAtEpochMs: input.startAtEpochMs,
+          slo: input.slo ?? {},
+          warmup: input.warmup,
+          cooldown: input.cooldown,
+        }),
+      );
+    }
     const startedAt = new Date();
     const header: LoadRunHeader = {
       runId: `load-${startedAt.toISOString().replace(/[:.]/g, '-')}`,
@@ -614,11 +679,14 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       tokenizer: tokenizer.name,
       tokenizer_check: probed.tokenizerCheck,
       continuous_usage: probed.continuousUsage,
+      ...(input.client === undefined ? {} : { client: `${input.client.index}/${input.client.count}` }),
     };
     let firstItem = 0;
     // Point k of the sweep plans its arrivals from the k-th generator split off the seed's, in a shard as in the
     // whole sweep; the probes of a search each take the next one.
     const pointRngs = input.findMaxGoodput === undefined ? arrivalRng.split(points.length) : [];
+    // The first point measured starts at --start-at; the others follow it.
+    let startAtEpochMs = input.startAtEpochMs;
     const measure = async (
       point: LoadPoint,
       rng: Rng,
@@ -643,13 +711,16 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         burstiness: input.burstiness,
         signal: input.signal,
         firstItem,
+        share: input.client,
+        startAtEpochMs,
         maxLagMs: search?.maxLagMs,
         stopWhen: search?.stopWhen,
         ...(input.clock === undefined ? {} : { clock: input.clock }),
       });
       firstItem += result.records.length;
+      startAtEpochMs = undefined;
       const cell = pointCell(result, slo, probed.accounting);
-      input.onPoint?.(cell);
+      await hooks.onPoint(cell);
       return { result, cell, lines: requestLines(cell.cell, result) };
     };
     if (matrix !== undefined && input.shard !== undefined)
@@ -717,7 +788,8 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
           };
     const report = await results.end(result, performance.now() - t0, aborted);
     const written = await writeRunOutputs(report, runDir, {
-      charts: input.charts ?? true,
+      // A client's requests are part of its point's: the merge of the clients draws the charts.
+      charts: input.client === undefined && (input.charts ?? true),
       command: 'load',
       logger,
       registry: createChartRegistry(),

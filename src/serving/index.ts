@@ -16,6 +16,9 @@ export {
   type GoodputSearchResult,
 } from './client/find-max-goodput.js';
 export {
+  type ClientShare,
+  clientSends,
+  inWindow,
   type LoadClock,
   type LoadPoint,
   type LoadPointOptions,
@@ -26,6 +29,7 @@ export {
   requestBody,
   runLoadPoint,
   type StopRule,
+  shareSlots,
   type TimeWindow,
 } from './client/load-generator.js';
 export { LOAD_CHECK_LIMITS, type LoadCheckContext, validateLoadPoint } from './client/load-validation.js';

@@ -29,6 +29,36 @@ export interface LoadPoint {
   readonly rate: number;
 }
 
+/**
+ * One client process's share of a sweep point whose requests are split over `count` processes (pods, array tasks)
+ * that start together: this process is client `index` (0-based).
+ */
+export interface ClientShare {
+  /** 0-based client index, `0 ≤ index < count`. */
+  readonly index: number;
+  /** Number of client processes. */
+  readonly count: number;
+}
+
+/**
+ * The concurrency slots of client `share.index` when a point's `concurrency` slots are dealt round-robin (slot s to
+ * client s mod count): ⌈(concurrency − index) / count⌉, 0 when concurrency ≤ index; unbounded stays unbounded.
+ */
+export function shareSlots(concurrency: number, share: ClientShare): number {
+  if (!Number.isFinite(concurrency)) return concurrency;
+  return Math.max(0, Math.ceil((concurrency - share.index) / share.count));
+}
+
+/**
+ * Whether request k of a point is client `share.index`'s: with planned send times (an open loop, a trace) every
+ * count-th, k mod count = index; in a closed loop the requests of its slots, (k mod concurrency) mod count = index,
+ * so that each client sends in proportion to its slots.
+ */
+export function clientSends(k: number, concurrency: number, scheduled: boolean, share: ClientShare): boolean {
+  const slot = scheduled || !Number.isFinite(concurrency) ? k : k % concurrency;
+  return slot % share.count === share.index;
+}
+
 /** A window counted in requests. */
 export interface RequestWindow {
   /** Number of requests. */
@@ -115,6 +145,16 @@ export interface LoadPointOptions {
   readonly serverCount?: ((text: string) => Promise<number | undefined>) | undefined;
   /** `stream_options.continuous_usage_stats` on streamed requests (vLLM, SGLang). @default false */
   readonly continuousUsage?: boolean | undefined;
+  /**
+   * The point's time 0 on the wall clock, in ms since the Unix epoch: the load waits until then, and every planned
+   * time counts from it, so that client processes started for the same instant plan the same schedule. @default now
+   */
+  readonly startAtEpochMs?: number | undefined;
+  /**
+   * Send only this client's share of the point (see {@link clientSends}), with its share of the concurrency
+   * ({@link shareSlots}); the requests keep their index in the whole point. @default every request
+   */
+  readonly share?: ClientShare | undefined;
 }
 
 /** What {@link runLoadPoint} measured. */
@@ -164,8 +204,11 @@ export function requestBody(
     : { ...common, prompt: item.prompt };
 }
 
-/** Whether request `i` of `n` (sent at `sentMs`, the last at `lastSentMs`) is outside both windows. */
-function inWindow(
+/**
+ * Whether request `i` of `n` (sent at `sentMs`, the last at `lastSentMs`, in ms from the point's start) is outside
+ * both windows: it counts in the point's statistics.
+ */
+export function inWindow(
   i: number,
   n: number,
   sentMs: number,
@@ -245,9 +288,13 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
       ...(Number.isFinite(durationMs) ? { durationMs } : {}),
     });
   }
-  const closedRamp = schedule === undefined && rampMs > 0 && Number.isFinite(point.concurrency);
+  const { share } = options;
+  const concurrency = share === undefined ? point.concurrency : shareSlots(point.concurrency, share);
+  const mine = (k: number): boolean =>
+    share === undefined || clientSends(k, point.concurrency, schedule !== undefined, share);
+  const closedRamp = schedule === undefined && rampMs > 0 && Number.isFinite(concurrency);
   const limitAt = (t: number): number =>
-    closedRamp ? Math.max(1, Math.ceil(point.concurrency * Math.min(1, t / rampMs))) : point.concurrency;
+    closedRamp ? Math.max(1, Math.ceil(concurrency * Math.min(1, t / rampMs))) : concurrency;
 
   const sent: {
     index: number;
@@ -265,10 +312,17 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const aborted = (): boolean => signal?.aborted === true;
   // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
   if (signal !== undefined) setMaxListeners(0, signal);
-  const origin = clock.now();
-  const originEpochMs = Date.now();
+  let origin = clock.now();
+  let originEpochMs = Date.now();
+  if (options.startAtEpochMs !== undefined) {
+    const wait = options.startAtEpochMs - originEpochMs;
+    origin += wait;
+    originEpochMs = options.startAtEpochMs;
+    if (wait > 0) await clock.sleep(wait, signal);
+  }
   const last = schedule === undefined ? total : Math.min(total, schedule.length);
   for (let i = 0; i < last; i++) {
+    if (!mine(i)) continue;
     if (aborted()) {
       stoppedEarly = 'aborted';
       break;
@@ -341,10 +395,12 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const lastSent = Math.max(0, ...sent.map((s) => (s.raw?.sentAtMs ?? origin) - origin));
   const readings = sent.map((s) => s.reading ?? readExchange(s.raw as RawExchange, client.endpoint, stream));
   const serverTotals = await countWithServer(readings, options.serverCount);
+  // Requests counted from the point's first (index 0): a client's share has the indices of the whole point.
+  const count = Math.max(0, ...sent.map((s) => s.index + 1));
   const records = sent.map((s, k) => {
     const reading = readings[k] as ExchangeReading;
     const sentMs = reading.sentAtMs - origin;
-    const measured = inWindow(s.index, sent.length, sentMs, lastSent, options.warmup, options.cooldown);
+    const measured = inWindow(s.index, count, sentMs, lastSent, options.warmup, options.cooldown);
     return requestRecord(reading, options.tokenizer, {
       placement: { index: s.index, plannedMs: s.plannedMs, queueMs: s.queueMs, measured },
       originMs: origin,
