@@ -1107,6 +1107,12 @@ export const messages = {
   /** A bad line of a load's `requests.jsonl`. */
   requestsLineBad: (path: string, line: number, what: string): string =>
     `${path}, line ${line}: not a request record (${what}). The file is written by dantinox load; use the run folder's own file, or load again.`,
+  /** Worker threads asked for where the compiled package is missing (running from the TypeScript sources). */
+  loadWorkersNeedBuild: (): string =>
+    '--workers above 1 runs the load in worker threads, which need the compiled package (npm run build); from the TypeScript sources, pass --workers 1.',
+  /** A worker thread of a load failed. */
+  loadWorkerFailed: (reason: string): string =>
+    `A worker thread of the load failed (${clip(reason)}); the point's requests are lost. Run again, or with --workers 1 to send from the main thread.`,
   // ── serving: a load's self-checks (one sentence each, prefixed by the sweep point) ──────────────────
   /** Check `e2e_parts`: TTFT plus inter-token gaps never exceed a request's end-to-end latency. */
   checkE2eParts: (point: string, requests: number, bad: number, worstMs: number): string =>

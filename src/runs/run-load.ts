@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { existsSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { BenchmarkConfig } from '../benchmarking/config.js';
 import { collectEnvironment } from '../benchmarking/environment.js';
@@ -37,6 +38,7 @@ import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../rng.js';
 import {
   checkServerTokenizer,
+  defaultWorkers,
   type Endpoint,
   findMaxGoodput,
   type GoodputSearchResult,
@@ -128,6 +130,11 @@ export interface LoadRunInput {
   readonly stream?: boolean;
   /** Per-request time limit in ms. @default 600000 */
   readonly timeoutMs?: number;
+  /**
+   * Worker threads that send each point's requests (1: this thread). @default one per 64 requests in flight at the
+   * point, at most one per CPU (see `defaultWorkers`)
+   */
+  readonly workers?: number;
   /** Concurrency values of the sweep (each a point); `Infinity` for unbounded. */
   readonly concurrency?: readonly number[];
   /** Rates of the sweep in requests/s (each a point); `Infinity` for as fast as possible. */
@@ -542,6 +549,11 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadShardedSearch(input.shard.source));
   if (input.resume === true && input.shard === undefined)
     throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
+  if (input.workers !== undefined && !(Number.isInteger(input.workers) && input.workers >= 1))
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.invalidNumberOption('--workers', input.workers, 'a whole number ≥ 1'),
+    );
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
   const tokenizer = servingTokenizer(
@@ -561,6 +573,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     input.findMaxGoodput !== undefined
       ? (input.findMaxGoodput.max ?? 1024)
       : Math.max(1, ...points.map((p) => (Number.isFinite(p.concurrency) ? p.concurrency : 256)));
+  const ca = input.caFile === undefined ? undefined : readCaFile(resolve(cwd, input.caFile));
   const client = new OpenAiClient({
     baseUrl: input.baseUrl,
     endpoint,
@@ -568,7 +581,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     maxSockets,
     ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
     ...(input.clock === undefined ? {} : { now: input.clock.now }),
-    ...(input.caFile === undefined ? {} : { ca: readCaFile(resolve(cwd, input.caFile)) }),
+    ...(ca === undefined ? {} : { ca }),
   });
   try {
     // An untrusted certificate stops the load here, in one line, before any folder is written.
@@ -604,6 +617,13 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     };
     const slo = input.slo ?? {};
     const stream = input.stream ?? true;
+    const laneClient = {
+      baseUrl: input.baseUrl,
+      endpoint,
+      apiKey: input.apiKey,
+      ca,
+      timeoutMs: input.timeoutMs ?? 600_000,
+    };
     const probed = await probeServer(input, client, tokenizer, workload, logger);
     const meta: Record<string, MetaValue> = {
       base_url: client.url.origin + client.url.pathname,
@@ -635,6 +655,8 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         exactLengths: input.exactLengths ?? true,
         continuousUsage: probed.continuousUsage,
         serverCount: probed.serverCount,
+        workers: input.workers ?? defaultWorkers(point.concurrency, availableParallelism()),
+        laneClient,
         requests: input.requests,
         durationMs: input.durationMs,
         warmup: input.warmup,

@@ -16,26 +16,45 @@ export {
   type GoodputSearchResult,
 } from './client/find-max-goodput.js';
 export {
-  type LoadClock,
+  ConnectionPool,
+  type ConnectionTarget,
+  HttpConnection,
+  type RawExchange,
+  type SocketRead,
+  type TransportFailure,
+} from './client/http-connection.js';
+export {
   type LoadPoint,
   type LoadPointOptions,
   type LoadPointResult,
   type LoadWindow,
-  REAL_CLOCK,
   type RequestWindow,
   requestBody,
   runLoadPoint,
   type StopRule,
   type TimeWindow,
+  WORKER_START_MS,
 } from './client/load-generator.js';
+export {
+  canRunWorkers,
+  defaultWorkers,
+  type LaneClientOptions,
+  type LanePlan,
+  type LaneWorkerData,
+  type LaneWorkerResult,
+  laneClient,
+  laneConcurrency,
+  runLane,
+  runLaneWorkers,
+  STREAMS_PER_WORKER,
+} from './client/load-lanes.js';
 export { LOAD_CHECK_LIMITS, type LoadCheckContext, validateLoadPoint } from './client/load-validation.js';
 export {
   apiBaseUrl,
   isCertificateError,
   OpenAiClient,
   type OpenAiClientOptions,
-  type RawExchange,
-  type TransportFailure,
+  type PreparedRequest,
 } from './client/openai-client.js';
 export { readCaFile } from './client/read-ca-file.js';
 export {
@@ -55,6 +74,25 @@ export {
   readRequestLines,
   requestCsvRow,
 } from './client/request-rows.js';
+export {
+  type BodyPiece,
+  bodyPieces,
+  FramingError,
+  parseHead,
+  ResponseFramer,
+  type ResponseHead,
+} from './client/response-framer.js';
+export {
+  type EarlyStop,
+  type LoadClock,
+  monotonicMs,
+  PACER_SPIN_MS,
+  REAL_CLOCK,
+  type SendLoopOptions,
+  type SendLoopResult,
+  type SentRequest,
+  sendLoop,
+} from './client/send-loop.js';
 export {
   checkServerTokenizer,
   type ServerTokens,

@@ -61,6 +61,7 @@ interface LoadCliOptions {
   readonly shard?: string;
   readonly shards?: number;
   readonly resume?: boolean;
+  readonly workers?: number;
 }
 
 const EXAMPLES = `
@@ -209,6 +210,11 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
     .option('--duration <duration>', 'length of each sweep point, e.g. 60s', parseDurationOption)
     .option('--requests <n>', 'requests per sweep point', parsePositiveInt)
     .option(
+      '--workers <n>',
+      'worker threads that send the requests (default: one per 64 in flight, at most one per CPU; 1 sends from the main thread)',
+      parsePositiveInt,
+    )
+    .option(
       '--warmup <window>',
       'leading requests left out of the statistics: a count (20) or a duration (10s)',
       parseWindow,
@@ -353,6 +359,7 @@ async function runLoadCommand(
       ...(options.ramp === undefined ? {} : { rampMs: options.ramp }),
       ...(options.duration === undefined ? {} : { durationMs: options.duration }),
       ...(options.requests === undefined ? {} : { requests: options.requests }),
+      ...(options.workers === undefined ? {} : { workers: options.workers }),
       ...(options.warmup === undefined ? {} : { warmup: options.warmup }),
       ...(options.cooldown === undefined ? {} : { cooldown: options.cooldown }),
       workload,

@@ -2,22 +2,28 @@
  * `runLoadPoint`: one sweep point of a load against an OpenAI-compatible server — a closed loop (at most
  * `concurrency` requests in flight, the next sent as soon as one ends), an open loop (requests sent at planned
  * times, Poisson or gamma arrivals at `rate`), or both (planned times, but never more than `concurrency` in
- * flight: a late request's schedule lag says so). While the load runs, the client only stamps bytes; token
+ * flight: a request that waits for a slot records its queue time). While the load runs, the client only stamps
+ * bytes — in this thread, or spread over worker threads (`workers`) when one event loop cannot keep up; token
  * counting and every metric come after the last request ended.
  *
  * @packageDocumentation
  */
-import { setMaxListeners } from 'node:events';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { Tokenizer } from '../../models/tokenizer.js';
 import type { Rng } from '../../rng.js';
 import type { ChatCompletionRequest, CompletionRequest } from '../openai-protocol.js';
 import { arrivalTimesMs } from './arrival-schedule.js';
-import type { OpenAiClient, RawExchange } from './openai-client.js';
+import {
+  canRunWorkers,
+  type LaneClientOptions,
+  type LanePlan,
+  runLane,
+  runLaneWorkers,
+} from './load-lanes.js';
+import type { OpenAiClient } from './openai-client.js';
 import { type ExchangeReading, readExchange } from './read-exchange.js';
+import { type LoadClock, REAL_CLOCK, type SentRequest } from './send-loop.js';
 import { type RequestRecord, requestRecord } from './token-accounting.js';
 import type { WorkItem, Workload } from './workload.js';
 
@@ -49,20 +55,6 @@ export type LoadWindow = RequestWindow | TimeWindow;
  * finish order. A rule may keep counts between calls: make a fresh one per point.
  */
 export type StopRule = (finished: RequestRecord) => boolean;
-
-/** The clock a load runs on: a time in ms and a sleep (a manual clock in tests). */
-export interface LoadClock {
-  /** Current time in ms. */
-  now(): number;
-  /** Resolves after `ms` (or when `signal` aborts). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** `performance.now()` and timers: the clock of real loads. */
-export const REAL_CLOCK: LoadClock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) => sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined),
-};
 
 /** Options of {@link runLoadPoint}. */
 export interface LoadPointOptions {
@@ -115,6 +107,14 @@ export interface LoadPointOptions {
   readonly serverCount?: ((text: string) => Promise<number | undefined>) | undefined;
   /** `stream_options.continuous_usage_stats` on streamed requests (vLLM, SGLang). @default false */
   readonly continuousUsage?: boolean | undefined;
+  /**
+   * Worker threads that send the point's requests, each with its share of the concurrency and its own connections
+   * (1: this thread). Only the real clock runs in workers: with an injected `clock`, a `stopWhen` rule, or from the
+   * TypeScript sources (no compiled worker), the point runs in this thread whatever this says. @default 1
+   */
+  readonly workers?: number | undefined;
+  /** How workers build their clients (the same server and settings as `client`); needed for `workers` > 1. */
+  readonly laneClient?: LaneClientOptions | undefined;
 }
 
 /** What {@link runLoadPoint} measured. */
@@ -182,6 +182,9 @@ function inWindow(
   return true;
 }
 
+/** Time between creating a point's worker threads and its start, in ms: enough for them to load and connect. */
+export const WORKER_START_MS = 300;
+
 /** Requests to the server's `/tokenize` at once while counting responses without `usage`. */
 const COUNT_CONCURRENCY = 8;
 
@@ -212,7 +215,8 @@ async function countWithServer(
 /**
  * Runs one sweep point and measures every request.
  *
- * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when neither `requests` nor `durationMs` is given.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when neither `requests` nor `durationMs` is given;
+ *   `RUNTIME_ERROR` when a worker thread fails.
  */
 export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPointResult> {
   const { client, point, workload, signal } = options;
@@ -245,117 +249,90 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
       ...(Number.isFinite(durationMs) ? { durationMs } : {}),
     });
   }
-  const closedRamp = schedule === undefined && rampMs > 0 && Number.isFinite(point.concurrency);
-  const limitAt = (t: number): number =>
-    closedRamp ? Math.max(1, Math.ceil(point.concurrency * Math.min(1, t / rampMs))) : point.concurrency;
-
-  const sent: {
-    index: number;
-    plannedMs: number;
-    queueMs: number;
-    item: WorkItem;
-    raw?: RawExchange;
-    reading?: ExchangeReading;
-  }[] = [];
-  const inFlight = new Set<Promise<void>>();
-  let active = 0;
-  let wake: (() => void) | undefined;
-  let stoppedEarly: LoadPointResult['stoppedEarly'];
-  let decided = false;
-  const aborted = (): boolean => signal?.aborted === true;
-  // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
-  if (signal !== undefined) setMaxListeners(0, signal);
-  const origin = clock.now();
-  const originEpochMs = Date.now();
-  const last = schedule === undefined ? total : Math.min(total, schedule.length);
-  for (let i = 0; i < last; i++) {
-    if (aborted()) {
-      stoppedEarly = 'aborted';
-      break;
-    }
-    const planned = schedule?.[i];
-    if (planned !== undefined) {
-      const wait = origin + planned - clock.now();
-      if (wait > 0) await clock.sleep(wait, signal);
-    }
-    let queuedAt: number | undefined;
-    while (active >= limitAt(clock.now() - origin) && !aborted() && !decided) {
-      queuedAt ??= clock.now() - origin;
-      const step = closedRamp ? Math.max(1, rampMs / point.concurrency) : undefined;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        if (step !== undefined) void clock.sleep(step).then(resolve);
-      });
-    }
-    if (decided) {
-      stoppedEarly = 'decided';
-      break;
-    }
-    const now = clock.now() - origin;
-    if (now >= durationMs || aborted()) break;
-    const plannedMs = planned ?? now;
-    // A planned request that found every slot taken waited from its planned time until one freed.
-    const queueMs = planned === undefined || queuedAt === undefined ? 0 : Math.max(0, now - planned);
-    if (options.maxLagMs !== undefined && now - plannedMs > options.maxLagMs) {
-      stoppedEarly = 'saturated';
-      break;
-    }
-    const item = workload.item(first + i);
-    const entry: (typeof sent)[number] = { index: i, plannedMs, queueMs, item };
-    sent.push(entry);
-    active++;
-    const body = requestBody(item, client.endpoint, {
-      model: options.model,
-      stream,
-      exactLengths,
-      continuousUsage: options.continuousUsage,
-    });
-    const task = client.send(body, signal).then((raw) => {
-      entry.raw = raw;
-      if (options.stopWhen !== undefined && !decided) {
-        entry.reading = readExchange(raw, client.endpoint, stream);
-        const measured = inWindow(
-          entry.index,
-          Number.POSITIVE_INFINITY,
-          raw.sentAtMs - origin,
-          0,
-          options.warmup,
-        );
-        decided = options.stopWhen(
-          requestRecord(entry.reading, options.tokenizer, {
-            placement: { index: entry.index, plannedMs, queueMs, measured },
-            originMs: origin,
-            plannedInputTokens: item.inputTokens,
-          }),
-        );
-      }
-      active--;
-      inFlight.delete(task);
-      wake?.();
-    });
-    inFlight.add(task);
-  }
-  await Promise.all(inFlight);
-  if (aborted()) stoppedEarly ??= 'aborted';
+  // Every distinct request prepared before the first send: sending is then one socket write.
+  const items = Array.from(
+    { length: Math.min(workload.size, Number.isFinite(total) ? total : workload.size) },
+    (_, j) => workload.item(first + j),
+  );
+  const prepared = items.map((item) =>
+    client.prepare(
+      requestBody(item, client.endpoint, {
+        model: options.model,
+        stream,
+        exactLengths,
+        continuousUsage: options.continuousUsage,
+      }),
+    ),
+  );
+  // Requests are read as they finish only for a stop rule (a search's probes), which then decides in this thread.
+  const readings = new Map<number, ExchangeReading>();
+  let originMs = clock.now();
+  const stopWhen =
+    options.stopWhen === undefined
+      ? undefined
+      : (finished: SentRequest): boolean => {
+          const reading = readExchange(finished.raw, client.endpoint, stream);
+          readings.set(finished.index, reading);
+          const measured = inWindow(
+            finished.index,
+            Number.POSITIVE_INFINITY,
+            reading.sentAtMs - originMs,
+            0,
+            options.warmup,
+          );
+          const { queueMs, plannedMs, index } = finished;
+          return (options.stopWhen as StopRule)(
+            requestRecord(reading, options.tokenizer, {
+              placement: { index, plannedMs, queueMs, measured },
+              originMs,
+              plannedInputTokens: items[index % items.length]?.inputTokens ?? 0,
+            }),
+          );
+        };
+  const workers = options.workers ?? 1;
+  const inWorkers =
+    workers > 1 &&
+    options.clock === undefined &&
+    stopWhen === undefined &&
+    options.laneClient !== undefined &&
+    canRunWorkers();
+  // Workers start a few milliseconds after they are created, all at the same origin.
+  originMs = clock.now() + (inWorkers ? WORKER_START_MS : 0);
+  const originEpochMs = Date.now() + (originMs - clock.now());
+  const plan: LanePlan = {
+    requests: prepared.map((p) => p.bytes),
+    schedule,
+    total,
+    durationMs,
+    concurrency: point.concurrency,
+    rampMs,
+    maxLagMs: options.maxLagMs,
+    originMs,
+  };
+  const lanes = inWorkers
+    ? await runLaneWorkers(options.laneClient as LaneClientOptions, plan, workers, signal)
+    : await runLane(client, plan, 0, 1, { clock, signal, stopWhen });
   const end = clock.now();
-  const lastSent = Math.max(0, ...sent.map((s) => (s.raw?.sentAtMs ?? origin) - origin));
-  const readings = sent.map((s) => s.reading ?? readExchange(s.raw as RawExchange, client.endpoint, stream));
-  const serverTotals = await countWithServer(readings, options.serverCount);
+  const sent = lanes.sent;
+  const lastSent = Math.max(0, ...sent.map((s) => s.raw.sentAtMs - originMs));
+  const read = sent.map((s) => readings.get(s.index) ?? readExchange(s.raw, client.endpoint, stream));
+  const serverTotals = await countWithServer(read, options.serverCount);
   const records = sent.map((s, k) => {
-    const reading = readings[k] as ExchangeReading;
-    const sentMs = reading.sentAtMs - origin;
+    const reading = read[k] as ExchangeReading;
+    const sentMs = reading.sentAtMs - originMs;
     const measured = inWindow(s.index, sent.length, sentMs, lastSent, options.warmup, options.cooldown);
     return requestRecord(reading, options.tokenizer, {
       placement: { index: s.index, plannedMs: s.plannedMs, queueMs: s.queueMs, measured },
-      originMs: origin,
-      plannedInputTokens: s.item.inputTokens,
+      originMs,
+      plannedInputTokens: items[s.index % items.length]?.inputTokens ?? 0,
       serverTotal: serverTotals[k],
     });
   });
+  const stoppedEarly = lanes.stoppedEarly ?? (signal?.aborted === true ? 'aborted' : undefined);
   return {
     point,
     records,
-    wallMs: end - origin,
+    wallMs: end - originMs,
     scheduled: schedule !== undefined,
     originEpochMs,
     ...(stoppedEarly === undefined ? {} : { stoppedEarly }),
