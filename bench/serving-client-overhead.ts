@@ -26,14 +26,12 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { quantileSorted } from '../src/profiling/index.js';
 import { Rng } from '../src/rng.js';
+import { type LanePlan, runLane, runLaneWorkers } from '../src/serving/client/load-lanes.js';
 import {
   bodyPieces,
   defaultWorkers,
-  type LanePlan,
   monotonicMs,
   OpenAiClient,
-  runLane,
-  runLaneWorkers,
   runLoadPoint,
   type SentRequest,
   SseReader,

@@ -35,19 +35,7 @@ export {
   type TimeWindow,
   WORKER_START_MS,
 } from './client/load-generator.js';
-export {
-  canRunWorkers,
-  defaultWorkers,
-  type LaneClientOptions,
-  type LanePlan,
-  type LaneWorkerData,
-  type LaneWorkerResult,
-  laneClient,
-  laneConcurrency,
-  runLane,
-  runLaneWorkers,
-  STREAMS_PER_WORKER,
-} from './client/load-lanes.js';
+export { defaultWorkers, type LaneClientOptions, STREAMS_PER_WORKER } from './client/load-lanes.js';
 export { LOAD_CHECK_LIMITS, type LoadCheckContext, validateLoadPoint } from './client/load-validation.js';
 export {
   apiBaseUrl,
@@ -79,6 +67,7 @@ export {
   bodyPieces,
   FramingError,
   parseHead,
+  type ResponseBody,
   ResponseFramer,
   type ResponseHead,
 } from './client/response-framer.js';

@@ -13,7 +13,14 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { Endpoint } from '../openai-protocol.js';
 import { OpenAiClient } from './openai-client.js';
-import { type EarlyStop, REAL_CLOCK, type SendLoopOptions, type SentRequest, sendLoop } from './send-loop.js';
+import {
+  type EarlyStop,
+  REAL_CLOCK,
+  type SendLoopOptions,
+  type SendLoopResult,
+  type SentRequest,
+  sendLoop,
+} from './send-loop.js';
 
 /** How a worker builds its client (the same server and settings as the main thread's). */
 export interface LaneClientOptions {
@@ -50,8 +57,20 @@ export interface LaneWorkerData {
 
 /** What a lane's worker answers: the requests it sent, or why it could not. */
 export type LaneWorkerResult =
-  | { readonly type: 'done'; readonly sent: readonly SentRequest[]; readonly stoppedEarly?: EarlyStop }
-  | { readonly type: 'error'; readonly message: string };
+  | {
+      /** The lane ran to its end. */
+      readonly type: 'done';
+      /** The requests it sent, in index order. */
+      readonly sent: readonly SentRequest[];
+      /** Why it stopped early, if it did. */
+      readonly stoppedEarly?: EarlyStop;
+    }
+  | {
+      /** The lane failed. */
+      readonly type: 'error';
+      /** Why. */
+      readonly message: string;
+    };
 
 /** The compiled worker next to this module; absent when dantinox runs from its TypeScript sources. */
 const WORKER = fileURLToPath(new URL('./lane-worker.js', import.meta.url));
@@ -111,7 +130,7 @@ export async function runLaneWorkers(
   plan: LanePlan,
   workers: number,
   signal?: AbortSignal,
-): Promise<{ sent: SentRequest[]; stoppedEarly?: EarlyStop }> {
+): Promise<SendLoopResult> {
   if (!canRunWorkers()) throw new DantinoxError('UNSUPPORTED', messages.loadWorkersNeedBuild());
   const lanes = Math.max(
     1,

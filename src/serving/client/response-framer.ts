@@ -37,6 +37,7 @@ const MAX_SIZE_LINE = 1024;
 
 /** What a framer found wrong with a response's bytes. */
 export class FramingError extends Error {
+  /** `FramingError`. */
   override readonly name = 'FramingError';
 }
 
@@ -227,16 +228,23 @@ export interface BodyPiece {
   readonly bytes: Buffer;
 }
 
+/** A recorded response read back: its head and its body's pieces. */
+export interface ResponseBody {
+  /** The status line and headers. */
+  readonly head: ResponseHead;
+  /** The body, read by read. */
+  readonly pieces: BodyPiece[];
+}
+
 /**
  * The head and body of a recorded response, read by read: the framing (head, chunk sizes, CRLFs, trailers)
  * removed, each read's body bytes kept with its arrival time (reads that brought no body byte are left out).
  *
  * @throws {@link FramingError} for bytes that are not an HTTP/1.1 response or have no complete head.
  */
-export function bodyPieces(reads: readonly { readonly atMs: number; readonly bytes: Uint8Array }[]): {
-  head: ResponseHead;
-  pieces: BodyPiece[];
-} {
+export function bodyPieces(
+  reads: readonly { readonly atMs: number; readonly bytes: Uint8Array }[],
+): ResponseBody {
   const framer = new ResponseFramer();
   const pieces: BodyPiece[] = [];
   for (const read of reads) {
