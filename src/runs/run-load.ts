@@ -38,6 +38,7 @@ import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../rng.js';
 import {
   checkServerTokenizer,
+  defaultWarmup,
   defaultWorkers,
   type Endpoint,
   findMaxGoodput,
@@ -143,7 +144,10 @@ export interface LoadRunInput {
   readonly requests?: number;
   /** Duration of each sweep point, in ms. */
   readonly durationMs?: number;
-  /** Warm-up window of each point, left out of the statistics. */
+  /**
+   * Warm-up window of each point, sent before its measured requests and left out of the statistics. @default the
+   * point's concurrency in requests (see `defaultWarmup`); none for a trace
+   */
   readonly warmup?: LoadWindow;
   /** Cool-down window of each point, left out of the statistics. */
   readonly cooldown?: LoadWindow;
@@ -659,7 +663,8 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         laneClient,
         requests: input.requests,
         durationMs: input.durationMs,
-        warmup: input.warmup,
+        // A trace is replayed as recorded: no requests are added before it.
+        warmup: input.warmup ?? (workload.timed ? undefined : defaultWarmup(point)),
         cooldown: input.cooldown,
         rampMs: input.rampMs,
         burstiness: input.burstiness,

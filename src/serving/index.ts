@@ -24,6 +24,7 @@ export {
   type TransportFailure,
 } from './client/http-connection.js';
 export {
+  defaultWarmup,
   type LoadPoint,
   type LoadPointOptions,
   type LoadPointResult,

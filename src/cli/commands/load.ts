@@ -216,12 +216,12 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
     )
     .option(
       '--warmup <window>',
-      'leading requests left out of the statistics: a count (20) or a duration (10s)',
+      "requests sent before each point's measured ones and left out: a count (20) or a duration (10s) (default: the point's concurrency; 0 for none)",
       parseWindow,
     )
     .option(
       '--cooldown <window>',
-      'trailing requests left out of the statistics: a count or a duration',
+      "requests sent after each point's measured ones and left out: a count or a duration",
       parseWindow,
     )
     .option('--input-tokens <n>', 'prompt tokens of synthetic and brown prompts', parsePositiveInt, 256)

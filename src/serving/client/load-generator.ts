@@ -74,13 +74,16 @@ export interface LoadPointOptions {
   readonly stream?: boolean;
   /** Ask for exact output lengths: `ignore_eos: true` and `min_tokens` = `max_tokens`. @default true */
   readonly exactLengths?: boolean;
-  /** Requests to send. At least one of `requests` and `durationMs` must be given. */
+  /** Measured requests to send. At least one of `requests` and `durationMs` must be given. */
   readonly requests?: number | undefined;
-  /** Stop sending after this long, in ms. */
+  /** Stop sending after this long of measured requests, in ms. */
   readonly durationMs?: number | undefined;
-  /** Leading requests left out of the statistics. */
+  /**
+   * Leading requests sent before the measured ones and left out of the statistics: a count (added to `requests`)
+   * or a time (added to `durationMs`). A trace is replayed as recorded: its first rows are the warm-up.
+   */
   readonly warmup?: LoadWindow | undefined;
-  /** Trailing requests left out of the statistics. */
+  /** Trailing requests sent after the measured ones and left out of the statistics, counted as `warmup` is. */
   readonly cooldown?: LoadWindow | undefined;
   /** Ramp the rate (open loop) or the concurrency (closed loop) linearly from 0 over this long, in ms. @default 0 */
   readonly rampMs?: number | undefined;
@@ -164,6 +167,17 @@ export function requestBody(
     : { ...common, prompt: item.prompt };
 }
 
+/**
+ * The warm-up a point gets unless told: as many requests as it keeps in flight (its concurrency), one second of
+ * arrivals for an open loop without a concurrency cap, one request when both are unbounded — so that no measured
+ * request meets a cold connection, cache or batch.
+ */
+export function defaultWarmup(point: LoadPoint): LoadWindow {
+  if (Number.isFinite(point.concurrency)) return { requests: Math.max(1, point.concurrency) };
+  if (Number.isFinite(point.rate)) return { requests: Math.max(1, Math.ceil(point.rate)) };
+  return { requests: 1 };
+}
+
 /** Whether request `i` of `n` (sent at `sentMs`, the last at `lastSentMs`) is outside both windows. */
 function inWindow(
   i: number,
@@ -224,14 +238,22 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const stream = options.stream ?? true;
   const exactLengths = options.exactLengths ?? true;
   const rampMs = options.rampMs ?? 0;
-  // A trace ends with its last row unless told to stop before.
+  if (options.requests === undefined && options.durationMs === undefined && !workload.timed)
+    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
+  // The warm-up and cool-down windows come on top of the measured requests (or time); a trace ends with its last row
+  // unless told to stop before, its first and last rows being the windows.
+  const extra = (unit: 'requests' | 'ms'): number =>
+    workload.timed
+      ? 0
+      : [options.warmup, options.cooldown].reduce(
+          (sum, w) => sum + (w !== undefined && unit in w ? (w as Record<typeof unit, number>)[unit] : 0),
+          0,
+        );
   const total = Math.min(
-    options.requests ?? Number.POSITIVE_INFINITY,
+    (options.requests ?? Number.POSITIVE_INFINITY) + extra('requests'),
     workload.timed ? workload.size : Number.POSITIVE_INFINITY,
   );
-  const durationMs = options.durationMs ?? Number.POSITIVE_INFINITY;
-  if (!Number.isFinite(total) && !Number.isFinite(durationMs))
-    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
+  const durationMs = (options.durationMs ?? Number.POSITIVE_INFINITY) + extra('ms');
   const first = options.firstItem ?? 0;
   let schedule: readonly number[] | undefined;
   if (workload.timed) {

@@ -65,6 +65,11 @@ export const SERVING_METRICS: readonly MetricDescriptor[] = [
     description: 'Upper bound of the 95% Wilson interval of the SLO attainment.',
   },
   { key: 'requests', unit: 'requests', description: 'Measured requests (outside warm-up and cool-down).' },
+  {
+    key: 'excluded_requests',
+    unit: 'requests',
+    description: 'Requests of the warm-up and cool-down windows, sent but left out of the statistics.',
+  },
   { key: 'succeeded', unit: 'requests', description: 'Measured requests that ended normally.' },
   { key: 'errors', unit: 'requests', description: 'Measured requests that failed, of any kind.' },
   { key: 'error_rate', unit: '1', description: 'Failed / measured requests.', higherIsBetter: false },

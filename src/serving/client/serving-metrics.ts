@@ -223,6 +223,7 @@ export function servingMetrics(
     slo_attainment_low: goodLow,
     slo_attainment_high: goodHigh,
     requests: measured.length,
+    excluded_requests: records.length - measured.length,
     succeeded: ok.length,
     errors: failed.length,
     error_rate: measured.length === 0 ? Number.NaN : failed.length / measured.length,

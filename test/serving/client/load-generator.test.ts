@@ -3,6 +3,7 @@ import { Gpt2Tokenizer } from '../../../src/models/tokenizers/gpt2-tokenizer.js'
 import { Rng } from '../../../src/rng.js';
 import { arrivalTimesMs } from '../../../src/serving/client/arrival-schedule.js';
 import {
+  defaultWarmup,
   type LoadPointOptions,
   requestBody,
   runLoadPoint,
@@ -62,20 +63,23 @@ describe('runLoadPoint', () => {
     });
   });
 
-  it('leaves warm-up and cool-down requests out of the statistics', async () => {
+  it('sends warm-up and cool-down requests around the measured ones and leaves them out of the statistics', async () => {
     const result = await run({ requests: 10, warmup: { requests: 2 }, cooldown: { requests: 3 } });
     expect(result.records.map((r) => r.measured)).toEqual([
-      false,
-      false,
-      true,
-      true,
-      true,
-      true,
-      true,
-      false,
-      false,
-      false,
+      ...Array(2).fill(false),
+      ...Array(10).fill(true),
+      ...Array(3).fill(false),
     ]);
+  });
+
+  it('the default warm-up: the concurrency, one second of an uncapped open loop, else one request', () => {
+    expect(defaultWarmup({ concurrency: 16, rate: Number.POSITIVE_INFINITY })).toEqual({ requests: 16 });
+    expect(defaultWarmup({ concurrency: 16, rate: 2 })).toEqual({ requests: 16 });
+    expect(defaultWarmup({ concurrency: Number.POSITIVE_INFINITY, rate: 2.5 })).toEqual({ requests: 3 });
+    expect(defaultWarmup({ concurrency: Number.POSITIVE_INFINITY, rate: 0.2 })).toEqual({ requests: 1 });
+    expect(defaultWarmup({ concurrency: Number.POSITIVE_INFINITY, rate: Number.POSITIVE_INFINITY })).toEqual({
+      requests: 1,
+    });
   });
 
   it('stops sending at the duration, and keeps at most the concurrency in flight', async () => {
