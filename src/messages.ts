@@ -1056,9 +1056,15 @@ export const messages = {
   /** A bad line of a `--prompts` JSONL file. */
   loadBadPromptLine: (path: string, line: number, what: string): string =>
     `--prompts ${path}${line > 0 ? `, line ${line}` : ''}: ${what}. Each line must be a JSON object {"prompt": "…", "output_tokens": 128} (output_tokens optional).`,
+  /** A shared prefix not shorter than the prompt. */
+  loadPrefixTooLong: (prefix: number, input: number): string =>
+    `--shared-prefix ${prefix} must be shorter than --input-tokens ${input}: a prompt is its group's shared prefix and a rest of its own. Lower --shared-prefix or raise --input-tokens.`,
+  /** A bad line of a `--conversations` JSONL file. */
+  loadBadConversation: (path: string, line: number, what: string): string =>
+    `--conversations ${path}${line > 0 ? `, line ${line}` : ''}: ${what}. Each line must be a ShareGPT conversation {"conversations": [{"from": "human", "value": "…"}, {"from": "gpt", "value": "…"}, …]} or {"messages": [{"role": "user", "content": "…"}, …]}.`,
   /** A bad row of a `--trace` CSV. */
   loadBadTrace: (path: string, row: number, what: string): string =>
-    `--trace ${path}, row ${row}: ${what}. The trace is a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens (the Azure LLM inference trace format).`,
+    `--trace ${path}, row ${row}: ${what}. A trace is a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens (the Azure LLM inference trace format), or a .jsonl Mooncake trace of {"timestamp", "input_length", "output_length", "hash_ids"} rows.`,
   /** A sweep point where no request succeeded. */
   loadNoSuccess: (requests: number, stopped: string | undefined): string =>
     `no request of ${requests} measured succeeded${stopped === undefined ? '' : ` (sending stopped early: ${stopped})`}; see the errors_* counts, check the base URL, --endpoint and --model, and --timeout.`,

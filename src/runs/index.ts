@@ -90,6 +90,7 @@ export {
 } from './record-history.js';
 export {
   buildWorkload,
+  type ConversationsWorkloadSpec,
   type GoodputSearchInput,
   type LoadRunInput,
   type LoadRunResult,

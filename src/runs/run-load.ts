@@ -38,6 +38,7 @@ import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../rng.js';
 import {
   checkServerTokenizer,
+  conversationWorkload,
   defaultWarmup,
   defaultWorkers,
   type Endpoint,
@@ -83,6 +84,22 @@ export interface TokenWorkloadSpec {
   readonly inputTokens: number;
   /** Tokens to generate. */
   readonly outputTokens: number;
+  /** Tokens at the start of every prompt shared within its group (`--shared-prefix`). @default 0 */
+  readonly prefixTokens?: number;
+  /** Groups of prompts sharing one prefix (`--prefix-groups`). @default 1 */
+  readonly prefixGroups?: number;
+  /** Turns of each conversation (`--turns`), every message `inputTokens` long. @default 1 */
+  readonly turns?: number;
+}
+
+/** Conversations from a ShareGPT-style JSONL file, replayed turn by turn. */
+export interface ConversationsWorkloadSpec {
+  /** Always `conversations`. */
+  readonly kind: 'conversations';
+  /** The JSONL file. */
+  readonly path: string;
+  /** Tokens to generate for turns whose answer the file does not give. */
+  readonly outputTokens: number;
 }
 
 /** Prompts from a JSONL file. */
@@ -95,7 +112,7 @@ export interface PromptsWorkloadSpec {
   readonly outputTokens: number;
 }
 
-/** A trace CSV replayed at its own times. */
+/** A trace replayed at its own times: an Azure CSV, or a Mooncake JSONL with prefix blocks. */
 export interface TraceWorkloadSpec {
   /** Always `trace`. */
   readonly kind: 'trace';
@@ -104,7 +121,11 @@ export interface TraceWorkloadSpec {
 }
 
 /** What the requests of a load ask: a union on `kind`. */
-export type WorkloadSpec = TokenWorkloadSpec | PromptsWorkloadSpec | TraceWorkloadSpec;
+export type WorkloadSpec =
+  | TokenWorkloadSpec
+  | PromptsWorkloadSpec
+  | ConversationsWorkloadSpec
+  | TraceWorkloadSpec;
 
 /** Inputs of {@link runLoad}. */
 export interface LoadRunInput {
@@ -157,6 +178,8 @@ export interface LoadRunInput {
   readonly burstiness?: number;
   /** What the requests ask. @default synthetic 256 → 128 tokens */
   readonly workload?: WorkloadSpec;
+  /** Time between a conversation's answer and its next turn, in ms (`--turn-delay`). @default 0 */
+  readonly turnDelayMs?: number;
   /** A `tokenizer.json` (file or folder) of the served model; the built-in GPT-2 BPE otherwise. */
   readonly tokenizer?: string;
   /** Objectives of goodput. */
@@ -265,9 +288,14 @@ export function buildWorkload(
         outputTokens: spec.outputTokens,
         tokenizer,
         rng,
+        ...(spec.prefixTokens === undefined ? {} : { prefixTokens: spec.prefixTokens }),
+        ...(spec.prefixGroups === undefined ? {} : { prefixGroups: spec.prefixGroups }),
+        ...(spec.turns === undefined ? {} : { turns: spec.turns }),
       });
     case 'prompts':
       return jsonlWorkload(resolve(cwd, spec.path), spec.outputTokens, tokenizer);
+    case 'conversations':
+      return conversationWorkload(resolve(cwd, spec.path), spec.outputTokens, tokenizer);
     case 'trace':
       return traceWorkload(resolve(cwd, spec.path), tokenizer, rng);
   }
@@ -659,6 +687,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         exactLengths: input.exactLengths ?? true,
         continuousUsage: probed.continuousUsage,
         serverCount: probed.serverCount,
+        turnDelayMs: input.turnDelayMs,
         workers: input.workers ?? defaultWorkers(point.concurrency, availableParallelism()),
         laneClient,
         requests: input.requests,

@@ -9,6 +9,7 @@
  */
 
 export { type ArrivalOptions, arrivalTimesMs, gammaDraw } from './client/arrival-schedule.js';
+export { type ConversationPlan, runConversation } from './client/conversation.js';
 export {
   findMaxGoodput,
   type GoodputProbe,
@@ -56,6 +57,7 @@ export {
   type TextChannel,
   type TextPiece,
 } from './client/read-exchange.js';
+export type { RequestBodyOptions } from './client/request-body.js';
 export {
   REQUEST_COLUMNS,
   type RequestLine,
@@ -82,6 +84,7 @@ export {
   type SendLoopResult,
   type SentRequest,
   sendLoop,
+  type TurnExchange,
 } from './client/send-loop.js';
 export {
   checkServerTokenizer,
@@ -127,15 +130,19 @@ export {
   tokenTimings,
 } from './client/token-accounting.js';
 export {
+  conversationWorkload,
   exactTokenText,
   jsonlWorkload,
+  parseMooncakeTrace,
   parseTrace,
   type TokenWorkloadOptions,
+  TRACE_BLOCK_TOKENS,
   type TraceRow,
   tokenWorkload,
   traceWorkload,
   type WorkItem,
   type Workload,
+  type WorkTurn,
 } from './client/workload.js';
 export type {
   ChatChoice,

@@ -45,7 +45,9 @@ describe('dantinox load --workers (the built package: worker threads need compil
     const requests = readRequestLines(join(cwd, 'w', 'requests.jsonl'));
     for (const point of ['concurrency=4,rate=inf', 'concurrency=4,rate=200']) {
       const mine = requests.filter((r) => r.point === point);
-      expect(mine.map((r) => r.index)).toEqual(Array.from({ length: 24 }, (_, i) => i));
+      // The default warm-up (as many requests as the concurrency, 4) comes first, on top of the 24 measured.
+      expect(mine.map((r) => r.index)).toEqual(Array.from({ length: 28 }, (_, i) => i));
+      expect(mine.map((r) => r.measured)).toEqual(Array.from({ length: 28 }, (_, i) => i >= 4));
       for (const r of mine) {
         expect(r).toMatchObject({ status: 'ok', outputTokens: 6, tokenSource: 'server' });
         // The clock shared by the threads: a send is never before its planned time (queue time apart).

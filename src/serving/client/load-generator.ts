@@ -12,7 +12,6 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { Tokenizer } from '../../models/tokenizer.js';
 import type { Rng } from '../../rng.js';
-import type { ChatCompletionRequest, CompletionRequest } from '../openai-protocol.js';
 import { arrivalTimesMs } from './arrival-schedule.js';
 import {
   canRunWorkers,
@@ -23,9 +22,12 @@ import {
 } from './load-lanes.js';
 import type { OpenAiClient } from './openai-client.js';
 import { type ExchangeReading, readExchange } from './read-exchange.js';
+import { requestBody } from './request-body.js';
 import { type LoadClock, REAL_CLOCK, type SentRequest } from './send-loop.js';
 import { type RequestRecord, requestRecord } from './token-accounting.js';
 import type { WorkItem, Workload } from './workload.js';
+
+export { requestBody } from './request-body.js';
 
 /** One sweep point: the most requests in flight and the planned arrival rate (`Infinity` for either: no limit). */
 export interface LoadPoint {
@@ -116,6 +118,8 @@ export interface LoadPointOptions {
    * TypeScript sources (no compiled worker), the point runs in this thread whatever this says. @default 1
    */
   readonly workers?: number | undefined;
+  /** Time between a conversation's answer and its next turn, in ms. @default 0 */
+  readonly turnDelayMs?: number | undefined;
   /** How workers build their clients (the same server and settings as `client`); needed for `workers` > 1. */
   readonly laneClient?: LaneClientOptions | undefined;
 }
@@ -137,34 +141,6 @@ export interface LoadPointResult {
    * or `aborted`; else absent.
    */
   readonly stoppedEarly?: 'saturated' | 'decided' | 'aborted';
-}
-
-/** The request body of one work item. */
-export function requestBody(
-  item: WorkItem,
-  endpoint: 'completions' | 'chat',
-  options: {
-    model?: string | undefined;
-    stream: boolean;
-    exactLengths: boolean;
-    continuousUsage?: boolean | undefined;
-  },
-): CompletionRequest | ChatCompletionRequest {
-  const streamOptions = {
-    include_usage: true,
-    ...(options.continuousUsage === true ? { continuous_usage_stats: true } : {}),
-  };
-  const common = {
-    ...(options.model === undefined ? {} : { model: options.model }),
-    max_tokens: item.outputTokens,
-    temperature: 0,
-    stream: options.stream,
-    ...(options.stream ? { stream_options: streamOptions } : {}),
-    ...(options.exactLengths ? { ignore_eos: true, min_tokens: item.outputTokens } : {}),
-  };
-  return endpoint === 'chat'
-    ? { ...common, messages: [{ role: 'user', content: item.prompt }] }
-    : { ...common, prompt: item.prompt };
 }
 
 /**
@@ -276,25 +252,24 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
     { length: Math.min(workload.size, Number.isFinite(total) ? total : workload.size) },
     (_, j) => workload.item(first + j),
   );
-  const prepared = items.map((item) =>
-    client.prepare(
-      requestBody(item, client.endpoint, {
-        model: options.model,
-        stream,
-        exactLengths,
-        continuousUsage: options.continuousUsage,
-      }),
-    ),
-  );
+  const body = { model: options.model, stream, exactLengths, continuousUsage: options.continuousUsage };
+  const prepared = items.map((item) => client.prepare(requestBody(item, client.endpoint, body)));
+  const conversational = items.some((item) => (item.followUps?.length ?? 0) > 0);
+  /** Prompt tokens the workload planned for a turn (its message; a later turn's history comes on top). */
+  const plannedTokens = (index: number, turn: number): number => {
+    const item = items[index % items.length] as WorkItem;
+    return turn === 0 ? item.inputTokens : (item.followUps?.[turn - 1]?.inputTokens ?? 0);
+  };
   // Requests are read as they finish only for a stop rule (a search's probes), which then decides in this thread.
-  const readings = new Map<number, ExchangeReading>();
+  const readings = new Map<string, ExchangeReading>();
+  const key = (s: SentRequest): string => `${s.index}/${s.turn}`;
   let originMs = clock.now();
   const stopWhen =
     options.stopWhen === undefined
       ? undefined
       : (finished: SentRequest): boolean => {
           const reading = readExchange(finished.raw, client.endpoint, stream);
-          readings.set(finished.index, reading);
+          readings.set(key(finished), reading);
           const measured = inWindow(
             finished.index,
             Number.POSITIVE_INFINITY,
@@ -302,12 +277,12 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
             0,
             options.warmup,
           );
-          const { queueMs, plannedMs, index } = finished;
+          const { queueMs, plannedMs, index, turn } = finished;
           return (options.stopWhen as StopRule)(
             requestRecord(reading, options.tokenizer, {
-              placement: { index, plannedMs, queueMs, measured },
+              placement: { index, turn, plannedMs, queueMs, measured },
               originMs,
-              plannedInputTokens: items[index % items.length]?.inputTokens ?? 0,
+              plannedInputTokens: plannedTokens(index, turn),
             }),
           );
         };
@@ -323,6 +298,17 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const originEpochMs = Date.now() + (originMs - clock.now());
   const plan: LanePlan = {
     requests: prepared.map((p) => p.bytes),
+    ...(conversational
+      ? {
+          conversations: {
+            first: items,
+            followUps: items.map((item) => item.followUps ?? []),
+            endpoint: client.endpoint,
+            body,
+            turnDelayMs: options.turnDelayMs ?? 0,
+          },
+        }
+      : {}),
     schedule,
     total,
     durationMs,
@@ -337,16 +323,16 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const end = clock.now();
   const sent = lanes.sent;
   const lastSent = Math.max(0, ...sent.map((s) => s.raw.sentAtMs - originMs));
-  const read = sent.map((s) => readings.get(s.index) ?? readExchange(s.raw, client.endpoint, stream));
+  const read = sent.map((s) => readings.get(key(s)) ?? readExchange(s.raw, client.endpoint, stream));
   const serverTotals = await countWithServer(read, options.serverCount);
   const records = sent.map((s, k) => {
     const reading = read[k] as ExchangeReading;
     const sentMs = reading.sentAtMs - originMs;
     const measured = inWindow(s.index, sent.length, sentMs, lastSent, options.warmup, options.cooldown);
     return requestRecord(reading, options.tokenizer, {
-      placement: { index: s.index, plannedMs: s.plannedMs, queueMs: s.queueMs, measured },
+      placement: { index: s.index, turn: s.turn, plannedMs: s.plannedMs, queueMs: s.queueMs, measured },
       originMs,
-      plannedInputTokens: items[s.index % items.length]?.inputTokens ?? 0,
+      plannedInputTokens: plannedTokens(s.index, s.turn),
       serverTotal: serverTotals[k],
     });
   });

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { Endpoint } from '../openai-protocol.js';
+import { type ConversationPlan, runConversation } from './conversation.js';
 import { OpenAiClient } from './openai-client.js';
 import {
   type EarlyStop,
@@ -39,8 +40,10 @@ export interface LaneClientOptions {
 /** The plan of a sweep point's lanes: everything {@link sendLoop} needs but `send`, plus the prepared requests. */
 export interface LanePlan
   extends Omit<SendLoopOptions, 'send' | 'lane' | 'lanes' | 'clock' | 'signal' | 'stopWhen'> {
-  /** The prepared requests; request `index` sends `requests[index % requests.length]`. */
+  /** The prepared requests; request `index` sends `requests[index % requests.length]` (a conversation's first turn). */
   readonly requests: readonly Uint8Array[];
+  /** How conversations go on after their first turn (a multi-turn load). */
+  readonly conversations?: ConversationPlan | undefined;
 }
 
 /** What the main thread sends a lane's worker. */
@@ -100,21 +103,32 @@ export function laneConcurrency(concurrency: number, lane: number, lanes: number
 
 /** Runs one lane in this thread over `client`. */
 export function runLane(
-  client: Pick<OpenAiClient, 'sendPrepared'>,
+  client: Pick<OpenAiClient, 'sendPrepared' | 'prepare'>,
   plan: LanePlan,
   lane: number,
   lanes: number,
   extra: Pick<SendLoopOptions, 'clock' | 'signal' | 'stopWhen'> = { clock: REAL_CLOCK },
 ): ReturnType<typeof sendLoop> {
-  const { requests, ...rest } = plan;
+  const { requests, conversations, ...rest } = plan;
+  const clock = extra.clock;
+  const first = (index: number) => ({ bytes: requests[index % requests.length] as Uint8Array });
   return sendLoop({
     ...rest,
     ...extra,
     concurrency: laneConcurrency(plan.concurrency, lane, lanes),
     lane,
     lanes,
-    send: (index, signal) =>
-      client.sendPrepared({ bytes: requests[index % requests.length] as Uint8Array }, signal),
+    send: async (index, signal) =>
+      conversations === undefined
+        ? [{ raw: await client.sendPrepared(first(index), signal) }]
+        : runConversation(
+            index,
+            first(index),
+            conversations,
+            client,
+            { clock, originMs: plan.originMs, endMs: plan.durationMs },
+            signal,
+          ),
   });
 }
 

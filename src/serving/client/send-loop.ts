@@ -45,10 +45,20 @@ export const REAL_CLOCK: LoadClock = {
   },
 };
 
+/** One exchange of what a lane sends for an index: a request, or one turn of a conversation. */
+export interface TurnExchange {
+  /** The exchange, as recorded. */
+  readonly raw: RawExchange;
+  /** Planned send time of a later turn of a conversation, in ms from the point's start (its first turn's is the lane's). */
+  readonly plannedMs?: number;
+}
+
 /** One request a lane sent: its place in the point and what happened. */
 export interface SentRequest {
-  /** Position in the sweep point, from 0. */
+  /** Position in the sweep point, from 0 (a conversation's: all its turns share it). */
   readonly index: number;
+  /** Turn of the conversation, from 0 (0 for a single request). */
+  readonly turn: number;
   /** Planned send time, in ms from the point's start. */
   readonly plannedMs: number;
   /** Time waiting for a free slot after the planned time, in ms (0 in a closed loop). */
@@ -62,8 +72,8 @@ export type EarlyStop = 'saturated' | 'decided' | 'aborted';
 
 /** What a lane sends and how. */
 export interface SendLoopOptions {
-  /** Sends request `index` (already prepared) and records its exchange. */
-  readonly send: (index: number, signal?: AbortSignal) => Promise<RawExchange>;
+  /** Sends request (or conversation) `index` and records its exchanges, one a turn, in order. */
+  readonly send: (index: number, signal?: AbortSignal) => Promise<readonly TurnExchange[]>;
   /** Planned send time of each request, in ms from `originMs` (an open loop or a trace); absent for a closed loop. */
   readonly schedule?: readonly number[] | undefined;
   /** Requests in the point (all lanes); `Infinity` when only `durationMs` ends it. */
@@ -151,10 +161,15 @@ export async function sendLoop(options: SendLoopOptions): Promise<SendLoopResult
     }
     active++;
     const index = i;
-    const task = options.send(index, signal).then((raw) => {
-      const record: SentRequest = { index, plannedMs, queueMs, raw };
-      sent.push(record);
-      if (options.stopWhen !== undefined && !decided) decided = options.stopWhen(record);
+    const task = options.send(index, signal).then((turns) => {
+      for (const [turn, exchange] of turns.entries()) {
+        const record: SentRequest =
+          turn === 0
+            ? { index, turn, plannedMs, queueMs, raw: exchange.raw }
+            : { index, turn, plannedMs: exchange.plannedMs ?? plannedMs, queueMs: 0, raw: exchange.raw };
+        sent.push(record);
+        if (options.stopWhen !== undefined && !decided) decided = options.stopWhen(record);
+      }
       active--;
       inFlight.delete(task);
       wake?.();
@@ -163,6 +178,6 @@ export async function sendLoop(options: SendLoopOptions): Promise<SendLoopResult
   }
   await Promise.all(inFlight);
   if (aborted()) stoppedEarly ??= 'aborted';
-  sent.sort((a, b) => a.index - b.index);
+  sent.sort((a, b) => a.index - b.index || a.turn - b.turn);
   return { sent, ...(stoppedEarly === undefined ? {} : { stoppedEarly }) };
 }

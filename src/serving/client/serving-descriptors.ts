@@ -75,6 +75,17 @@ export const SERVING_METRICS: readonly MetricDescriptor[] = [
   { key: 'error_rate', unit: '1', description: 'Failed / measured requests.', higherIsBetter: false },
   { key: 'errors_http_{X}', unit: 'requests', description: 'Failed requests answered with HTTP status X.' },
   {
+    key: 'ttft_turn_{k}_p50_ms',
+    unit: 'ms',
+    description: "A multi-turn load: median TTFT of the conversations' turn k (1-based), history included.",
+    higherIsBetter: false,
+  },
+  {
+    key: 'turns_per_conversation',
+    unit: 'requests',
+    description: 'A multi-turn load: successful turns per conversation, mean.',
+  },
+  {
     key: 'lag_ms',
     unit: 'ms',
     description: 'Schedule lateness (send − planned send − client queue time), mean.',

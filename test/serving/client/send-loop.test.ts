@@ -27,12 +27,13 @@ function manual(serviceMs: number) {
     t = Math.max(t, to);
   };
   const clock: LoadClock = { now: () => t, sleep: (ms) => advance(t + ms) };
-  const send = (_index: number): Promise<RawExchange> => {
+  const send = (_index: number): Promise<{ raw: RawExchange }[]> => {
     const sentAtMs = t;
     return new Promise((resolve) =>
       pending.push({
         at: t + serviceMs,
-        resolve: () => resolve({ status: 'complete', sentAtMs, httpStatus: 200, reads: [], endedAtMs: t }),
+        resolve: () =>
+          resolve([{ raw: { status: 'complete', sentAtMs, httpStatus: 200, reads: [], endedAtMs: t } }]),
       }),
     );
   };
