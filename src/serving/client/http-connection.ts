@@ -12,6 +12,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { ResponseFramer } from './response-framer.js';
 
+/** The one buffer every plain-TCP socket of a thread reads into (64 KiB, libuv's own read size); copied out per read. */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 /** One read of a socket: when it arrived (ms on the client's clock) and its bytes as received. */
 export interface SocketRead {
   /** Arrival time, in ms. */
@@ -124,16 +127,29 @@ export class HttpConnection {
           ALPNProtocols: ['http/1.1'],
           ...(net.isIP(host) === 0 ? { servername: host } : {}),
         })
-      : net.connect({ host, port });
+      : net.connect({
+          host,
+          port,
+          // Reads land in one shared buffer and reach `#onRead` straight from libuv, without the stream
+          // machinery of a `data` event (a third of the client's CPU per chunk); the bytes are copied out at once.
+          onread: {
+            buffer: READ_BUFFER,
+            callback: (length, buffer) => {
+              if (this.#socket === socket) this.#onRead?.(Buffer.from(buffer.subarray(0, length)));
+              return true;
+            },
+          },
+        });
     socket.setNoDelay(true);
     this.#state = 'connecting';
     socket.once(https ? 'secureConnect' : 'connect', () => {
       if (this.#state === 'connecting') this.#state = 'open';
     });
     // Events of a socket this connection already closed (a late `close`) belong to no exchange.
-    socket.on('data', (bytes: Buffer) => {
-      if (this.#socket === socket) this.#onRead?.(bytes);
-    });
+    if (https)
+      socket.on('data', (bytes: Buffer) => {
+        if (this.#socket === socket) this.#onRead?.(bytes);
+      });
     const ended = (error?: Error): void => {
       if (this.#socket !== socket) return;
       this.#state = 'closed';
