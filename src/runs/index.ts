@@ -117,6 +117,7 @@ export {
 } from './record-history.js';
 export {
   buildWorkload,
+  type ConversationsWorkloadSpec,
   type GoodputSearchInput,
   type LoadHooks,
   type LoadRunInput,
