@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { errorText } from './errors.js';
+import { type IndexFlags, SHARD_FLAGS } from './scheduler-index.js';
 
 /** Levenshtein distance, for did-you-mean suggestions. */
 function editDistance(a: string, b: string): number {
@@ -38,6 +39,7 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
 }
 
 const list = (names: readonly string[]): string => names.join(', ');
+const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The folder whose `results.jsonl` holds the cells of the run (or variant) being measured, and whether it exists. */
 export interface CellsStream {
@@ -851,19 +853,25 @@ export const messages = {
   resumeWithoutOut: (): string =>
     '--resume needs --out <dir>: the folder of the run to continue (the same command, the same --out).',
   /** A malformed `--shard`. */
-  badShard: (text: string): string =>
-    `Shard "${text}" is not valid: write i/n with 0 ≤ i < n (0-based, like JOB_COMPLETION_INDEX), e.g. --shard 0/4 … --shard 3/4.`,
+  badShard: (text: string, flags: IndexFlags = SHARD_FLAGS): string =>
+    `${capitalize(flags.noun)} "${text}" is not valid: write i/n with 0 ≤ i < n (0-based, like JOB_COMPLETION_INDEX), e.g. ${flags.one} 0/4 … ${flags.one} 3/4.`,
   /** A scheduler variable that is not a shard index. */
-  badShardVariable: (name: string, value: string): string =>
-    `${name}="${value}" is not a shard index: expected a non-negative integer (set by the scheduler). Unset it, or pass --shard i/n explicitly.`,
+  badShardVariable: (name: string, value: string, flags: IndexFlags = SHARD_FLAGS): string =>
+    `${name}="${value}" is not a ${flags.noun} index: expected a non-negative integer (set by the scheduler). Unset it, or pass ${flags.one} i/n explicitly.`,
   /** A shard index from the environment without a shard count. */
-  shardCountMissing: (variable: string, index: number): string =>
+  shardCountMissing: (variable: string, index: number, flags: IndexFlags = SHARD_FLAGS): string =>
     variable === 'JOB_COMPLETION_INDEX'
-      ? `JOB_COMPLETION_INDEX=${index} is set but the number of shards is not: pass --shards <n> (the Job's completions), or --shard i/n.`
-      : `${variable}=${index} is set but SLURM_ARRAY_TASK_COUNT is not: pass --shards <n> (the array size), or --shard i/n.`,
+      ? `JOB_COMPLETION_INDEX=${index} is set but the number of ${flags.noun}s is not: pass ${flags.count} <n> (the Job's completions), or ${flags.one} i/n.`
+      : `${variable}=${index} is set but SLURM_ARRAY_TASK_COUNT is not: pass ${flags.count} <n> (the array size), or ${flags.one} i/n.`,
   /** A Slurm array task id outside 0…count−1 once the minimum is subtracted and divided by the step. */
-  slurmIndexOutOfRange: (id: number, min: number, count: number, step = 1): string =>
-    `${step === 1 ? `SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}` : `(SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}) / SLURM_ARRAY_TASK_STEP=${step}`} is not in 0…${count - 1} (${count} shard(s), from --shards or SLURM_ARRAY_TASK_COUNT): submit one task per shard, e.g. sbatch --array=0-${Math.max(0, count - 1)}, or pass --shards <n> equal to the array size.`,
+  slurmIndexOutOfRange: (
+    id: number,
+    min: number,
+    count: number,
+    step = 1,
+    flags: IndexFlags = SHARD_FLAGS,
+  ): string =>
+    `${step === 1 ? `SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}` : `(SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}) / SLURM_ARRAY_TASK_STEP=${step}`} is not in 0…${count - 1} (${count} ${flags.noun}(s), from ${flags.count} or SLURM_ARRAY_TASK_COUNT): submit one task per ${flags.noun}, e.g. sbatch --array=0-${Math.max(0, count - 1)}, or pass ${flags.count} <n> equal to the array size.`,
   /** A Slurm array whose ids are not evenly spaced (a list such as 1,2,7), so an id says no shard index. */
   slurmArrayUneven: (
     id: number,
@@ -873,12 +881,16 @@ export const messages = {
       readonly step: number;
       readonly count: number | undefined;
     },
+    flags: IndexFlags = SHARD_FLAGS,
   ): string =>
-    `SLURM_ARRAY_TASK_ID=${id} is not on an evenly spaced array (SLURM_ARRAY_TASK_MIN=${array.min}, SLURM_ARRAY_TASK_MAX=${array.max ?? 'unset'}, SLURM_ARRAY_TASK_STEP=${array.step}, SLURM_ARRAY_TASK_COUNT=${array.count ?? 'unset'}), so it names no shard: submit a range such as sbatch --array=0-3 or --array=1-7:2 (ids min, min + step, …, max are shards 0, 1, …), or pass --shard i/n.`,
+    `SLURM_ARRAY_TASK_ID=${id} is not on an evenly spaced array (SLURM_ARRAY_TASK_MIN=${array.min}, SLURM_ARRAY_TASK_MAX=${array.max ?? 'unset'}, SLURM_ARRAY_TASK_STEP=${array.step}, SLURM_ARRAY_TASK_COUNT=${array.count ?? 'unset'}), so it names no ${flags.noun}: submit a range such as sbatch --array=0-3 or --array=1-7:2 (ids min, min + step, …, max are ${flags.noun}s 0, 1, …), or pass ${flags.one} i/n.`,
   /** `--shards` with no shard index anywhere. */
-  shardsWithoutIndex: (count: number): string =>
-    `--shards ${count} needs a shard index: run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array, or pass --shard i/${count}.`,
+  shardsWithoutIndex: (count: number, flags: IndexFlags = SHARD_FLAGS): string =>
+    `${flags.count} ${count} needs a ${flags.noun} index: run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array, or pass ${flags.one} i/${count}.`,
 
+  /** A path given to merge that holds neither shard nor client folders. */
+  notAMergeFolder: (dir: string): string =>
+    `"${dir}" is not a folder to merge: it has no readable matrix.json or load-client.json and no sub-folder with one. Pass the --out folder of a sharded "dantinox bench" or "dantinox load" (or its shard-<i>-of-<n> folders), or of a "dantinox load --client" point (or its client-<i>-of-<n> folders).`,
   /** A folder given to merge or resume that holds no matrix. */
   notAMatrixFolder: (dir: string): string =>
     `"${dir}" is not a matrix folder: it has no readable matrix.json and no sub-folder with one. Pass the --out folder of a "dantinox bench" matrix run, or its shard-<i>-of-<n> folders.`,
@@ -897,8 +909,8 @@ export const messages = {
   shardsMissing: (ids: readonly string[], shards: readonly string[], noun = 'variant'): string =>
     `${shards.length > 0 ? `missing shard folder(s) ${list(shards)}` : 'missing folder(s)'}: ${noun}s ${list(ids)}`,
   /** A merge with missing variants, without --allow-partial. */
-  mergeIncomplete: (problems: readonly string[]): string =>
-    `The merge is incomplete: ${problems.join('; ')}. Run the missing shards (or rerun with --resume), or pass --allow-partial to merge what exists.`,
+  mergeIncomplete: (problems: readonly string[], flags: IndexFlags = SHARD_FLAGS): string =>
+    `The merge is incomplete: ${problems.join('; ')}. ${flags.noun === 'shard' ? 'Run the missing shards (or rerun with --resume)' : "Run the point's clients again, all of them at a new --start-at (a point's clients start together)"}, or pass --allow-partial to merge what exists.`,
   /** `dantinox merge --out` naming one of the folders being merged. */
   mergeIntoSource: (out: string): string =>
     `--out "${out}" is one of the folders being merged: write the merged run to a new folder, e.g. --out ${out.replace(/[\\/]+$/, '')}-merged.`,
@@ -1096,9 +1108,15 @@ export const messages = {
   /** A bad line of a `--prompts` JSONL file. */
   loadBadPromptLine: (path: string, line: number, what: string): string =>
     `--prompts ${path}${line > 0 ? `, line ${line}` : ''}: ${what}. Each line must be a JSON object {"prompt": "…", "output_tokens": 128} (output_tokens optional).`,
+  /** A shared prefix not shorter than the prompt. */
+  loadPrefixTooLong: (prefix: number, input: number): string =>
+    `--shared-prefix ${prefix} must be shorter than --input-tokens ${input}: a prompt is its group's shared prefix and a rest of its own. Lower --shared-prefix or raise --input-tokens.`,
+  /** A bad line of a `--conversations` JSONL file. */
+  loadBadConversation: (path: string, line: number, what: string): string =>
+    `--conversations ${path}${line > 0 ? `, line ${line}` : ''}: ${what}. Each line must be a ShareGPT conversation {"conversations": [{"from": "human", "value": "…"}, {"from": "gpt", "value": "…"}, …]} or {"messages": [{"role": "user", "content": "…"}, …]}.`,
   /** A bad row of a `--trace` CSV. */
   loadBadTrace: (path: string, row: number, what: string): string =>
-    `--trace ${path}, row ${row}: ${what}. The trace is a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens (the Azure LLM inference trace format).`,
+    `--trace ${path}, row ${row}: ${what}. A trace is a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens (the Azure LLM inference trace format), or a .jsonl Mooncake trace of {"timestamp", "input_length", "output_length", "hash_ids"} rows.`,
   /** A sweep point where no request succeeded. */
   loadNoSuccess: (requests: number, stopped: string | undefined): string =>
     `no request of ${requests} measured succeeded${stopped === undefined ? '' : ` (sending stopped early: ${stopped})`}; see the errors_* counts, check the base URL, --endpoint and --model, and --timeout.`,
@@ -1126,9 +1144,63 @@ export const messages = {
   /** A merge of load shards with no measured point. */
   loadMergeNothing: (): string =>
     'The load shards hold no measured sweep point: run the shards first ("dantinox load <url> … --shard i/n --out <dir>"), then merge their folders.',
-  /** Shards of two different loads given to one merge. */
-  loadShardsDiffer: (a: string, b: string, flag: string, there: string, here: string): string =>
-    `"${a}" and "${b}" are shards of different loads (${flag === 'base-url' ? 'the base URL' : flag} is ${there} in the first, ${here} in the second): merge only the shard folders of one "dantinox load" command, the same URL and flags but --shard.`,
+  /** Shards (or load clients) of two different loads given to one merge. */
+  loadShardsDiffer: (
+    a: string,
+    b: string,
+    flag: string,
+    there: string,
+    here: string,
+    flags: IndexFlags = SHARD_FLAGS,
+  ): string =>
+    `"${a}" and "${b}" are ${flags.noun}s of different loads (${flag === 'base-url' ? 'the base URL' : flag} is ${there} in the first, ${here} in the second): merge only the ${flags.noun} folders of one "dantinox load" command, the same URL and flags but ${flags.one}.`,
+  /** `load --client` (or `--clients`) together with a shard. */
+  loadClientWithShard: (client: string, shard: string): string =>
+    `${client} splits one sweep point's requests over client processes and ${shard} deals sweep points over processes: give one of them. To split each point of a sweep, run one client load per point (--concurrency 8 --client i/n, then --concurrency 16 --client i/n …).`,
+  /** `load --client` with the goodput search. */
+  loadClientSearch: (client: string): string =>
+    `--find-max-goodput cannot be split over clients (${client}): the search picks each probe from the ones before, which processes that do not talk to each other cannot share. Search from one process, or split a fixed point (--concurrency 64 --client i/n --start-at …).`,
+  /** `load --client` without `--start-at`. */
+  loadClientNeedsStartAt: (client: string): string =>
+    `${client} needs --start-at <time>: the clients of a point must start together, at one wall-clock time every process is given, e.g. --start-at 2026-12-06T10:00:00Z or --start-at $(date -d '+2 min' +%s).`,
+  /** `load --client` with a sweep of several points. */
+  loadClientOnePoint: (client: string, points: readonly string[]): string =>
+    `${client} splits one sweep point, but --concurrency and --rate give ${points.length} (${list(points)}): give one value of each, and run one client load per point (each with its own --start-at and --out).`,
+  /** A concurrency too small for the clients: some client would hold no request slot. */
+  loadClientNoSlot: (concurrency: number, index: number, count: number): string =>
+    `--concurrency ${concurrency} over ${count} clients leaves client ${index} no request slot (slot s goes to client s mod ${count}): give a --concurrency of at least ${count}, or fewer clients.`,
+  /** `--start-at` that is not a time. */
+  loadBadStartAt: (text: string): string =>
+    `--start-at "${text}" is not a time: give an ISO 8601 time with its time zone (2026-12-06T10:00:00Z, 2026-12-06T11:00:00+01:00) or Unix seconds (1796551200, as date +%s prints), the same for every client.`,
+  /** `--start-at` already past when the load starts. */
+  loadStartAtPast: (at: string, agoMs: number): string =>
+    `--start-at ${at} is ${(agoMs / 1000).toFixed(1)} s in the past: give a time far enough ahead for every client to start (their image pulled, their server check made), e.g. two minutes: --start-at $(date -d '+2 min' +%s).`,
+  /** `load --client` without `--out`. */
+  clientWithoutOut: (): string =>
+    'A client load needs --out <dir> on storage every client shares: each client writes <dir>/client-<i>-of-<n>, and "dantinox merge <dir> --out <merged>" makes one sweep point of them.',
+  /** Folders of shards and of load clients given to one merge. */
+  mergeShardsAndClients: (shard: string, client: string): string =>
+    `"${shard}" holds shards and "${client}" load clients: merge either the shard folders of one run or the client folders of one point, each with its own dantinox merge.`,
+  /** A `load-client.json` that is not a client's manifest. */
+  malformedClientManifest: (path: string, field: string): string =>
+    `"${path}" is not the manifest of a "dantinox load --client" folder (field ${field === '' ? '(the file)' : field} is missing or wrong): merge client folders as the load wrote them, or run that client again.`,
+  /** A client index found in two folders of one merge. */
+  duplicateClient: (index: number, dirs: readonly string[]): string =>
+    `Client ${index} is in more than one folder (${list(dirs)}): each client must be merged once. Leave the duplicate folder out.`,
+  /** Clients of a point whose folders were not given. */
+  clientsMissing: (indices: readonly number[], count: number): string =>
+    `missing client folder(s) ${list(indices.map((i) => `client-${i}-of-${count}`))}: their share of the point's requests`,
+  /** A client folder without finished results. */
+  clientNotFinished: (dir: string, state: string): string =>
+    state === 'missing'
+      ? `client ${dir}: no results (the client never ran, or its results.json was never written)`
+      : `client ${dir}: unfinished (cut short by Ctrl-C, SIGTERM or the end of its process: its requests are part of what it was to send)`,
+  /** The same request of a point in two client folders. */
+  loadClientsOverlap: (index: number, a: string, b: string): string =>
+    `Request ${index} of the point is in two client folders ("${a}" and "${b}"): each client sends its own requests, so these are copies of one client or clients of different splits. Merge each client folder once.`,
+  /** The `interrupted` note of a point merged from clients some of which were cut short. */
+  loadClientsInterrupted: (clients: number): string =>
+    `${clients} client(s) of this point were cut short or missing (merged with --allow-partial): its numbers rest on part of its requests`,
   /** An `https` server whose certificate the load client does not trust. */
   loadCertificateRejected: (origin: string, reason: string, caGiven: boolean): string =>
     `The server at ${origin} presented a certificate this client does not trust (${clip(reason)}): ${caGiven ? 'the --ca-file given did not sign it; pass the CA that did' : 'pass the CA that signed it (or its self-signed certificate) as a PEM file with --ca-file <ca.pem>'}, or check the host name of the URL.`,
@@ -1147,6 +1219,12 @@ export const messages = {
   /** A bad line of a load's `requests.jsonl`. */
   requestsLineBad: (path: string, line: number, what: string): string =>
     `${path}, line ${line}: not a request record (${what}). The file is written by dantinox load; use the run folder's own file, or load again.`,
+  /** Worker threads asked for where the compiled package is missing (running from the TypeScript sources). */
+  loadWorkersNeedBuild: (): string =>
+    '--workers above 1 runs the load in worker threads, which need the compiled package (npm run build); from the TypeScript sources, pass --workers 1.',
+  /** A worker thread of a load failed. */
+  loadWorkerFailed: (reason: string): string =>
+    `A worker thread of the load failed (${clip(reason)}); the point's requests are lost. Run again, or with --workers 1 to send from the main thread.`,
   // ── serving: a load's self-checks (one sentence each, prefixed by the sweep point) ──────────────────
   /** Check `e2e_parts`: TTFT plus inter-token gaps never exceed a request's end-to-end latency. */
   checkE2eParts: (point: string, requests: number, bad: number, worstMs: number): string =>

@@ -10,7 +10,7 @@ import { RunDirectory } from '../benchmarking/run-directory.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { RequestLine } from '../serving/index.js';
-import { createChartRegistry } from '../visualization/index.js';
+import type { ChartRegistry } from '../visualization/index.js';
 import { openLoadResults } from './load-results.js';
 import { SERVING_TASK, servingResult } from './run-load.js';
 import { type RunOutputs, writeRunOutputs } from './run-outputs.js';
@@ -56,7 +56,12 @@ export function mergedLoadReport(
 export async function writeMergedLoad(
   report: SuiteReport,
   dir: string,
-  options: { readonly charts: boolean; readonly logger: Logger; readonly requests: readonly RequestLine[] },
+  options: {
+    readonly charts: boolean;
+    readonly logger: Logger;
+    readonly registry: ChartRegistry;
+    readonly requests: readonly RequestLine[];
+  },
 ): Promise<RunOutputs> {
   const row = report.results[0];
   const runDir = new RunDirectory(dir);
@@ -81,6 +86,6 @@ export async function writeMergedLoad(
     charts: options.charts,
     command: 'load',
     logger: options.logger,
-    registry: createChartRegistry(),
+    registry: options.registry,
   });
 }

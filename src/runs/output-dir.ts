@@ -44,6 +44,9 @@ export const TRACE_FILE = 'trace.json';
 /** File name of a variant's per-operator table (`bench --trace`) in its folder. */
 export const OPERATORS_FILE = 'operators.csv';
 
+/** File name of a load client's manifest (`load --client i/n`) in its folder. */
+export const LOAD_CLIENT_FILE = 'load-client.json';
+
 /** What a run leaves in its folder: finding any of these means `--out` already holds a run. */
 export const RUN_ARTIFACTS = [
   'results.jsonl',
@@ -52,6 +55,7 @@ export const RUN_ARTIFACTS = [
   'report.html',
   'charts',
   'matrix.json',
+  LOAD_CLIENT_FILE,
   TRACE_FILE,
   OPERATORS_FILE,
 ] as const;

@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { existsSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { BenchmarkConfig } from '../benchmarking/config.js';
 import { collectEnvironment } from '../benchmarking/environment.js';
@@ -22,6 +23,7 @@ import {
 import { MatrixReport, readVariantRun, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
+import { type Awaitable, fanOutHooks } from '../benchmarking/result-sink.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import {
   type BenchmarkResult,
@@ -37,6 +39,9 @@ import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../rng.js';
 import {
   checkServerTokenizer,
+  conversationWorkload,
+  defaultWarmup,
+  defaultWorkers,
   type Endpoint,
   findMaxGoodput,
   type GoodputSearchResult,
@@ -63,6 +68,7 @@ import {
 } from '../serving/index.js';
 import { createChartRegistry } from '../visualization/index.js';
 import { gitInfo } from './git-info.js';
+import { checkLoadStart, loadClientManifest, writeLoadClientManifest } from './load-client-manifest.js';
 import { type LoadMatrix, loadMatrix, loadSettings, sloText } from './load-matrix.js';
 import { type LoadRunHeader, openLoadResults } from './load-results.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
@@ -80,6 +86,22 @@ export interface TokenWorkloadSpec {
   readonly inputTokens: number;
   /** Tokens to generate. */
   readonly outputTokens: number;
+  /** Tokens at the start of every prompt shared within its group (`--shared-prefix`). @default 0 */
+  readonly prefixTokens?: number;
+  /** Groups of prompts sharing one prefix (`--prefix-groups`). @default 1 */
+  readonly prefixGroups?: number;
+  /** Turns of each conversation (`--turns`), every message `inputTokens` long. @default 1 */
+  readonly turns?: number;
+}
+
+/** Conversations from a ShareGPT-style JSONL file, replayed turn by turn. */
+export interface ConversationsWorkloadSpec {
+  /** Always `conversations`. */
+  readonly kind: 'conversations';
+  /** The JSONL file. */
+  readonly path: string;
+  /** Tokens to generate for turns whose answer the file does not give. */
+  readonly outputTokens: number;
 }
 
 /** Prompts from a JSONL file. */
@@ -92,7 +114,7 @@ export interface PromptsWorkloadSpec {
   readonly outputTokens: number;
 }
 
-/** A trace CSV replayed at its own times. */
+/** A trace replayed at its own times: an Azure CSV, or a Mooncake JSONL with prefix blocks. */
 export interface TraceWorkloadSpec {
   /** Always `trace`. */
   readonly kind: 'trace';
@@ -101,7 +123,11 @@ export interface TraceWorkloadSpec {
 }
 
 /** What the requests of a load ask: a union on `kind`. */
-export type WorkloadSpec = TokenWorkloadSpec | PromptsWorkloadSpec | TraceWorkloadSpec;
+export type WorkloadSpec =
+  | TokenWorkloadSpec
+  | PromptsWorkloadSpec
+  | ConversationsWorkloadSpec
+  | TraceWorkloadSpec;
 
 /** Inputs of {@link runLoad}. */
 export interface LoadRunInput {
@@ -128,6 +154,11 @@ export interface LoadRunInput {
   readonly stream?: boolean;
   /** Per-request time limit in ms. @default 600000 */
   readonly timeoutMs?: number;
+  /**
+   * Worker threads that send each point's requests (1: this thread). @default one per 64 requests in flight at the
+   * point, at most one per CPU (see `defaultWorkers`)
+   */
+  readonly workers?: number;
   /** Concurrency values of the sweep (each a point); `Infinity` for unbounded. */
   readonly concurrency?: readonly number[];
   /** Rates of the sweep in requests/s (each a point); `Infinity` for as fast as possible. */
@@ -136,7 +167,10 @@ export interface LoadRunInput {
   readonly requests?: number;
   /** Duration of each sweep point, in ms. */
   readonly durationMs?: number;
-  /** Warm-up window of each point, left out of the statistics. */
+  /**
+   * Warm-up window of each point, sent before its measured requests and left out of the statistics. @default the
+   * point's concurrency in requests (see `defaultWarmup`); none for a trace
+   */
   readonly warmup?: LoadWindow;
   /** Cool-down window of each point, left out of the statistics. */
   readonly cooldown?: LoadWindow;
@@ -146,6 +180,8 @@ export interface LoadRunInput {
   readonly burstiness?: number;
   /** What the requests ask. @default synthetic 256 → 128 tokens */
   readonly workload?: WorkloadSpec;
+  /** Time between a conversation's answer and its next turn, in ms (`--turn-delay`). @default 0 */
+  readonly turnDelayMs?: number;
   /** A `tokenizer.json` (file or folder) of the served model; the built-in GPT-2 BPE otherwise. */
   readonly tokenizer?: string;
   /** Objectives of goodput. */
@@ -160,8 +196,8 @@ export interface LoadRunInput {
   readonly logger?: Logger;
   /** Stops the load (requests in flight are cancelled; what was measured is written). */
   readonly signal?: AbortSignal;
-  /** Called when a sweep point is measured. */
-  readonly onPoint?: (cell: CellRecord) => void;
+  /** Progress: notes for a person and each sweep point as it is measured. */
+  readonly hooks?: LoadHooks | readonly LoadHooks[];
   /** The clock of the load (a manual one in tests). */
   readonly clock?: LoadClock;
   /** Command line recorded in the environment. */
@@ -184,6 +220,32 @@ export interface LoadRunInput {
    * started) measured again; a folder of a load with other settings is refused. @default false
    */
   readonly resume?: boolean;
+  /**
+   * Send only this client's share of the load's one sweep point, which `count` client processes (pods, array tasks)
+   * split between them: open-loop requests every count-th of the same seeded schedule, closed-loop ones those of its
+   * share of the concurrency (slot s to client s mod count). Writes `dir` (the client's folder,
+   * `<out>/client-<i>-of-<n>`) as a one-point load with a `load-client.json`, without charts, for `dantinox merge`,
+   * which makes one point of the clients' requests. Needs `startAtEpochMs`; not with `shard` or `findMaxGoodput`.
+   */
+  readonly client?: ShardSpec;
+  /**
+   * Start the load at this wall-clock time, in ms since the Unix epoch: the first point's time 0, which the load waits
+   * for (the clients of a point all get the same). Refused when it has passed.
+   */
+  readonly startAtEpochMs?: number;
+}
+
+/**
+ * Progress of {@link runLoad}. Every hook is optional and awaited; one that throws is logged and the load goes on
+ * (as a `ResultSink`).
+ */
+export interface LoadHooks {
+  /** Name used when a failing hook is reported. */
+  readonly name?: string;
+  /** A line of progress for a person (the shard's points), ending in a newline. */
+  onNote?(text: string): Awaitable<void>;
+  /** A sweep point was measured: its cell. */
+  onPoint?(cell: CellRecord): Awaitable<void>;
 }
 
 /** What {@link LoadRunInput.findMaxGoodput} searches. */
@@ -254,9 +316,14 @@ export function buildWorkload(
         outputTokens: spec.outputTokens,
         tokenizer,
         rng,
+        ...(spec.prefixTokens === undefined ? {} : { prefixTokens: spec.prefixTokens }),
+        ...(spec.prefixGroups === undefined ? {} : { prefixGroups: spec.prefixGroups }),
+        ...(spec.turns === undefined ? {} : { turns: spec.turns }),
       });
     case 'prompts':
       return jsonlWorkload(resolve(cwd, spec.path), spec.outputTokens, tokenizer);
+    case 'conversations':
+      return conversationWorkload(resolve(cwd, spec.path), spec.outputTokens, tokenizer);
     case 'trace':
       return traceWorkload(resolve(cwd, spec.path), tokenizer, rng);
   }
@@ -271,6 +338,20 @@ export interface TokenAccounting {
    * server's /tokenize`), or `undefined` when it is not.
    */
   readonly verifiedBy?: string | undefined;
+}
+
+/**
+ * How a load counts tokens, from its tokenizer's name and the check of it recorded in the row's meta
+ * (`tokenizer_check`): `given` (with `--tokenizer`) and `matches` (the server's `/tokenize`) confirm it.
+ */
+export function tokenAccounting(tokenizer: string, check: string): TokenAccounting {
+  const verifiedBy =
+    check === 'given'
+      ? 'given with --tokenizer'
+      : check === 'matches'
+        ? "checked against the server's /tokenize"
+        : undefined;
+  return { tokenizer, verifiedBy };
 }
 
 /** The cell of one measured sweep point, with its metrics, samples and self-checks. */
@@ -507,18 +588,22 @@ async function probeServer(
       }),
       input.signal,
     ));
-  const verifiedBy =
-    check === undefined
-      ? 'given with --tokenizer'
-      : check.status === 'matches'
-        ? "checked against the server's /tokenize"
-        : undefined;
+  const tokenizerCheck = check?.status ?? 'given';
   return {
-    accounting: { tokenizer: tokenizer.name, verifiedBy },
-    tokenizerCheck: check?.status ?? 'given',
+    accounting: tokenAccounting(tokenizer.name, tokenizerCheck),
+    tokenizerCheck,
     serverCount: check?.status === 'differs' ? check.count : undefined,
     continuousUsage,
   };
+}
+
+/** A point's warm-up: the one asked, else {@link defaultWarmup}'s; none added to a trace, replayed as recorded. */
+function pointWarmup(
+  input: Pick<LoadRunInput, 'warmup'>,
+  workload: Pick<Workload, 'timed'>,
+  point: LoadPoint,
+): LoadWindow | undefined {
+  return input.warmup ?? (workload.timed ? undefined : defaultWarmup(point));
 }
 
 /**
@@ -534,6 +619,7 @@ async function probeServer(
 export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   const cwd = input.cwd ?? process.cwd();
   const logger = input.logger ?? silentLogger;
+  const hooks = fanOutHooks(input.hooks, logger, { onNote: true, onPoint: true });
   if (input.requests === undefined && input.durationMs === undefined && input.workload?.kind !== 'trace')
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   if (input.findMaxGoodput !== undefined && (input.slo === undefined || Object.keys(input.slo).length === 0))
@@ -542,8 +628,24 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadShardedSearch(input.shard.source));
   if (input.resume === true && input.shard === undefined)
     throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
+  if (input.workers !== undefined && !(Number.isInteger(input.workers) && input.workers >= 1))
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.invalidNumberOption('--workers', input.workers, 'a whole number ≥ 1'),
+    );
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
+  checkLoadStart(input, points.map(pointId));
+  const { shard } = input;
+  if (shard !== undefined)
+    await hooks.onNote(
+      `Shard ${shard.index}/${shard.count} (from ${shard.source}): ${
+        shardVariants(
+          points.map((_, index) => ({ index })),
+          shard,
+        ).length
+      } of ${points.length} sweep point(s).\n`,
+    );
   const tokenizer = servingTokenizer(
     input.tokenizer === undefined ? undefined : resolve(cwd, input.tokenizer),
   );
@@ -561,6 +663,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     input.findMaxGoodput !== undefined
       ? (input.findMaxGoodput.max ?? 1024)
       : Math.max(1, ...points.map((p) => (Number.isFinite(p.concurrency) ? p.concurrency : 256)));
+  const ca = input.caFile === undefined ? undefined : readCaFile(resolve(cwd, input.caFile));
   const client = new OpenAiClient({
     baseUrl: input.baseUrl,
     endpoint,
@@ -568,7 +671,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     maxSockets,
     ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
     ...(input.clock === undefined ? {} : { now: input.clock.now }),
-    ...(input.caFile === undefined ? {} : { ca: readCaFile(resolve(cwd, input.caFile)) }),
+    ...(ca === undefined ? {} : { ca }),
   });
   try {
     // An untrusted certificate stops the load here, in one line, before any folder is written.
@@ -586,6 +689,22 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   try {
     if (matrix === undefined) claimRunDir(input.dir, cwd, input.force === true);
     else claimShardFolder(input, dir, cwd, matrixKey(matrix.definition));
+    if (input.client !== undefined && input.startAtEpochMs !== undefined) {
+      const point = points[0] as LoadPoint;
+      writeLoadClientManifest(
+        dir,
+        loadClientManifest({
+          settings: loadSettings(input, client.url),
+          client: input.client,
+          point: { ...point, id: pointId(point) },
+          scheduled: workload.timed || Number.isFinite(point.rate),
+          startAtEpochMs: input.startAtEpochMs,
+          slo: input.slo ?? {},
+          warmup: pointWarmup(input, workload, point),
+          cooldown: input.cooldown,
+        }),
+      );
+    }
     const startedAt = new Date();
     const header: LoadRunHeader = {
       runId: `load-${startedAt.toISOString().replace(/[:.]/g, '-')}`,
@@ -604,6 +723,13 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     };
     const slo = input.slo ?? {};
     const stream = input.stream ?? true;
+    const laneClient = {
+      baseUrl: input.baseUrl,
+      endpoint,
+      apiKey: input.apiKey,
+      ca,
+      timeoutMs: input.timeoutMs ?? 600_000,
+    };
     const probed = await probeServer(input, client, tokenizer, workload, logger);
     const meta: Record<string, MetaValue> = {
       base_url: client.url.origin + client.url.pathname,
@@ -614,11 +740,14 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       tokenizer: tokenizer.name,
       tokenizer_check: probed.tokenizerCheck,
       continuous_usage: probed.continuousUsage,
+      ...(input.client === undefined ? {} : { client: `${input.client.index}/${input.client.count}` }),
     };
     let firstItem = 0;
     // Point k of the sweep plans its arrivals from the k-th generator split off the seed's, in a shard as in the
     // whole sweep; the probes of a search each take the next one.
     const pointRngs = input.findMaxGoodput === undefined ? arrivalRng.split(points.length) : [];
+    // The first point measured starts at --start-at; the others follow it.
+    let startAtEpochMs = input.startAtEpochMs;
     const measure = async (
       point: LoadPoint,
       rng: Rng,
@@ -635,21 +764,27 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         exactLengths: input.exactLengths ?? true,
         continuousUsage: probed.continuousUsage,
         serverCount: probed.serverCount,
+        turnDelayMs: input.turnDelayMs,
+        workers: input.workers ?? defaultWorkers(point.concurrency, availableParallelism()),
+        laneClient,
         requests: input.requests,
         durationMs: input.durationMs,
-        warmup: input.warmup,
+        warmup: pointWarmup(input, workload, point),
         cooldown: input.cooldown,
         rampMs: input.rampMs,
         burstiness: input.burstiness,
         signal: input.signal,
         firstItem,
+        share: input.client,
+        startAtEpochMs,
         maxLagMs: search?.maxLagMs,
         stopWhen: search?.stopWhen,
         ...(input.clock === undefined ? {} : { clock: input.clock }),
       });
       firstItem += result.records.length;
+      startAtEpochMs = undefined;
       const cell = pointCell(result, slo, probed.accounting);
-      input.onPoint?.(cell);
+      await hooks.onPoint(cell);
       return { result, cell, lines: requestLines(cell.cell, result) };
     };
     if (matrix !== undefined && input.shard !== undefined)
@@ -717,7 +852,8 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
           };
     const report = await results.end(result, performance.now() - t0, aborted);
     const written = await writeRunOutputs(report, runDir, {
-      charts: input.charts ?? true,
+      // A client's requests are part of its point's: the merge of the clients draws the charts.
+      charts: input.client === undefined && (input.charts ?? true),
       command: 'load',
       logger,
       registry: createChartRegistry(),

@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCsv } from '../../src/benchmarking/csv.js';
+import { SuiteReport } from '../../src/benchmarking/report.js';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
 import { parseLoadList, parseWindow } from '../../src/cli/commands/load.js';
 import { ExitCode, runCli } from '../../src/cli/index.js';
@@ -73,9 +75,12 @@ describe('dantinox load', () => {
     expect(run.code).toBe(ExitCode.ok);
     // One record a request of the two points, and the points' metrics recomputed from them agree.
     const requests = readRequestLines(join(cwd, 'r1', 'requests.jsonl'));
-    expect(requests.map((r) => r.point)).toEqual([
-      ...Array(12).fill('concurrency=4,rate=50'),
-      ...Array(12).fill('concurrency=4,rate=inf'),
+    // 12 measured requests a point, after a warm-up of 4 (the concurrency).
+    expect(requests.map((r) => [r.point, r.measured])).toEqual([
+      ...Array(4).fill(['concurrency=4,rate=50', false]),
+      ...Array(12).fill(['concurrency=4,rate=50', true]),
+      ...Array(4).fill(['concurrency=4,rate=inf', false]),
+      ...Array(12).fill(['concurrency=4,rate=inf', true]),
     ]);
     const cells = RunDirectory.load(join(cwd, 'r1')).results[0]?.cells ?? [];
     for (const cell of cells) {
@@ -90,9 +95,45 @@ describe('dantinox load', () => {
     const csv = readFileSync(join(cwd, 'r1', 'requests.csv'), 'utf8')
       .trim()
       .split('\n');
-    expect(csv).toHaveLength(1 + 24);
+    expect(csv).toHaveLength(1 + 32);
     const compare = await runCli(['compare', 'r1', 'r1', '--noise-floor', '50%'], captureIo(cwd));
     expect(compare).toBe(ExitCode.ok);
+    // results.csv: one row per sweep point, its metrics as columns, read back as the points of the serving row.
+    const table = parseCsv(readFileSync(join(cwd, 'r1', 'results.csv'), 'utf8'));
+    expect(table.header.slice(0, 6)).toEqual(['run_id', 'task', 'cell', 'status', 'concurrency', 'rate']);
+    expect(table.rows.map((r) => r[2])).toEqual(cells.map((c) => c.cell));
+    const column = (name: string): (string | undefined)[] =>
+      table.rows.map((r) => r[table.header.indexOf(name)]);
+    expect(column('output_tps')).toEqual(cells.map((c) => String(c.metrics['output_tps'])));
+    expect(column('rate')).toEqual(['50', '0']);
+    expect(SuiteReport.load(join(cwd, 'r1', 'results.csv')).results[0]?.cells?.map((c) => c.metrics)).toEqual(
+      cells.map((c) => Object.fromEntries(Object.entries(c.metrics).filter(([, v]) => !Number.isNaN(v)))),
+    );
+    // compare and history take the CSV: point by point.
+    const io = captureIo(cwd);
+    const csvCompare = await runCli(
+      ['compare', 'r1/results.csv', 'r1/results.csv', '--noise-floor', '50%'],
+      io,
+    );
+    expect(csvCompare).toBe(ExitCode.ok);
+    expect(io.out.join('')).toContain('concurrency=4,rate=50');
+    const added = captureIo(cwd);
+    expect(
+      await runCli(['history', 'add', 'r1/results.csv', '--history', 'csv.duckdb'], added),
+      added.err.join(''),
+    ).toBe(ExitCode.ok);
+    const trend = captureIo(cwd);
+    const args = [
+      'history',
+      'trend',
+      'output_tps',
+      '--cell',
+      'concurrency=4,rate=inf',
+      '--history',
+      'csv.duckdb',
+    ];
+    expect(await runCli(args, trend)).toBe(ExitCode.ok);
+    expect(trend.out.join('')).toContain(String(Number(cells[1]?.metrics['output_tps']?.toPrecision(4))));
   });
 
   it('replays a trace and reads JSONL prompts', async () => {
