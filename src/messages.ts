@@ -779,6 +779,14 @@ export const messages = {
   /** `--noise-floor` when no comparison has one run per side. */
   noiseFloorUnused: (): string =>
     '--noise-floor is not used: no comparison has one run per side, so the spread of the runs decides (the floor is for one run per side).',
+  /** `compare --history` when no comparison has one run per side, or a `--noise-floor` decides instead. */
+  historyUnused: (floorGiven: boolean): string =>
+    floorGiven
+      ? '--history is not used: --noise-floor decides one-run comparisons; leave it out to learn the noise from the history.'
+      : '--history is not used: no comparison has one run per side, so the spread of the runs decides (the history is for one run per side).',
+  /** `compare --history` found fewer than two earlier runs of a baseline's variant. */
+  historyTooFewEarlierRuns: (baseline: string, found: number): string =>
+    `The history holds ${found} earlier run${found === 1 ? '' : 's'} of ${baseline}'s variant on its machine, and its noise needs at least 2: record more runs (bench --history), or give --noise-floor.`,
   /** `compare` given fewer than two runs. */
   compareNeedsTwoRuns: (): string =>
     'compare needs a baseline and a candidate: "dantinox compare BASE HEAD", or repeated runs "dantinox compare BASE1 BASE2 BASE3 -- HEAD1 HEAD2 HEAD3".',
@@ -1062,7 +1070,7 @@ export const messages = {
     `The model "${model}" has no tokenizer (a built-in config with a vocabulary under 256 tokens), so it cannot be served as text: use a config with vocabSize ≥ 256 or a folder with tokenizer.json.`,
   /** A served model that does not generate autoregressively. */
   serveNotAutoregressive: (model: string, paradigm: string): string =>
-    `The model "${model}" is a ${paradigm} model; dantinox serve generates token by token (paradigm ar) only. Pass --paradigm ar or an autoregressive config.`,
+    `The model "${model}" is a ${paradigm} model; dantinox serve generates token by token (paradigm ar) only. Serve a config with paradigm: ar (every preset is one).`,
   /** The line `dantinox serve` prints once listening. */
   serveListening: (
     url: string,
@@ -1431,6 +1439,20 @@ export const messages = {
   /** One computation timed twice (two tasks, or two runs of one variant) with results beyond their spread. */
   siblingsDisagree: (fast: string, fastMs: number, slow: string, slowMs: number): string =>
     `the same prefill took ${Number(fastMs.toPrecision(3))} ms in ${fast} and ${Number(slowMs.toPrecision(3))} ms in ${slow} (+${Math.round((slowMs / fastMs - 1) * 100)}%, beyond their spread): the machine's speed changed during the run, so differences of that size between cells or variants are not the model's; rerun on an idle machine.`,
+  /** Two sibling variants ordered against expectation: more threads slower, or q4 slower to decode than fp32. */
+  variantsOutOfOrder: (
+    kind: 'threads' | 'q4',
+    expectedFast: string,
+    other: string,
+    where: string,
+    slowMs: number,
+    fastMs: number,
+  ): string =>
+    `${expectedFast} is slower than ${other}: ${where} took ${Number(slowMs.toPrecision(3))} ms against ${Number(fastMs.toPrecision(3))} ms (+${Math.round((slowMs / fastMs - 1) * 100)}%, beyond their spread), ${
+      kind === 'threads'
+        ? "although more threads should not be slower: the threads may be more than the free cores (other processes, or --threads above the cores), the machine was busy during one of them, or the cell too small to pay for the threads' synchronization; rerun on an idle machine with --threads at most the cores before reading it as what threads do."
+        : "although 4-bit weights are an eighth of fp32's bytes and a decode step reads them all: the engine may lack a fast 4-bit kernel for this shape, or the machine's speed changed between them; rerun on an idle machine before reading q4 as slower."
+    }`,
   /** The CPU clock fell during a run. */
   clockFell: (startMhz: number, endMhz: number): string =>
     `the CPU clock fell from ${Math.round(startMhz)} MHz to ${Math.round(endMhz)} MHz during the run (thermal or power limits, or a frequency governor), so later cells ran slower than earlier ones; let the machine cool or set the performance governor, then rerun.`,

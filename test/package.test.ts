@@ -18,6 +18,9 @@ interface LockedPackage {
 const pkg = json('package.json') as {
   engines: Record<string, string>;
   allowScripts?: Record<string, boolean>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
 const locked = Object.entries(
   (json('package-lock.json') as { packages: Record<string, LockedPackage> }).packages,
@@ -51,6 +54,19 @@ describe('package.json: an install without warnings', () => {
     expect(withScripts.length).toBeGreaterThan(0);
     expect(Object.keys(pkg.allowScripts ?? {}).sort()).toEqual([...new Set(withScripts)].sort());
     expect(Object.values(pkg.allowScripts ?? {})).not.toContain(true);
+  });
+
+  it('every optional peer is pinned to a stable release, the one the dev dependencies install and the lock holds', () => {
+    const lockedAt = (name: string) =>
+      (json('package-lock.json') as { packages: Record<string, { version?: string }> }).packages[
+        `node_modules/${name}`
+      ]?.version;
+    for (const [name, version] of Object.entries(pkg.peerDependencies)) {
+      expect(semver.valid(version), name).toBe(version); // an exact version, not a range
+      expect(semver.prerelease(version), `${name} ${version} is a prerelease`).toBeNull();
+      expect(pkg.devDependencies[name], name).toBe(version);
+      expect(lockedAt(name), name).toBe(version);
+    }
   });
 
   it('npm reads the project configuration without a warning', () => {

@@ -188,6 +188,9 @@ export { type ReadRun, RUN_FILES, RunDirectory } from './run-directory.js';
 export { BenchmarkSuite, type BenchmarkSuiteOptions, modelIdentity, type SuiteRunOptions } from './suite.js';
 export {
   formatSummary,
+  GLANCE_METRICS,
+  type GlanceMetric,
+  glanceLine,
   SUMMARY_FORMATS,
   type SummaryFormat,
   type SummaryOptions,
@@ -225,7 +228,13 @@ export {
   type PerplexityData,
   slidingBatches,
 } from './tasks/eval-windows.js';
-export { KLD_METRICS, type KldReference, KldTask, type KldTaskOptions } from './tasks/kld-task.js';
+export {
+  KLD_METRICS,
+  type KldReference,
+  KldTask,
+  type KldTaskOptions,
+  kldDistribution,
+} from './tasks/kld-task.js';
 export { LATENCY_METRICS, LatencyTask, type LatencyTaskOptions } from './tasks/latency-task.js';
 export {
   type LikelihoodTotals,

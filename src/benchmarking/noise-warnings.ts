@@ -1,8 +1,10 @@
 /**
  * When timings cannot be trusted, say so: a busy machine, a clock that fell during the run, a cell whose slowest
  * calls are far from its typical one, two measurements of the same computation that disagree beyond their
- * spread (the same prefill shape timed by two tasks, or the same variant measured twice), and a cell whose own
- * self-checks failed (a load whose client and server disagree on token counts, or that missed its schedule).
+ * spread (the same prefill shape timed by two tasks, or the same variant measured twice), sibling variants that
+ * break the expected direction beyond their spread (more threads slower, q4 decoding slower than fp32), and a cell
+ * whose own self-checks failed (a load whose client and server disagree on token counts, or that missed its
+ * schedule).
  *
  * @packageDocumentation
  */
@@ -11,7 +13,7 @@ import { type SampleSummary, summarize } from '../profiling/statistics.js';
 import { busyCalibration } from './calibration.js';
 import { busyMachine, type Environment } from './environment.js';
 import { type BenchmarkResult, type CellRecord, type MetaValue, SERVING_PHASE } from './task.js';
-import { variantIdentity } from './variant-identity.js';
+import { identityDifferences, type VariantIdentity, variantIdentity } from './variant-identity.js';
 
 /** Ratio of p99 to median above which a cell's calls are flagged: its slowest calls took 3× a typical one. */
 export const TAIL_RATIO_LIMIT = 3;
@@ -41,10 +43,12 @@ export interface NoiseSource {
 export interface NoiseWarning {
   /**
    * `busy`: load above half the CPUs; `calibration`: the ceilings were measured on a busy machine; `clock`: the
-   * clock fell; `tail`: p99 ≫ median; `siblings`: one computation timed twice disagrees; `validation`: a cell's
-   * self-check failed (see `CellRecord.validation`).
+   * clock fell; `tail`: p99 ≫ median; `siblings`: one computation timed twice disagrees; `direction`: two variants
+   * that differ only in threads, or only in fp32 against q4 weights, are ordered against expectation (more threads
+   * slower, q4 slower to decode) by more than {@link SIBLING_GAP_LIMIT}, beyond their spread; `validation`: a
+   * cell's self-check failed (see `CellRecord.validation`).
    */
-  readonly kind: 'busy' | 'calibration' | 'clock' | 'tail' | 'siblings' | 'validation';
+  readonly kind: 'busy' | 'calibration' | 'clock' | 'tail' | 'siblings' | 'direction' | 'validation';
   /** The run (variant) id; empty when unknown. */
   readonly variant: string;
   /** The sentence to show. */
@@ -140,6 +144,115 @@ function siblingWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
   return out;
 }
 
+/** The identity fields a dtype sibling may differ in besides `dtype`: how the quantized weights are laid out. */
+const QUANTIZATION_FIELDS: ReadonlySet<string> = new Set([
+  'dtype',
+  'head_dtype',
+  'block_size',
+  'quantized_matrices',
+]);
+
+/**
+ * What two variants are to each other when they differ only in threads (`more threads` must not be slower, in any
+ * prefill or decode cell) or only in fp32 against q4 weights (`q4` must not be slower in a decode cell); otherwise
+ * `undefined`. `fast` names the one expected to be at least as fast, in the `phases` compared.
+ */
+function expectedOrder(
+  x: VariantIdentity,
+  y: VariantIdentity,
+): { kind: 'threads' | 'q4'; fast: 'x' | 'y'; phases: ReadonlySet<string> } | undefined {
+  const fields = identityDifferences(x, y).map((d) => d.field);
+  if (fields.length === 1 && fields[0] === 'threads') {
+    const [tx, ty] = [Number(x.threads), Number(y.threads)];
+    if (!(Number.isFinite(tx) && Number.isFinite(ty)) || tx === ty) return undefined;
+    return { kind: 'threads', fast: tx > ty ? 'x' : 'y', phases: new Set(['prefill', 'decode']) };
+  }
+  if (fields.includes('dtype') && fields.every((f) => QUANTIZATION_FIELDS.has(f))) {
+    const pair = [x.dtype, y.dtype];
+    if (!(pair.includes('fp32') && pair.includes('q4'))) return undefined;
+    return { kind: 'q4', fast: x.dtype === 'q4' ? 'x' : 'y', phases: new Set(['decode']) };
+  }
+  return undefined;
+}
+
+/** The runs of one variant: its id (the first run's), identity and per-call samples of each timed cell, pooled. */
+interface VariantCells {
+  readonly variant: string;
+  readonly identity: VariantIdentity;
+  readonly cells: Map<string, { readonly where: string; readonly phase: string; readonly samples: number[] }>;
+}
+
+/** `sources` grouped by variant identity (repeats of a variant pooled), in first-run order. */
+function variantCells(sources: readonly NoiseSource[]): VariantCells[] {
+  const groups = new Map<string, VariantCells>();
+  for (const source of sources) {
+    const identity = variantIdentity(source);
+    const key = JSON.stringify(identity);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { variant: source.runId ?? '', identity, cells: new Map() };
+      groups.set(key, group);
+    }
+    for (const r of source.results)
+      for (const cell of r.cells ?? []) {
+        if (cell.status !== 'completed' || (cell.samplesMs?.length ?? 0) === 0) continue;
+        const id = `${r.task} ${cell.cell}`;
+        const entry = group.cells.get(id) ?? { where: id, phase: cell.phase, samples: [] };
+        entry.samples.push(...(cell.samplesMs ?? []));
+        group.cells.set(id, entry);
+      }
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Pairs of variants that differ only in threads, or only in fp32 against q4 weights, where the one expected to be
+ * at least as fast (more threads; q4 in decode) is slower in a cell both timed by more than
+ * {@link SIBLING_GAP_LIMIT} and {@link SIBLING_SE_LIMIT} standard errors: one warning per pair, naming both
+ * variants and the cell with the largest gap.
+ */
+function directionWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
+  const variants = variantCells(sources);
+  const out: NoiseWarning[] = [];
+  variants.forEach((x, i) => {
+    for (const y of variants.slice(i + 1)) {
+      const order = expectedOrder(x.identity, y.identity);
+      if (order === undefined) continue;
+      const [fast, slow] = order.fast === 'x' ? [x, y] : [y, x];
+      let worst: { where: string; fastMs: number; slowMs: number } | undefined;
+      for (const [id, f] of fast.cells) {
+        const s = slow.cells.get(id);
+        if (s === undefined || !order.phases.has(f.phase) || f.samples.length < 2 || s.samples.length < 2)
+          continue;
+        const [a, b] = [summary(f.samples), summary(s.samples)];
+        if (a === undefined || b === undefined || !(b.mean > 0)) continue;
+        const se = Math.sqrt(a.std ** 2 / a.n + b.std ** 2 / b.n);
+        const beyond = a.mean / b.mean - 1 > SIBLING_GAP_LIMIT && a.mean - b.mean > SIBLING_SE_LIMIT * se;
+        if (beyond && (worst === undefined || a.mean / b.mean > worst.fastMs / worst.slowMs))
+          worst = { where: f.where, fastMs: a.mean, slowMs: b.mean };
+      }
+      if (worst === undefined) continue;
+      const said = (v: VariantCells): string =>
+        order.kind === 'threads'
+          ? `${v.variant} (${String(v.identity.threads)} thread${v.identity.threads === 1 ? '' : 's'})`
+          : `${v.variant} (${String(v.identity.dtype)})`;
+      out.push({
+        kind: 'direction',
+        variant: fast.variant,
+        message: messages.variantsOutOfOrder(
+          order.kind,
+          said(fast),
+          said(slow),
+          worst.where,
+          worst.fastMs,
+          worst.slowMs,
+        ),
+      });
+    }
+  });
+  return out;
+}
+
 /** The failed self-checks of a run's cells, one warning each, in cell order. */
 function validationWarnings(source: NoiseSource, variant: string): NoiseWarning[] {
   return source.results.flatMap((r) =>
@@ -162,7 +275,8 @@ function clockWarning(environment: Environment | undefined): string | undefined 
 
 /**
  * Every reason not to trust the timings of `sources`, in run order: per run a busy machine, ceilings measured on a
- * busy machine, a falling clock, cells with an extreme tail and failed self-checks; then disagreements between measurements of one computation across all of them.
+ * busy machine, a falling clock, cells with an extreme tail and failed self-checks; then disagreements between
+ * measurements of one computation across all of them, then sibling variants ordered against expectation.
  */
 export function noiseWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
   const perRun = sources.flatMap((source) => {
@@ -179,7 +293,7 @@ export function noiseWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
       ...validationWarnings(source, variant),
     ];
   });
-  return [...perRun, ...siblingWarnings(sources)];
+  return [...perRun, ...siblingWarnings(sources), ...directionWarnings(sources)];
 }
 
 /** One sentence per warning, prefixed by its run when the warnings are about several. */

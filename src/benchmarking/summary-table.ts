@@ -1,7 +1,8 @@
 /**
- * The summary of one or several runs as a person reads it — one row per timed cell with mean ± standard deviation,
- * unit and sample count, then the task metrics, then the cells and tasks that did not complete with their reason —
- * and the same rows for scripts (`kv`, `json`, `csv`, `markdown`).
+ * The summary of one or several runs as a person reads it — the numbers read first (peak tokens/s, TTFT, decode
+ * tokens/s, perplexity) on one line, then one row per timed cell with mean ± standard deviation, unit and sample
+ * count, then the task metrics, then the cells and tasks that did not complete with their reason — and the same
+ * rows for scripts (`kv`, `json`, `csv`, `markdown`).
  *
  * @packageDocumentation
  */
@@ -71,6 +72,40 @@ export interface SummaryRow {
   readonly tokensPerS: number | null;
   /** Why a row did not complete; empty otherwise. */
   readonly reason: string;
+}
+
+/** One metric of the `At a glance` line. */
+export interface GlanceMetric {
+  /** The task metric's key, e.g. `peak_tps`. */
+  readonly key: string;
+  /** What the line calls it, e.g. `peak`. */
+  readonly label: string;
+}
+
+/** The task metrics a person reads first, in the order the `At a glance` line gives them, with their labels. */
+export const GLANCE_METRICS: readonly GlanceMetric[] = Object.freeze([
+  { key: 'peak_tps', label: 'peak' },
+  { key: 'ttft_ms', label: 'TTFT' },
+  { key: 'decode_tps', label: 'decode' },
+  { key: 'perplexity', label: 'perplexity' },
+]);
+
+/**
+ * `At a glance: peak 24,242 tok/s · TTFT 1.16 ms · decode 990.1 tok/s · perplexity 256` — each
+ * {@link GLANCE_METRICS} metric that a completed task row of `source` holds as a finite number (the first such row),
+ * with its unit; `At a glance, <run id>: …` when `named`. `undefined` when the run has none of them.
+ */
+export function glanceLine(source: SummarySource, named = false): string | undefined {
+  const parts = GLANCE_METRICS.flatMap(({ key, label }) => {
+    const value = source.results.find(
+      (r) => (r.status ?? 'completed') === 'completed' && Number.isFinite(r.metrics[key] ?? Number.NaN),
+    )?.metrics[key];
+    if (value === undefined) return [];
+    const unit = unitOf(key, source.descriptors);
+    return [`${label} ${shown(value)}${unit === '' || unit === '1' ? '' : ` ${unit}`}`];
+  });
+  if (parts.length === 0) return undefined;
+  return `At a glance${named ? `, ${source.runId ?? ''}` : ''}: ${parts.join(' · ')}`;
 }
 
 /** A row's mean and sample standard deviation (`null` below two values) of per-call values; `NaN` if damaged. */
@@ -314,8 +349,9 @@ export function formatSummary(
       const tasks = sources.reduce((a, s) => a + s.results.length, 0);
       const time = sources.reduce((a, s) => a + s.totalTimeS, 0);
       const runs = sources.length > 1 ? `${sources.length} runs, ` : '';
+      const glance = sources.flatMap((s) => glanceLine(s, sources.length > 1) ?? []);
       return withWarnings(
-        `Summary: ${runs}${tasks} task(s), ${time.toFixed(1)} s (mean ± sd over the timed calls)\n${alignedTable(summaryRows(sources))}`,
+        `${glance.map((l) => `${l}\n`).join('')}Summary: ${runs}${tasks} task(s), ${time.toFixed(1)} s (mean ± sd over the timed calls)\n${alignedTable(summaryRows(sources))}`,
       );
     }
   }

@@ -1,6 +1,6 @@
 /**
  * Task registries: name → factory, like the chart registry. Registries are instances (never a module-global map)
- * that start with the three built-in tasks; the CLI's `--tasks` and `--plugin` read and extend one.
+ * that start with the four built-in tasks; the CLI's `--tasks` and `--plugin` read and extend one.
  *
  * @packageDocumentation
  */
@@ -116,7 +116,7 @@ export class TaskRegistry extends Registry<TaskFactory> {
 
 /** Options of {@link createTaskRegistry}. */
 export interface CreateTaskRegistryOptions {
-  /** Start with the three built-in tasks. @default true */
+  /** Start with the four built-in tasks. @default true */
   readonly builtins?: boolean;
 }
 

@@ -30,6 +30,7 @@ import { writeComparisons } from './commands/compare.js';
 import { ExitCode } from './exit-code.js';
 import { type StopSignal, watchInterrupts } from './interrupts.js';
 import { tellLauncher, underLauncher } from './malloc-tuning.js';
+import { wrappingWriter } from './wrap-lines.js';
 
 /** `4 min 10 s`, `35 s`. */
 function formatEta(ms: number): string {
@@ -105,8 +106,25 @@ export async function runBenchPlan(
 ): Promise<ExitCode> {
   const { io } = ctx;
   const document = DOCUMENT_FORMATS.has(format);
-  // What a person reads goes to stderr when stdout carries a document.
-  const human = document ? io.stderr : io.stdout;
+  // What a person reads goes to stderr when stdout carries a document, wrapped to MAX_LINE on stdout (not the
+  // seed's `kv` lines, which scripts parse).
+  const wrapped = document || format === 'kv' ? undefined : wrappingWriter(io.stdout);
+  const human = wrapped ?? (document ? io.stderr : io.stdout);
+  try {
+    return await runAndPrint(plan, { format, quiet, human }, ctx);
+  } finally {
+    wrapped?.flush();
+  }
+}
+
+/** {@link runBenchPlan} once its writer is chosen: what a person reads goes to `human`. */
+async function runAndPrint(
+  plan: RunPlan,
+  { quiet, format, human }: BenchPrinting & { human: CliWriter },
+  ctx: CommandContext,
+): Promise<ExitCode> {
+  const { io } = ctx;
+  const document = DOCUMENT_FORMATS.has(format);
   const flat = isFlatLayout(plan);
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: underLauncher() });
   let result: RunResult;
@@ -128,7 +146,7 @@ export async function runBenchPlan(
     human.write(`Nothing to do: ${plan.shownDir} already holds a complete run (--resume).\n`);
     return ExitCode.ok;
   }
-  for (const outcome of result.variants) printVariant(outcome, { flat, format, out: human }, ctx);
+  for (const outcome of result.variants) printVariant(outcome, { flat, format, out: human });
   if (document) io.stdout.write(`${formatSummary(result.reports, format)}\n`);
   const results =
     result.files.length === 0 ? '' : `Results: ${plan.shownDir}\n  ${result.files.join('\n  ')}\n`;
@@ -188,7 +206,6 @@ async function printHistory(record: HistoryRecord, out: CliWriter, ctx: CommandC
 function printVariant(
   outcome: VariantOutcome,
   { flat, format, out }: { flat: boolean; format: SummaryFormat; out: CliWriter },
-  ctx: CommandContext,
 ): void {
   const { model, report } = outcome;
   if (!flat) out.write(`── ${report.runId ?? ''} ──\n`);
@@ -197,8 +214,7 @@ function printVariant(
     out.write(`Engine: ${model.info.engine}, ${model.info.threads} threads, ${model.info.dtype}\n`);
   }
   out.write(`Config: ${describeConfig(outcome.config)}\n\n`);
-  if (!DOCUMENT_FORMATS.has(format))
-    ctx.io.stdout.write(`${formatSummary([report], format, { warnings: false })}\n\n`);
+  if (!DOCUMENT_FORMATS.has(format)) out.write(`${formatSummary([report], format, { warnings: false })}\n\n`);
   const profile = profileText(report);
   if (profile !== undefined) out.write(`${profile}\n\n`);
   const note =

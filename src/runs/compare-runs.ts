@@ -1,21 +1,25 @@
 /**
  * `compareRuns`: sides of runs given as paths — runs, folders of repeated runs, matrix folders — loaded, named and
  * compared: every candidate side with the baseline side, a matrix variant by variant (matched by id, each a whole
- * variant identity). What `dantinox compare` runs.
+ * variant identity), with one run per side the noise learned from the baseline's earlier runs in a results history.
+ * What `dantinox compare` runs.
  *
  * @packageDocumentation
  */
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import {
   type CompareOptions,
   compareReports,
   type ReportComparison,
 } from '../benchmarking/compare/compare-reports.js';
+import { ResultsHistory } from '../benchmarking/history/results-history.js';
 import { type NoiseWarning, noiseWarnings } from '../benchmarking/noise-warnings.js';
+import type { SuiteReport } from '../benchmarking/report.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { type LoadedReport, loadRunGroup } from './load-report.js';
+import { EARLIER_RUNS } from './record-history.js';
 
 /** One side as loaded: its runs, and the paths it was given as. */
 interface LoadedSide {
@@ -51,10 +55,20 @@ function sideLabels(sides: readonly LoadedSide[]): string[] {
   );
 }
 
-/** Options of {@link compareRuns}: those of `compareReports` but the labels, and where relative paths start. */
-export type CompareRunsOptions = Omit<CompareOptions, 'baselineLabel' | 'candidateLabel'> & {
+/**
+ * Options of {@link compareRuns}: those of `compareReports` but the labels and the earlier runs (read from
+ * `history`), and where relative paths start.
+ */
+export type CompareRunsOptions = Omit<CompareOptions, 'baselineLabel' | 'candidateLabel' | 'earlierRuns'> & {
   /** Directory relative paths are resolved against. @default process.cwd() */
   readonly cwd?: string;
+  /**
+   * A results history (DuckDB file, relative to `cwd`): a variant compared one run per side without a
+   * `noiseFloor` is tested against the spread of the baseline's earlier runs there — the up to
+   * {@link EARLIER_RUNS} latest runs of its variant on its machine that started before it (at least 2), as
+   * `bench --compare-last` does. @default none
+   */
+  readonly history?: string;
 };
 
 /** What {@link compareRuns} found. */
@@ -71,17 +85,44 @@ export interface RunsComparison {
 }
 
 /**
+ * The earlier runs of each baseline in `history` that a one-run comparison learns its noise from (see
+ * {@link CompareRunsOptions.history}), by baseline; a note for each baseline with fewer than 2.
+ */
+async function earlierRunsOf(
+  baselines: readonly LoadedReport[],
+  historyPath: string,
+  notes: string[],
+): Promise<Map<LoadedReport, SuiteReport[]>> {
+  const out = new Map<LoadedReport, SuiteReport[]>();
+  const history = await ResultsHistory.open(historyPath, { readOnly: true });
+  try {
+    for (const base of baselines) {
+      const ids = await history.runsBefore(base.report, EARLIER_RUNS);
+      const reports = (await Promise.all(ids.map((id) => history.report(id)))).filter(
+        (r): r is SuiteReport => r !== undefined,
+      );
+      if (reports.length >= 2) out.set(base, reports.reverse());
+      else notes.push(messages.historyTooFewEarlierRuns(runName(base), reports.length));
+    }
+  } finally {
+    history.close();
+  }
+  return out;
+}
+
+/**
  * Loads the sides (the first is the baseline; each a list of paths) and compares every candidate side with it,
  * saying which runs' timings are not to be trusted.
  *
- * @throws {@link dantinox!DantinoxError} `IO` for runs that cannot be read; `INVALID_INPUT` when no variant is in
- * common, and the errors of `compareReports` (different variants, runs of one side that are not repeats).
+ * @throws {@link dantinox!DantinoxError} `IO` for runs or a history that cannot be read; `INVALID_INPUT` when no
+ * variant is in common, and the errors of `compareReports` (different variants, runs of one side that are not
+ * repeats).
  */
-export function compareRuns(
+export async function compareRuns(
   sides: readonly (readonly string[])[],
   options: CompareRunsOptions = {},
-): RunsComparison {
-  const { cwd = process.cwd(), ...compareOptions } = options;
+): Promise<RunsComparison> {
+  const { cwd = process.cwd(), history, ...compareOptions } = options;
   const loaded = sides.map(
     (paths): LoadedSide => ({ runs: paths.flatMap((p) => loadRunGroup(p, cwd)), paths }),
   );
@@ -95,6 +136,17 @@ export function compareRuns(
   const variants = [...new Set(base.runs.map((r) => r.variant ?? ''))];
   const ofVariant = (side: LoadedSide, variant: string) =>
     side.runs.filter((r) => (r.variant ?? '') === variant);
+  // The history decides only a variant with one baseline run, compared with one candidate run, without a floor.
+  const single = variants.flatMap((v) => {
+    const runs = ofVariant(base, v);
+    return runs.length === 1 && cands.some((c) => ofVariant(c, v).length === 1) ? runs : [];
+  });
+  let learned = new Map<LoadedReport, SuiteReport[]>();
+  if (history !== undefined) {
+    if (single.length === 0 || options.noiseFloor !== undefined)
+      notes.push(messages.historyUnused(options.noiseFloor !== undefined));
+    else learned = await earlierRunsOf(single, isAbsolute(history) ? history : resolve(cwd, history), notes);
+  }
   const comparisons = cands.flatMap((c, i) =>
     variants.flatMap((variant) => {
       const candidateRuns = ofVariant(c, variant);
@@ -103,12 +155,15 @@ export function compareRuns(
         return [];
       }
       const suffix = variant === '' ? '' : ` · ${variant}`;
+      const baseRuns = ofVariant(base, variant);
+      const earlierRuns = candidateRuns.length === 1 ? learned.get(baseRuns[0] as LoadedReport) : undefined;
       return [
         compareReports(
-          ofVariant(base, variant).map((r) => r.report),
+          baseRuns.map((r) => r.report),
           candidateRuns.map((r) => r.report),
           {
             ...compareOptions,
+            ...(earlierRuns === undefined ? {} : { earlierRuns }),
             baselineLabel: `${labels[0]}${suffix}`,
             candidateLabel: `${labels[i + 1]}${suffix}`,
           },

@@ -107,6 +107,7 @@ export {
   type AddedRun,
   type AddedRuns,
   addRunsToHistory,
+  EARLIER_RUNS,
   type HistoryCompared,
   type HistoryNotRecorded,
   type HistoryOptions,

@@ -13,8 +13,11 @@ import { gitInfo } from './git-info.js';
 import { loadRunGroup } from './load-report.js';
 import { timestampName } from './output-dir.js';
 
-/** How many runs before the baseline `--compare-last` learns the run-to-run spread from. */
-const EARLIER_RUNS = 5;
+/**
+ * How many runs before the baseline a one-run-per-side comparison learns the run-to-run spread from
+ * (`bench --compare-last`, `compare --history`).
+ */
+export const EARLIER_RUNS = 5;
 
 /** Where and how a run is recorded (`--history`, `--compare-last`). */
 export type HistoryOptions = {

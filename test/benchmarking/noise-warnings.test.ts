@@ -6,6 +6,7 @@ import {
   noiseWarnings,
 } from '../../src/benchmarking/noise-warnings.js';
 import { type BenchmarkResult, type CellRecord, SERVING_PHASE } from '../../src/benchmarking/task.js';
+import { messages } from '../../src/messages.js';
 
 const env = (over: Partial<Environment>): Environment => ({ logicalCpus: 2, ...over }) as Environment;
 
@@ -160,6 +161,105 @@ describe('noiseWarnings', () => {
       modelMeta: { model: 'tiny', dtype: 'q8', threads: 2 },
     });
     expect(noiseWarnings([first, q8])).toEqual([]);
+  });
+
+  describe('direction: sibling variants ordered against expectation, beyond their spread', () => {
+    const decode = (samplesMs: number[]): CellRecord => ({
+      task: 'latency',
+      cell: 'decode@32',
+      phase: 'decode',
+      status: 'completed',
+      metrics: {},
+      samplesMs,
+    });
+    const variant = (
+      runId: string,
+      meta: Record<string, string | number>,
+      cells: CellRecord[],
+    ): NoiseSource =>
+      source(cells, { runId, modelMeta: { model: 'tiny', dtype: 'fp32', threads: 1, ...meta } });
+    const threads = (t: number, prefillMs: number, decodeMs = 1): NoiseSource =>
+      variant(`tiny-t${t}`, { threads: t }, [
+        prefill('throughput', around(prefillMs)),
+        decode(around(decodeMs)),
+      ]);
+
+    it('more threads slower by more than 25% in a prefill or decode cell: one warning naming both variants', () => {
+      // 127 against 14,700 tok/s, as a matrix once showed with no warning.
+      const warnings = noiseWarnings([threads(1, 1), threads(2, 14_700 / 127)]);
+      expect(warnings).toEqual([
+        {
+          kind: 'direction',
+          variant: 'tiny-t2',
+          message: messages.variantsOutOfOrder(
+            'threads',
+            'tiny-t2 (2 threads)',
+            'tiny-t1 (1 thread)',
+            'throughput seq=32,batch=1',
+            14_700 / 127,
+            1,
+          ),
+        },
+      ]);
+      expect(warnings[0]?.message).toMatch(
+        /^tiny-t2 \(2 threads\) is slower than tiny-t1 \(1 thread\): throughput seq=32,batch=1 took 116 ms against 1 ms \(\+11475%/,
+      );
+      // The order of the runs does not matter; the decode cell counts too.
+      expect(kinds([threads(2, 1, 1.3), threads(1, 1, 1)])).toEqual(['direction']);
+    });
+
+    it('not at 25% or less, not within 4 standard errors, not when more threads are faster', () => {
+      expect(kinds([threads(1, 1), threads(2, 1.25)])).toEqual([]);
+      expect(kinds([threads(1, 1), threads(2, 1.26)])).toEqual(['direction']);
+      expect(kinds([threads(1, 1.3), threads(2, 1)])).toEqual([]);
+      const wide = [0.3, 1.7, 0.3, 1.7, 0.3, 1.7]; // sd ≈ 0.77: 30% is within 4 standard errors
+      const t1 = variant('a', { threads: 1 }, [prefill('throughput', wide)]);
+      const t2 = variant('b', { threads: 2 }, [
+        prefill(
+          'throughput',
+          wide.map((x) => x * 1.3),
+        ),
+      ]);
+      expect(kinds([t1, t2])).toEqual([]);
+    });
+
+    it('q4 slower than fp32 in decode by more than 25%: a warning; in prefill, or q8, or another difference: none', () => {
+      const fp32 = variant('tiny-fp32', {}, [prefill('throughput', around(1)), decode(around(1))]);
+      const q4 = (prefillMs: number, decodeMs: number, meta: Record<string, string | number> = {}) =>
+        variant('tiny-q4', { dtype: 'q4', block_size: 32, ...meta }, [
+          prefill('throughput', around(prefillMs)),
+          decode(around(decodeMs)),
+        ]);
+      expect(noiseWarnings([fp32, q4(1, 1.3)])).toEqual([
+        {
+          kind: 'direction',
+          variant: 'tiny-q4',
+          message: messages.variantsOutOfOrder(
+            'q4',
+            'tiny-q4 (q4)',
+            'tiny-fp32 (fp32)',
+            'latency decode@32',
+            1.3,
+            1,
+          ),
+        },
+      ]);
+      expect(kinds([fp32, q4(1, 1.25)])).toEqual([]);
+      expect(kinds([fp32, q4(2, 1)])).toEqual([]); // q4's prefill may be slower (dequantization)
+      const q8 = variant('tiny-q8', { dtype: 'q8' }, [decode(around(2))]);
+      expect(kinds([fp32, q8])).toEqual([]);
+      expect(kinds([fp32, q4(1, 2, { threads: 2 })])).toEqual([]); // dtype and threads differ: not siblings
+    });
+
+    it('repeats of a variant are pooled, and the variant named is its first run', () => {
+      const runs = [
+        threads(1, 1),
+        { ...threads(2, 1.5), runId: 'tiny-t2-r1' },
+        { ...threads(2, 1.5), runId: 'tiny-t2-r2' },
+      ];
+      const warnings = noiseWarnings(runs).filter((w) => w.kind === 'direction');
+      expect(warnings.map((w) => w.variant)).toEqual(['tiny-t2-r1']);
+    });
   });
 
   it('validation: each failed self-check of a cell is a warning line, its message as written; passed ones are not', () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/benchmarking/csv.js';
-import { formatSummary, type SummarySource, summaryRows } from '../../src/benchmarking/summary-table.js';
+import {
+  formatSummary,
+  glanceLine,
+  type SummarySource,
+  summaryRows,
+} from '../../src/benchmarking/summary-table.js';
 import type { BenchmarkResult, CellRecord } from '../../src/benchmarking/task.js';
 
 const cell = (over: Partial<CellRecord>): CellRecord => ({
@@ -107,7 +112,7 @@ describe('formatSummary', () => {
   const sources = [source([throughput, latency, failed])];
 
   it('table: a header line, aligned columns (mean ± sd with the unit), then what did not complete', () => {
-    const lines = formatSummary(sources).split('\n');
+    const lines = formatSummary(sources).split('\n').slice(1); // under the At a glance line
     expect(lines[0]).toBe('Summary: 3 task(s), 1.3 s (mean ± sd over the timed calls)');
     expect(lines[1]).toMatch(/^ {2}task +cell +measure +mean ± sd +tok\/s +n$/);
     const [header, ...body] = lines.slice(1, 5);
@@ -125,9 +130,9 @@ describe('formatSummary', () => {
   it('a variant column only when several runs are summarised', () => {
     expect(formatSummary(sources)).not.toContain('variant');
     const two = formatSummary([...sources, source([throughput], 'tiny-q8')]);
-    expect(two.split('\n')[1]).toMatch(/^ {2}variant +task/);
+    expect(two.split('\n')[3]).toMatch(/^ {2}variant +task/); // under two At a glance lines and the header
     expect(two).toMatch(/^ {2}tiny-q8 +throughput +seq=8,batch=1 /m);
-    expect(two.split('\n')[0]).toBe('Summary: 2 runs, 4 task(s), 2.5 s (mean ± sd over the timed calls)');
+    expect(two.split('\n')[2]).toBe('Summary: 2 runs, 4 task(s), 2.5 s (mean ± sd over the timed calls)');
   });
 
   it('markdown: one table row per summary row, numbers right-aligned, pipes escaped', () => {
@@ -163,6 +168,47 @@ describe('formatSummary', () => {
       'BenchmarkSuite  —  3 task(s)  (1.3 s total)',
       '  model: model=tiny',
       '  [throughput]  tps_seq8=3200.0000  peak_tps=3200.0000',
+    ]);
+  });
+});
+
+describe('the At a glance line', () => {
+  it('gives peak tok/s, TTFT, decode tok/s and perplexity in that order, each with its unit, above the table', () => {
+    const withDecode: BenchmarkResult = { ...latency, metrics: { ...latency.metrics, decode_tps: 1234.4 } };
+    const decodeUnit = { key: 'decode_tps', unit: 'tok/s', description: 'decode' };
+    const of = (results: BenchmarkResult[]): SummarySource => {
+      const s = source(results);
+      return { ...s, descriptors: [...s.descriptors, decodeUnit] };
+    };
+    // The rows' order does not matter: the line's order is fixed, each value with 4 significant digits.
+    expect(glanceLine(of([perplexity, withDecode, throughput]))).toBe(
+      'At a glance: peak 3,200 tok/s · TTFT 0.5 ms · decode 1,234 tok/s · perplexity 257.5',
+    );
+    const table = formatSummary([of([throughput, withDecode, perplexity])], 'table', { warnings: false });
+    expect(table.split('\n').slice(0, 2)).toEqual([
+      'At a glance: peak 3,200 tok/s · TTFT 0.5 ms · decode 1,234 tok/s · perplexity 257.5',
+      'Summary: 3 task(s), 1.3 s (mean ± sd over the timed calls)',
+    ]);
+  });
+
+  it('leaves out what no completed row holds as a number, and is absent when nothing is left', () => {
+    const failedPpl: BenchmarkResult = { ...perplexity, status: 'failed', error: 'x' };
+    const nanPeak: BenchmarkResult = { ...throughput, metrics: { peak_tps: Number.NaN } };
+    expect(glanceLine(source([nanPeak, latency, failedPpl]))).toBe('At a glance: TTFT 0.5 ms');
+    expect(glanceLine(source([failed]))).toBeUndefined();
+    expect(formatSummary([source([failed])], 'table', { warnings: false })).toMatch(/^Summary: /);
+  });
+
+  it('names each run when several are summarized together, one line each, in their order', () => {
+    const lines = formatSummary(
+      [source([throughput], 'tiny-fp32'), source([perplexity], 'tiny-q8')],
+      'table',
+      { warnings: false },
+    ).split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'At a glance, tiny-fp32: peak 3,200 tok/s',
+      'At a glance, tiny-q8: perplexity 257.5',
+      'Summary: 2 runs, 2 task(s), 2.5 s (mean ± sd over the timed calls)',
     ]);
   });
 });

@@ -88,7 +88,8 @@ describe('dantinox bench on other models', () => {
       },
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('rotary, diffusion');
+    // stdout is wrapped at 160 columns: read it as one line.
+    expect(run.stdout.replace(/\n\s+/g, ' ')).toContain('rotary, diffusion');
     expect(SuiteReport.load(join(cwd, 'out', 'results.csv')).modelMeta['paradigm']).toBe('diffusion');
   });
 

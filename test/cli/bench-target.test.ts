@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SuiteReport } from '../../src/benchmarking/index.js';
-import { ensureBuilt, runCli } from './built-cli.js';
+import { ensureBuilt, ROOT, runCli } from './built-cli.js';
 import { TINY_SWEEP } from './tiny-sweep.js';
 
 beforeAll(() => ensureBuilt(), 180_000);
@@ -44,8 +44,15 @@ describe('bench --target node,browser', () => {
     expect(run.code, run.stderr).toBe(0);
     const node = SuiteReport.load(join(cwd, 'out', 'tiny-node-t2', 'results.json'));
     const browser = SuiteReport.load(join(cwd, 'out', 'tiny-browser-t2', 'results.json'));
-    expect(node.modelMeta['engine']).toMatch(/^onnxruntime-node /);
-    expect(browser.modelMeta['engine']).toMatch(/^onnxruntime-web \S+ \(wasm\)$/);
+    // Each names its own runtime's version, side by side: the pinned releases (the page reports its own).
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(node.modelMeta['engine']).toBe(`onnxruntime-node ${pkg.dependencies['onnxruntime-node']} (cpu)`);
+    expect(browser.modelMeta['engine']).toBe(
+      `onnxruntime-web ${pkg.devDependencies['onnxruntime-web']} (wasm)`,
+    );
     expect(browser.modelMeta['target']).toBe('browser');
     expect(browser.modelMeta['threads']).toBe(2);
     expect(browser.environment?.browser?.crossOriginIsolated).toBe(true);

@@ -84,6 +84,18 @@ describe('dantinox compare', () => {
     expect(unused.err).toBe(`note: ${messages.noiseFloorUnused()}\n`);
   });
 
+  it('one run per side with --history: the earlier runs of the baseline variant there give the noise', async () => {
+    const earlier = saveRuns(cwd, 'earlier', 4, { seed: 400, ...DRIFT });
+    const io = captureIo(cwd);
+    expect(await runCli(['history', 'add', ...earlier, '--history', 'h.duckdb'], io)).toBe(ExitCode.ok);
+    const r = await compare(cwd, ['main', 'slower', '--history', 'h.duckdb', '--fail-on-regression']);
+    expect(r.err).toBe('');
+    expect(r.out).toMatch(/earlier runs +regressed/);
+    expect(r.code).toBe(ExitCode.regression);
+    const unused = await compare(cwd, ['base', 'same', '--history', 'h.duckdb']);
+    expect(unused.err).toBe(`note: ${messages.historyUnused(false)}\n`);
+  });
+
   it('a baseline and several candidates, markdown, and --out with the chart and the HTML report', async () => {
     const r = await compare(cwd, ['base', 'same', 'slow', '--format', 'markdown', '--out', 'cmp']);
     expect(r.code).toBe(ExitCode.ok);

@@ -23,9 +23,14 @@ async function cli(cwd: string, args: string[]): Promise<{ code: number; out: st
   return { code, out: io.out.join(''), err: io.err.join('') };
 }
 
-/** Saves a fake run with an environment block starting on 2026-01-<day>. */
-function saveRun(cwd: string, day: number, slowdown = 1): string {
-  const r = fakeRun({ seed: day, runId: `tiny-${day}`, slowdown });
+/** Saves a fake run (of `dtype`, when given) with an environment block starting on 2026-01-<day>. */
+function saveRun(cwd: string, day: number, slowdown = 1, dtype?: string): string {
+  const r = fakeRun({
+    seed: day,
+    runId: `tiny-${day}`,
+    slowdown,
+    ...(dtype === undefined ? {} : { modelMeta: { dtype, threads: 2 } }),
+  });
   const env = {
     cpuModel: 'Test CPU',
     logicalCpus: 2,
@@ -74,6 +79,31 @@ describe('dantinox history', () => {
       (await cli(cwd, ['history', 'trend', 'p99_ms', '--cell', 'decode@32', '--json'])).out,
     );
     expect(json.map((p: { run_id: string }) => p.run_id)).toEqual(['tiny-1', 'tiny-2', 'tiny-3']);
+  });
+
+  it('trend prints the model and variant of every row, so two variants of one model are told apart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dantinox-history-variants-'));
+    const added = [saveRun(dir, 1, 1, 'fp32'), saveRun(dir, 2, 2, 'q4'), saveRun(dir, 3, 1, 'fp32')];
+    expect((await cli(dir, ['history', 'add', ...added])).code).toBe(ExitCode.ok);
+    const trend = await cli(dir, ['history', 'trend', 'peak_tps']);
+    expect(trend.code).toBe(ExitCode.ok);
+    const [head, ...rows] = trend.out.trim().split('\n');
+    expect(head?.split(/ {2,}/)).toEqual([
+      'run',
+      'started',
+      'commit',
+      'model',
+      'variant',
+      'where',
+      'peak_tps (tok/s)',
+      '95% CI',
+    ]);
+    // In time order, each row with the variant the chart's series split by.
+    expect(rows.map((r) => r.split(/ {2,}/).slice(0, 1).concat(r.split(/ {2,}/).slice(3, 5)))).toEqual([
+      ['tiny-1', 'tiny', 'fp32 · 2 threads · onnxruntime'],
+      ['tiny-2', 'tiny', 'q4 · 2 threads · onnxruntime'],
+      ['tiny-3', 'tiny', 'fp32 · 2 threads · onnxruntime'],
+    ]);
   });
 
   it('bad input: one clear line, exit 2', async () => {

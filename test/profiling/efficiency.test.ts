@@ -150,3 +150,22 @@ describe('theoretical peak from ISA flags', () => {
     expect(theoreticalCeilings({ flags: [], cores: 2, ghz: 3 })).toBeUndefined();
   });
 });
+
+describe('the bytes an MoE call moves (the MBU denominator)', () => {
+  it('are the active weights — router and topK experts — not every expert, plus the KV cache', () => {
+    const moe = ModelConfig.parse({
+      dim: 8,
+      n_heads: 2,
+      num_blocks: 2,
+      vocab_size: 10,
+      max_context: 16,
+      ffn: 'moe',
+      n_experts: 4,
+      top_k: 1,
+    });
+    const footprint = memoryFootprint(moe);
+    expect(footprint.activeWeightBytes).toBeLessThan(footprint.weightBytes);
+    expect(bytesPerCall(footprint, 0)).toBe(footprint.activeWeightBytes);
+    expect(bytesPerCall(footprint, 5, 2)).toBe(footprint.activeWeightBytes + 10 * footprint.kvBytesPerToken);
+  });
+});

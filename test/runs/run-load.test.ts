@@ -61,7 +61,10 @@ describe('runLoad', () => {
     expect(cell?.metrics['token_count_diff']).toBe(0);
     expect(cell?.metrics['tokens_per_chunk']).toBe(2);
     expect(cell?.metricSamples?.['itl_ms']).toHaveLength(24 * 10);
-    const { comparisons } = compareRuns([[join(cwd, 'fast')], [join(cwd, 'slow')]], { cwd, noiseFloor: 0.2 });
+    const { comparisons } = await compareRuns([[join(cwd, 'fast')], [join(cwd, 'slow')]], {
+      cwd,
+      noiseFloor: 0.2,
+    });
     const rows = comparisons[0]?.rows ?? [];
     const tpot = rows.find((r) => r.cell === 'concurrency=2,rate=inf' && r.metric === 'tpot_ms');
     expect(tpot?.verdict).toBe('regressed');

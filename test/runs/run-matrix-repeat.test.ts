@@ -46,7 +46,7 @@ describe('runMatrix with repeat', () => {
       'tiny-q8 tiny-q8-run-3',
     ]);
     await runMatrix(tinyPlan(cwd, 'head', { axes, repeat: 3 }));
-    const { comparisons } = compareRuns([['base'], ['head']], { cwd });
+    const { comparisons } = await compareRuns([['base'], ['head']], { cwd });
     expect(comparisons.map((c) => [c.baseline.label, c.baseline.runs, c.candidate.runs])).toEqual([
       ['base (3 runs) · tiny-fp32', 3, 3],
       ['base (3 runs) · tiny-q8', 3, 3],

@@ -530,6 +530,36 @@ export class ResultsHistory {
   }
 
   /**
+   * The latest `limit` runs of `report`'s variant on its machine (see {@link ResultsHistory.previousRun}) that
+   * started before it, latest first — whether or not `report` itself is in the history (a run stored with the same
+   * start time is not before it): the earlier runs whose spread is the noise of a one-run comparison of `report`.
+   * A report without a start time is before nothing, so every run of its variant counts.
+   */
+  async runsBefore(report: SuiteReport, limit: number): Promise<string[]> {
+    const parsed = Date.parse(report.environment?.timestamp ?? '');
+    const rows = await this.#rows(
+      `SELECT run_id, model_meta FROM runs
+       WHERE machine = $1 AND model IS NOT DISTINCT FROM $2
+         AND ($3::TIMESTAMPTZ IS NULL OR coalesce(started_at, added_at) < $3::TIMESTAMPTZ)
+       ORDER BY coalesce(started_at, added_at) DESC, added_at DESC`,
+      [
+        machineLabel(report.environment),
+        str(report.modelMeta['model']),
+        Number.isFinite(parsed) ? new Date(parsed).toISOString() : null,
+      ],
+    );
+    const identity = variantIdentity(report);
+    return rows
+      .filter(
+        (r) =>
+          identityDifferences(variantIdentity({ modelMeta: JSON.parse(String(r['model_meta'])) }), identity)
+            .length === 0,
+      )
+      .slice(0, limit)
+      .map((r) => String(r['run_id']));
+  }
+
+  /**
    * The latest run before `runId` of the same model name on the same machine, whatever its variant, with the
    * identity fields that differ (none when it is the same variant): what `--compare-last` names when it finds no
    * earlier run of the same variant.

@@ -62,6 +62,23 @@ export const KLD_METRICS: readonly MetricDescriptor[] = [
  */
 export type KldReference = Model | ((model: Model) => Promise<Model>);
 
+/**
+ * The distribution columns of per-position KL divergences (nats): their mean, median and 99th percentile (linear
+ * interpolation between order statistics, {@link quantileSorted}) and maximum; `NaN` for none.
+ */
+export function kldDistribution(
+  kls: readonly number[],
+): Record<'kld_mean' | 'kld_median' | 'kld_p99' | 'kld_max', number> {
+  const n = kls.length;
+  const sorted = Float64Array.from(kls).sort();
+  return {
+    kld_mean: sorted.reduce((s, x) => s + x, 0) / n,
+    kld_median: quantileSorted(sorted, 0.5),
+    kld_p99: quantileSorted(sorted, 0.99),
+    kld_max: n === 0 ? Number.NaN : (sorted[n - 1] as number),
+  };
+}
+
 /** Options of {@link KldTask}. */
 export interface KldTaskOptions extends EvalTextOptions {
   /** The reference model (any {@link Model}: another dtype, another engine, another folder). */
@@ -175,12 +192,8 @@ export class KldTask {
       });
     }
     const n = kls.length;
-    const sorted = Float64Array.from(kls).sort();
     const metrics: Record<string, number> = {
-      kld_mean: sorted.reduce((s, x) => s + x, 0) / n,
-      kld_median: quantileSorted(sorted, 0.5),
-      kld_p99: quantileSorted(sorted, 0.99),
-      kld_max: sorted[n - 1] as number,
+      ...kldDistribution(kls),
       top1_agreement: agree / n,
       ppl_ratio: Math.exp((nll - referenceNll) / n),
       reference_perplexity: Math.exp(referenceNll / n),

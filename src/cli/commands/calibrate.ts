@@ -37,7 +37,7 @@ export function registerCalibrateCommand(program: Command, ctx: CommandContext):
     .command('calibrate')
     .summary("measure this machine's GEMM and memory-bandwidth ceilings (cached) for MFU/MBU")
     .description(
-      'Times small ONNX Runtime graphs at the benchmark thread count: dense GEMM per weight dtype (fp32 MatMul, fp16 MatMul, int8 MatMulInteger and DynamicQuantizeMatMul, 4-bit MatMulNBits), a GEMV streaming a weight much larger than the last-level cache, and a plain copy; medians after a time-based warm-up. Prints the ceilings and the theoretical peak from the ISA flags, and caches them.',
+      'Times small ONNX Runtime graphs at the benchmark thread count: dense GEMM per weight dtype (fp32 MatMul, fp16 MatMul, int8 MatMulInteger and DynamicQuantizeMatMul, 4-bit MatMulNBits), a GEMV streaming a weight much larger than the last-level cache, and a plain copy; each timed after a time-based warm-up, its rate from the 10th percentile of its run times (the median also holds the moments another process took the cores). Prints the ceilings and the theoretical peak from the ISA flags, and caches them.',
     )
     .option('--threads <n>', 'ONNX Runtime intra-op threads (default: all cores)', parsePositiveInt)
     .option('--recalibrate', 'measure again even when a cached calibration exists')

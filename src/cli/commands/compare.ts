@@ -15,7 +15,7 @@ import {
 } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { compareRuns, writeComparison } from '../../runs/index.js';
+import { compareRuns, EARLIER_RUNS, writeComparison } from '../../runs/index.js';
 import type { CliWriter } from '../cli-io.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
@@ -31,6 +31,7 @@ interface CompareCliOptions {
   readonly allowDifferent?: boolean;
   readonly seed: number;
   readonly out?: string;
+  readonly history?: string;
 }
 
 /** The default of `--threshold`, in percent. */
@@ -41,6 +42,7 @@ Examples:
   $ dantinox compare runs/base-1 runs/base-2 runs/base-3 -- runs/pr-1 runs/pr-2 runs/pr-3
   $ dantinox compare runs/base runs/pr --fail-on-regression   # folders of runs: runs/base/1, 2, …
   $ dantinox compare results/main results/pr-42 --noise-floor 8%   # one run per side
+  $ dantinox compare results/main results/pr-42 --history results.duckdb   # noise from main's earlier runs
   $ dantinox compare runs/base runs/pr --format markdown --out compare/ > comment.md
 
 Runs: the baseline runs, "--", the candidate runs; or a baseline then one or more candidates (each compared
@@ -49,8 +51,9 @@ For every metric of every matched task and cell: baseline and candidate (geometr
 change, its 95% interval, a p-value, the runs, the method that decided and a verdict. The unit is the run:
 calls of one run share its machine state, so they cannot show run-to-run drift.
 - Several runs per side: Welch's t-test on the per-run values (their logs).
-- One run per side: the change must exceed --noise-floor (and the per-call samples must agree); without it
-  every metric is inconclusive, and says how many runs per side would decide it.
+- One run per side: the change must exceed --noise-floor (and the per-call samples must agree); or, with
+  --history, a t-test with the spread of the baseline variant's up to ${EARLIER_RUNS} earlier runs on its machine (at least
+  2); with neither every metric is inconclusive, and says how many runs per side would decide it.
 Verdicts: regressed / improved (significant and beyond --threshold, in the metric's bad / good direction),
 inconclusive (N runs per side needed), within noise (significant but smaller), no significant change (the
 interval lies within ±threshold), not judged (counts, spreads, single observations). TTFT, TPOT and E2E are
@@ -150,6 +153,10 @@ export function registerCompareCommand(program: Command, ctx: CommandContext): C
       '--allow-different',
       'compare different variants on purpose (another model, weights, dtype, quantization plan, engine, threads or machine); the report lists the differences',
     )
+    .option(
+      '--history <file>',
+      "with one run per side and no --noise-floor: learn the noise from the baseline variant's earlier runs in this DuckDB results history",
+    )
     .option('--seed <n>', 'seed of the per-call bootstrap (with --noise-floor)', parseNonNegativeInt, 0)
     .option(
       '-o, --out <dir>',
@@ -177,12 +184,13 @@ export async function runCompare(
   if (ctx.argv.filter((a) => a === '--').length > 1)
     throw new DantinoxError('INVALID_INPUT', messages.compareTwoSeparators());
   const { baseline, candidates } = splitRunArguments(runArgs);
-  const { comparisons, notes, warnings } = compareRuns([baseline, ...candidates], {
+  const { comparisons, notes, warnings } = await compareRuns([baseline, ...candidates], {
     cwd: ctx.io.cwd,
     threshold: options.threshold,
     seed: options.seed,
     ...(options.noiseFloor === undefined ? {} : { noiseFloor: options.noiseFloor }),
     allowDifferent: options.allowDifferent === true,
+    ...(options.history === undefined ? {} : { history: options.history }),
   });
   for (const note of notes) ctx.io.stderr.write(`note: ${note}\n`);
   const code = await writeComparisons(comparisons, options, ctx);

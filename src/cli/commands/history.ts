@@ -172,18 +172,30 @@ export function registerHistoryCommand(program: Command, ctx: CommandContext): C
     if (options.json === true) {
       ctx.io.stdout.write(`${JSON.stringify(trendRows(points, metric), null, 2)}\n`);
     } else {
+      // The columns the chart splits its series by (model · variant · machine), the machine only when it varies.
+      const machines = new Set(points.map((p) => p.machine)).size > 1;
       const body = points.map((p) => [
         p.runId,
         p.time,
         p.gitCommit?.slice(0, 10) ?? '—',
+        p.model ?? '?',
+        p.variant === '' ? '—' : p.variant,
+        ...(machines ? [p.machine] : []),
         p.cell === null ? p.task : `${p.task} / ${p.cell}`,
         value4(p.value),
         Number.isNaN(p.ci[0]) ? 'n/a' : `[${value4(p.ci[0])}, ${value4(p.ci[1])}]`,
       ]);
       const unit = points[0]?.unit;
-      ctx.io.stdout.write(
-        `${table(['run', 'started', 'commit', 'where', `${metric}${unit ? ` (${unit})` : ''}`, '95% CI'], body)}\n`,
-      );
+      const head = [
+        'run',
+        'started',
+        'commit',
+        'model',
+        'variant',
+        ...(machines ? ['machine'] : []),
+        'where',
+      ];
+      ctx.io.stdout.write(`${table([...head, `${metric}${unit ? ` (${unit})` : ''}`, '95% CI'], body)}\n`);
     }
     if (options.out !== undefined) {
       const chart = await writeTrendChart(points, metric, options.out, { x: options.x, cwd: ctx.io.cwd });

@@ -45,11 +45,11 @@ Examples:
       -d '{"prompt": "Hello", "max_tokens": 16, "temperature": 0}'
 
 Routes: POST /v1/completions, POST /v1/chat/completions (stream: true for Server-Sent Events), GET /v1/models,
-GET /health, GET /metrics (Prometheus). A built-in model (--config) on ONNX Runtime batches continuously:
-requests join the running batch at its next decode step and leave it when done, up to --max-batch rows. Other
-models and engines (and --batching static) batch requests whose prompts have the same number of tokens, decoded
-in lockstep, one batch after another. SIGTERM or Ctrl-C: new requests get 503, the ones in flight finish (at most
---grace-ms), exit 0; a second signal quits at once.
+GET /health, GET /metrics (Prometheus). A built-in model (--config) on ONNX Runtime or llama.cpp batches
+continuously: requests join the running batch at its next decode step and leave it when done, up to --max-batch
+rows. Hugging Face folders, transformers.js (and --batching static) batch requests whose prompts have the same
+number of tokens, decoded in lockstep, one batch after another. SIGTERM or Ctrl-C: new requests get 503, the
+ones in flight finish (at most --grace-ms), exit 0; a second signal quits at once.
 `;
 
 /** Registers `dantinox serve` on `program`. */

@@ -40,3 +40,26 @@ describe('cellSampleStatistic', () => {
     ]);
   });
 });
+
+describe('which way is better, by unit', () => {
+  it('every rate (…/s) is higher-is-better and every judged time (ms) lower-is-better, in every metric table', async () => {
+    const { THROUGHPUT_METRICS, LATENCY_METRICS, PERPLEXITY_METRICS, KLD_METRICS } = await import(
+      '../../../src/benchmarking/index.js'
+    );
+    const all = [
+      ...CELL_METRICS,
+      ...THROUGHPUT_METRICS,
+      ...LATENCY_METRICS,
+      ...PERPLEXITY_METRICS,
+      ...KLD_METRICS,
+    ];
+    const rates = all.filter((d) => /\/s$/.test(d.unit));
+    expect(rates.map((d) => d.key)).toEqual(
+      expect.arrayContaining(['tps', 'gflops_per_s', 'peak_tps', 'decode_tps']),
+    );
+    for (const d of rates) expect(d.higherIsBetter, d.key).toBe(true);
+    // A time is judged lower-is-better, or not judged at all (a spread, one extreme or first observation).
+    for (const d of all.filter((x) => x.unit === 'ms')) expect(d.higherIsBetter, d.key).not.toBe(true);
+    expect(all.find((d) => d.key === 'mean_ms')?.higherIsBetter).toBe(false);
+  });
+});

@@ -3,8 +3,10 @@
  * on), measured by a deterministic simulation: every run has a log-normal drift factor (σ = 3%) shared by all its
  * calls (the machine state of that run) on top of log-normal per-call noise (5%), as on a shared CI machine; each
  * comparison judges 30 metrics (3 timed cells, a generation cell with TTFT/TPOT/E2E samples, their task rows).
- * The measured rates are printed (the README states them); the assertions are the promises.
+ * The simulation is seeded, so its rates are exact: each test asserts its promises (the bounds) and the seeded
+ * values, and that README.md and docs/comparing-runs.md quote those values.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type CompareOptions, compareReports } from '../../../src/benchmarking/index.js';
 import type { SuiteReport } from '../../../src/benchmarking/report.js';
@@ -48,6 +50,10 @@ function gateFailureRate(plan: Plan): number {
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
+/** The text of a repository page, whitespace runs as one space (quotes may wrap). */
+const page = (path: string): string =>
+  readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+
 describe('the regression gate on simulated runs (drift σ = 3% per run, 5% per call, 30 metrics)', () => {
   it('5 runs per side: ≤ 5% of 1,000 A/A comparisons fail, ≥ 90% of 1,000 real 10% slowdowns are caught', () => {
     const t0 = performance.now();
@@ -58,6 +64,14 @@ describe('the regression gate on simulated runs (drift σ = 3% per run, 5% per c
     );
     expect(falseFailures).toBeLessThanOrEqual(0.05);
     expect(caught).toBeGreaterThanOrEqual(0.9);
+    // The seeded values, as the pages quote them.
+    expect([falseFailures, caught]).toEqual([11 / 1000, 966 / 1000]);
+    expect(page('README.md')).toContain(
+      `the gate with 5 runs per side fails identical code in ${pct(falseFailures)} of 1,000 comparisons and catches a real 10% slowdown in ${pct(caught)}`,
+    );
+    expect(page('docs/comparing-runs.md')).toContain(
+      `5 runs per side fail identical code in ${pct(falseFailures)} of 1,000 comparisons and catch a real 10% slowdown in ${pct(caught)};`,
+    );
   });
 
   it('3 runs per side, and one run per side (no floor; a 9% noise floor; 5 earlier runs)', () => {
@@ -95,5 +109,17 @@ describe('the regression gate on simulated runs (drift σ = 3% per run, 5% per c
     // quick check, repeated runs are the gate.
     expect(aaEarlier).toBeLessThanOrEqual(0.05);
     expect(caughtEarlier).toBeGreaterThanOrEqual(0.7);
+    // The seeded values, as docs/comparing-runs.md quotes them.
+    expect([aa3, caught3, aaFloor, caughtFloor, aaEarlier, caughtEarlier]).toEqual([
+      2 / 500,
+      264 / 500,
+      1 / 150,
+      145 / 150,
+      5 / 150,
+      113 / 150,
+    ]);
+    expect(page('docs/comparing-runs.md')).toContain(
+      `3 runs per side: ${pct(aa3)} and ${pct(caught3)} (500 each); one run per side with a 9% noise floor: ${pct(aaFloor)} and a 20% slowdown caught in ${pct(caughtFloor)}; one run per side with the spread of 5 earlier runs (\`--compare-last\`): ${pct(aaEarlier)} and ${pct(caughtEarlier)}; one run per side without a floor never fails.`,
+    );
   });
 });

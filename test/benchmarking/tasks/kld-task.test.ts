@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
 import type { CellRecord } from '../../../src/benchmarking/task.js';
-import { KldTask } from '../../../src/benchmarking/tasks/kld-task.js';
+import { KldTask, kldDistribution } from '../../../src/benchmarking/tasks/kld-task.js';
 import { messages } from '../../../src/messages.js';
 import type { BatchShape, ModelInfo } from '../../../src/models/model.js';
 import { createModel } from '../../../src/models/onnx/onnx-model.js';
@@ -311,5 +311,15 @@ describe('KldTask cells, meta and bounds', () => {
       ),
     ).rejects.toThrow('Ctrl-C');
     expect([cells.length, model.calls.length]).toEqual([0, 0]);
+  });
+});
+
+describe('kldDistribution', () => {
+  it('is the mean, the median, the 99th percentile (interpolated) and the maximum of the per-position KLs', () => {
+    // 0, 1, …, 200 shuffled: the q-quantile of 201 evenly spaced values is 200·q exactly.
+    const kls = Array.from({ length: 201 }, (_, i) => (i * 37) % 201);
+    expect(kldDistribution(kls)).toEqual({ kld_mean: 100, kld_median: 100, kld_p99: 198, kld_max: 200 });
+    // Between order statistics: 0…10 has its 99th percentile at 9.9.
+    expect(kldDistribution(Array.from({ length: 11 }, (_, i) => i)).kld_p99).toBeCloseTo(9.9, 12);
   });
 });

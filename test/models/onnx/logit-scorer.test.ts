@@ -65,6 +65,24 @@ describe('logitScorer', () => {
     expect(Array.from(same.referenceNll)).toEqual(Array.from(same.modelNll));
   });
 
+  it('arg-maxes take the first index of equal maxima (top-1 agreement counts ties the same way in both models)', async () => {
+    const scorer = await logitScorer();
+    // Row 0: ties at 7 and 9; row 1: ties at 3 and 50,000.
+    const logits = new Float32Array(2 * VOCAB);
+    for (const [row, a, b] of [
+      [0, 7, 9],
+      [1, 3, 50_000],
+    ] as const) {
+      logits[row * VOCAB + a] = 5;
+      logits[row * VOCAB + b] = 5;
+    }
+    const targets = BigInt64Array.from([0n, 0n]);
+    expect(Array.from((await scorer.nll(logits, VOCAB, targets)).argmax, Number)).toEqual([7, 3]);
+    const compared = await scorer.kl(logits, logits, VOCAB, targets);
+    expect(Array.from(compared.modelArgmax, Number)).toEqual([7, 3]);
+    expect(Array.from(compared.referenceArgmax, Number)).toEqual([7, 3]);
+  });
+
   it('scores a batch in blocks of whole rows, at most 2^21 logits each, on views of the caller’s arrays', async () => {
     const rows = 100; // 41 rows of 50,257 logits per block: 41, 41, 18
     const logits = new Float32Array(rows * VOCAB);

@@ -41,6 +41,13 @@ describe('sampling', () => {
     );
   });
 
+  it('argmax takes the first of equal maxima, within the given range', () => {
+    expect(argmax(Float32Array.from([1, 3, 3, 2]))).toBe(1);
+    expect(argmax(Float32Array.from([5, 5]))).toBe(0);
+    // Offsets are relative to `from`: the row [3, 3, 0] starting at index 2.
+    expect(argmax(Float32Array.from([9, 9, 3, 3, 0]), 2, 3)).toBe(0);
+  });
+
   it('greedy, temperature 0, top-k 1 and a tiny top-p all pick the arg-max', () => {
     const logits = Float32Array.from([0.1, 2, -1, 1.9]);
     const rng = new Rng(0);
