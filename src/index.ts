@@ -32,4 +32,4 @@ export { ModelConfig, type ModelConfigInput, type PresetName } from './models/mo
 export { formatSignificant } from './number-format.js';
 export type { DantinoxPlugin, PluginRegistries } from './plugin.js';
 export { type RegisterOptions, Registry } from './registry.js';
-export { Rng } from './rng.js';
+export { Rng, xoshiro128 } from './rng.js';

@@ -1269,6 +1269,66 @@ export const messages = {
   /** The line a bench run ends with when a signal stopped it. */
   benchStopped: (signal: string): string =>
     `Stopped by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}: every cell measured before is in every output above.`,
+  // ── training ──────────────────────────────────────────────────────────────
+  /** A mixture-of-experts config given to the trainer. */
+  trainMoe: (): string =>
+    'The trainer cannot train a mixture-of-experts FFN (ffn "moe"): its top-k routing has no gradient rule and needs a load-balancing loss it does not have. Train a dense config (ffn "mlp") with --config.',
+  /** A training sequence longer than the model's context. */
+  trainSeqTooLong: (seq: number, maxContext: number): string =>
+    `The training sequence length ${seq} exceeds the model's maxContext (${maxContext}): pass --seq-len ${maxContext} or less, or a --config with a larger maxContext.`,
+  /** Training text that is empty (or only whitespace). */
+  trainEmptyText: (name: string): string =>
+    `The training text ${name} is empty: pass --data with a UTF-8 text file that has some text in it (or leave --data out to train on the Brown corpus).`,
+  /** A training text of too few paragraphs to hold one out. */
+  trainFewParagraphs: (name: string, paragraphs: number, every: number): string =>
+    `The training text ${name} has ${paragraphs} paragraph${paragraphs === 1 ? '' : 's'}, but every ${every}th paragraph is held out for validation, so it needs at least ${every}: separate the --data file's paragraphs with blank lines.`,
+  /** Held-out text shorter than one validation window. */
+  trainHeldOutTooShort: (tokens: number, needed: number): string =>
+    `The held-out text has ${tokens} tokens, fewer than one validation window (${needed}): pass a longer --data file, or a smaller --seq-len.`,
+  /** Training text shorter than one batch. */
+  trainTextTooShort: (tokens: number, batch: number, window: number): string =>
+    `The training text has ${tokens} tokens, fewer than one batch (${batch} × ${window} = ${batch * window}): pass a longer --data file, or a smaller --batch-size or --seq-len.`,
+  /** ONNX Runtime failing on a training or evaluation graph. */
+  trainingEngineFailed: (cause: unknown): string =>
+    `ONNX Runtime failed on the training graph: ${errorText(cause)}`,
+  /** A training run of no steps. */
+  trainNoSteps: (steps: unknown): string =>
+    `A training run needs at least one step, received ${String(steps)}: pass --steps 1 or more (library: \`steps\`).`,
+  /** A learning-rate floor above the peak. */
+  trainMinLr: (minLr: number, lr: number): string =>
+    `The final learning rate --min-lr (${minLr}) must be between 0 and the peak --lr (${lr}) (library: \`minLr\`, \`lr\`).`,
+  /** What a training run's memory estimate is for. */
+  trainingBuild: (dim: number, blocks: number, vocab: number, batch: number, seq: number): string =>
+    `Training a model of dim ${dim}, ${blocks} blocks and vocabulary ${vocab} on batches of ${batch} × ${seq} tokens (weights, gradients, AdamW moments and activations; a smaller --batch-size or --seq-len needs less)`,
+  /** A loss that is no longer finite. */
+  trainDiverged: (step: number, loss: number, lr: number): string =>
+    `Training diverged at step ${step}: the loss is ${String(loss)}. Lower the learning rate (--lr, now ${lr}) or keep --grad-clip on, and start again.`,
+  /** A config whose vocabulary fits no built-in tokenizer, with no --tokenizer. */
+  trainNoTokenizer: (vocabSize: number): string =>
+    `No built-in tokenizer fits a vocabulary of ${vocabSize} (bytes need 256, GPT-2's BPE 50257): pass --tokenizer with a tokenizer.json of at most ${vocabSize} ids, or a --config with a larger vocab_size.`,
+  /** A tokenizer that produces ids beyond the config's vocabulary. */
+  trainTokenizerTooLarge: (name: string, tokenizerVocab: number, modelVocab: number): string =>
+    `The tokenizer ${name} has ${tokenizerVocab} ids but the model's vocab_size is ${modelVocab}: pass a --config with vocab_size ${tokenizerVocab} or more, or a --tokenizer of at most ${modelVocab} ids.`,
+  /** Settings given with --resume. */
+  trainResumeSettings: (given: readonly string[]): string =>
+    `--resume continues a run with its own config, data, tokenizer and settings; drop ${list(given.map((g) => (g === 'options' ? 'the training flags' : `--${g}`)))} (library: leave \`${given.join('`, `')}\` out), or start a new run in another --out.`,
+  /** --resume of a folder without a checkpoint. */
+  trainNoCheckpoint: (dir: string): string =>
+    `There is no training checkpoint in "${dir}" to resume (no checkpoint/trainer.json): pass the --out folder of a training run to --resume.`,
+  /** --resume with another thread count than the run's. */
+  trainResumeThreads: (given: number, recorded: number): string =>
+    `The run was trained with --threads ${recorded}; a resume must use the same count to continue bit for bit: drop --threads ${given} (or pass ${recorded}).`,
+  /** Training text that changed since the checkpoint. */
+  trainDataChanged: (name: string): string =>
+    `The training text ${name} is not the one the checkpoint was trained on (its SHA-256 differs): restore it, or start a new run.`,
+  /** The training curve could not be drawn. */
+  trainCurveNotDrawn: (reason: string): string => `The training curve was not drawn: ${reason}`,
+  /** --resume with --out. */
+  trainResumeAndOut: (): string =>
+    '--resume <dir> continues the run in <dir>: drop --out (the run stays in its own folder).',
+  /** The line a stopped training run ends with. */
+  trainStopped: (step: number, steps: number, dir: string): string =>
+    `Stopped at step ${step} of ${steps}: the checkpoint of that step is in ${dir}/checkpoint; \`dantinox train --resume ${dir}\` continues the run.`,
   // ── quantization and quality ─────────────────────────────────────────────
   /** A 4-bit block size that is not a power of two ≥ 16. */
   invalidBlockSize: (blockSize: unknown): string =>

@@ -219,10 +219,12 @@ export {
 export { KLD_METRICS, type KldReference, KldTask, type KldTaskOptions } from './tasks/kld-task.js';
 export { LATENCY_METRICS, LatencyTask, type LatencyTaskOptions } from './tasks/latency-task.js';
 export {
+  bitsPerByte,
   MAX_LOG_PERPLEXITY,
   PERPLEXITY_METRICS,
   PerplexityTask,
   type PerplexityTaskOptions,
+  scoredBytes,
 } from './tasks/perplexity-task.js';
 export {
   type OpProfiler,

@@ -142,6 +142,13 @@ export {
   type PosEncoding,
   type PresetName,
 } from './model-config.js';
+export {
+  MODEL_FOLDER_FILES,
+  type ModelFolder,
+  modelFolderConfig,
+  readModelFolder,
+  writeModelFolder,
+} from './model-folder.js';
 export { modelFootprint } from './model-footprint.js';
 export {
   type CheckedSelection,
@@ -158,7 +165,13 @@ export {
 } from './onnx/graph-flops.js';
 export { type CreateModelOptions, createModel, OnnxModel } from './onnx/onnx-model.js';
 export { buildTransformerGraph, type TransformerGraph } from './onnx/transformer-graph.js';
-export { CONFIG_METADATA_KEY, loadModel, loadWeights, saveWeights } from './onnx/weights-io.js';
+export {
+  CONFIG_METADATA_KEY,
+  configOfMetadata,
+  loadModel,
+  loadWeights,
+  saveWeights,
+} from './onnx/weights-io.js';
 export {
   type GenerateOptions,
   type GenerationResult,
@@ -172,6 +185,8 @@ export {
   DEFAULT_DIFFUSION_STEPS,
   DEFAULT_GEN_LENGTH,
   DiffusionParadigm,
+  type MaskedTokens,
+  maskTokens,
   unmaskCount,
 } from './paradigms/diffusion-paradigm.js';
 export { crossEntropy, logSoftmax, logSumExp } from './paradigms/log-probs.js';
@@ -180,7 +195,12 @@ export { argmax, type SamplingOptions, sampleToken } from './paradigms/sampling.
 export { ReferenceModel, type ReferenceModelOptions } from './reference-model.js';
 export { type ResolvedModelConfig, resolveModelConfig } from './resolve-model-config.js';
 // ── weights ─────────────────────────────────────────────────────────────────
-export { loadSafetensors, type SafetensorsFile, saveSafetensors } from './safetensors.js';
+export {
+  loadSafetensors,
+  readSafetensorsMetadata,
+  type SafetensorsFile,
+  saveSafetensors,
+} from './safetensors.js';
 export { checkTokenBatch } from './token-checks.js';
 export type { Tokenizer } from './tokenizer.js';
 // ── tokenizers ──────────────────────────────────────────────────────────────

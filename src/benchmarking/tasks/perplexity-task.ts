@@ -8,6 +8,7 @@
 import { messages } from '../../messages.js';
 import type { Model } from '../../models/model.js';
 import type { Paradigm } from '../../models/paradigm.js';
+import type { Tokenizer } from '../../models/tokenizer.js';
 import type { Rng } from '../../rng.js';
 import type { BenchmarkConfig } from '../config.js';
 import type {
@@ -68,6 +69,19 @@ export interface PerplexityTaskOptions extends EvalTextOptions {
 }
 
 const utf8 = new TextEncoder();
+
+/**
+ * The UTF-8 bytes of scored tokens, in bytes: the length of `tokenizer.decode(ids)` in UTF-8 (the denominator of
+ * `bits_per_byte`, counted per window of scored ids).
+ */
+export function scoredBytes(tokenizer: Tokenizer, ids: ArrayLike<number>): number {
+  return utf8.encode(tokenizer.decode(Array.from(ids))).length;
+}
+
+/** Bits per byte of a total negative log-likelihood `sumNll` (nats) over text of `bytes` UTF-8 bytes. */
+export function bitsPerByte(sumNll: number, bytes: number): number {
+  return sumNll / (Math.LN2 * bytes);
+}
 
 /**
  * Perplexity of the model on validation text, tokenised with the model's own tokenizer (never `ord(c) % 256`).
@@ -131,7 +145,7 @@ export class PerplexityTask implements BenchmarkTask {
       // ar target j is token j + 1: the scored tokens of a row are row[scoreFrom + 1 …].
       for (const start of ar ? batch.starts : []) {
         const scored = ids.subarray(start + batch.scoreFrom + 1, start + batch.length);
-        batchBytes += utf8.encode(tokenizer.decode(Array.from(scored))).length;
+        batchBytes += scoredBytes(tokenizer, scored);
       }
       const score = () =>
         paradigm.lossFn(
@@ -206,7 +220,7 @@ export class PerplexityTask implements BenchmarkTask {
       eval_loss: evalLoss,
       bits_per_token: evalLoss / Math.LN2,
     };
-    if (ar) metrics['bits_per_byte'] = sumNll / (Math.LN2 * bytes);
+    if (ar) metrics['bits_per_byte'] = bitsPerByte(sumNll, bytes);
     metrics['tokens_scored'] = tokens;
     return {
       task: this.name,
