@@ -33,6 +33,9 @@ import type { ResolvedTrainingOptions } from './training-options.js';
 export const CHECKPOINT_FOLDER = 'checkpoint';
 const PARTIAL = `${CHECKPOINT_FOLDER}.partial`;
 const PREVIOUS = `${CHECKPOINT_FOLDER}.previous`;
+
+/** Every folder a checkpoint's writing may leave in a run folder: the checkpoint, and its two stand-ins while swapped. */
+export const CHECKPOINT_FOLDERS = [CHECKPOINT_FOLDER, PARTIAL, PREVIOUS] as const;
 const STATE_FILE = 'trainer.json';
 const OPTIMIZER_FILE = 'optimizer.safetensors';
 const FORMAT = 'dantinox-checkpoint/1';

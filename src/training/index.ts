@@ -32,6 +32,7 @@ export { type GradientContext, type InferContext, OP_RULES, type OpRule } from '
 export type { Shape } from './autodiff/shape.js';
 export {
   CHECKPOINT_FOLDER,
+  CHECKPOINT_FOLDERS,
   CHECKPOINT_FORMAT,
   type Checkpoint,
   type CheckpointRecord,
@@ -83,7 +84,7 @@ export {
   TrainingLog,
   type TrainingLogRow,
 } from './training-log.js';
-export { TRAINING_WEIGHT_COPIES, trainingMemoryBytes } from './training-memory.js';
+export { checkTrainingMemory, TRAINING_WEIGHT_COPIES, trainingMemoryBytes } from './training-memory.js';
 export {
   defaultWarmupSteps,
   isDue,

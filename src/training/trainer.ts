@@ -8,7 +8,6 @@
  */
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import { checkFitsInMemory } from '../models/memory-check.js';
 import type { ModelConfig } from '../models/model-config.js';
 import { initWeights, numElements, type WeightMap, type WeightTensor } from '../models/weights.js';
 import { xoshiro128 } from '../rng.js';
@@ -21,7 +20,7 @@ import {
   validationMetrics,
   windowTokens,
 } from './training-data.js';
-import { trainingMemoryBytes } from './training-memory.js';
+import { checkTrainingMemory } from './training-memory.js';
 import type { ResolvedTrainingOptions } from './training-options.js';
 import { trainingRng } from './training-rng.js';
 import { TrainingSession } from './training-session.js';
@@ -120,11 +119,7 @@ export class Trainer {
         'INVALID_INPUT',
         messages.trainTextTooShort(input.train.length, shape.batch, window),
       );
-    checkFitsInMemory(
-      messages.trainingBuild(config.dim, config.numBlocks, config.vocabSize, shape.batch, shape.seq),
-      trainingMemoryBytes(config, shape),
-      input.force === undefined ? {} : { force: input.force },
-    );
+    checkTrainingMemory(config, shape, input.force);
     const session = await TrainingSession.create(config, {
       ...shape,
       ...(input.threads === undefined ? {} : { threads: input.threads }),

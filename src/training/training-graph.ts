@@ -162,14 +162,15 @@ function norm({ d, config }: ModelParts, prefix: string, x: string): string {
   return d.op('SimplifiedLayerNormalization', [x, `${prefix}.weight`], attrs, { outputs: 2 })[0] as string;
 }
 
-/** Rotary cos/sin tables `[maxContext, headSize/2]`, added once. */
+/** Rotary cos/sin tables `[maxContext, headSize/2]` (the inference graph's), added once. */
 function rotary(d: DiffGraph, config: ModelConfig): { cos: string; sin: string } {
-  const { cos, sin } = rotaryTables(config);
-  const dims = [config.maxContext, config.headSize / 2];
-  return {
-    cos: d.has('rotary_cos') ? 'rotary_cos' : d.constant('rotary_cos', dims, cos),
-    sin: d.has('rotary_sin') ? 'rotary_sin' : d.constant('rotary_sin', dims, sin),
-  };
+  if (!d.has('rotary_cos')) {
+    const { cos, sin } = rotaryTables(config);
+    const dims = [config.maxContext, config.headSize / 2];
+    d.constant('rotary_cos', dims, cos);
+    d.constant('rotary_sin', dims, sin);
+  }
+  return { cos: 'rotary_cos', sin: 'rotary_sin' };
 }
 
 /** The additive mask `[group · T, T]` (0 visible, −∞ hidden) of the config's attention pattern. */

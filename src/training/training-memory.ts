@@ -4,7 +4,8 @@
  *
  * @packageDocumentation
  */
-
+import { messages } from '../messages.js';
+import { checkFitsInMemory } from '../models/memory-check.js';
 import type { ModelConfig } from '../models/model-config.js';
 import { countParameters } from '../profiling/parameters.js';
 import type { BatchShape } from './training-data.js';
@@ -33,4 +34,19 @@ export function trainingMemoryBytes(config: ModelConfig, shape: BatchShape): num
   const activations =
     tokens * (l * (24 * d + 10 * f) + 10 * v) + shape.batch * l * 8 * h * shape.seq * shape.seq;
   return 4 * (TRAINING_WEIGHT_COPIES * weights + activations);
+}
+
+/**
+ * Refuses a run of `config` at `shape` whose {@link trainingMemoryBytes} exceed the available memory, unless
+ * `force`.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` stating the estimate, what is available and the fixes
+ * (`--batch-size`, `--seq-len`, `--force`).
+ */
+export function checkTrainingMemory(config: ModelConfig, shape: BatchShape, force = false): void {
+  checkFitsInMemory(
+    messages.trainingBuild(config.dim, config.numBlocks, config.vocabSize, shape.batch, shape.seq),
+    trainingMemoryBytes(config, shape),
+    { force },
+  );
 }

@@ -37,7 +37,9 @@ describe('dantinox model folders', () => {
 
   it('without a tokenizer of its own, hold the weights alone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dx-folder-'));
-    expect(await writeModelFolder(dir, { config, weights: initWeights(config, 0) })).toEqual([MODEL_FOLDER_FILES.weights]);
+    expect(await writeModelFolder(dir, { config, weights: initWeights(config, 0) })).toEqual([
+      MODEL_FOLDER_FILES.weights,
+    ]);
     expect((await readModelFolder(dir)).tokenizer).toBeUndefined();
     expect(existsSync(join(dir, MODEL_FOLDER_FILES.tokenizer))).toBe(false);
   });

@@ -24,7 +24,7 @@ import {
 /** A period-16 sequence of bytes: the next token is a function of the current one. */
 const PATTERN = Int32Array.from(Buffer.from('abcdefghijklmnop'.repeat(300)));
 
-async function toyTrainer(over: ModelConfigInput = {}, settings: TrainingOptions = {}) {
+async function toyTrainer(over: ModelConfigInput = {}, settings: TrainingOptions = {}, threads = 1) {
   const config = ModelConfig.preset('tiny', over);
   const options = resolveTrainingOptions(config, {
     steps: 120,
@@ -34,15 +34,20 @@ async function toyTrainer(over: ModelConfigInput = {}, settings: TrainingOptions
     warmupSteps: 10,
     ...settings,
   });
-  const validation = validationSet(PATTERN.subarray(0, 400), {
+  const validation = toyValidation(config, 2, options.seed);
+  return Trainer.create({ config, options, train: PATTERN, validation, threads });
+}
+
+/** The toy task's held-out batches (4 × 32): `maxBatches` of the pattern's first 400 bytes. */
+function toyValidation(config: ModelConfig, maxBatches: number, seed = 0) {
+  return validationSet(PATTERN.subarray(0, 400), {
     shape: { batch: 4, seq: 32 },
-    maxBatches: 2,
+    maxBatches,
     paradigm: config.paradigm,
     tokenizer: new ByteTokenizer(),
-    seed: options.seed,
+    seed,
     maskTokenId: config.maskTokenId,
   });
-  return Trainer.create({ config, options, train: PATTERN, validation, threads: 1 });
 }
 
 /** A checkpoint record of `trainer` at its step (data and tokenizer stand-ins). */
@@ -90,9 +95,9 @@ describe('Trainer', () => {
     await diffusion.dispose();
   });
 
-  it('gives the same weights for the same seed, other weights for another', async () => {
+  it('gives the same weights for the same seed (on two threads too), other weights for another', async () => {
     const run = async (seed: number): Promise<Buffer> => {
-      const t = await toyTrainer({ dropout: 0.1 }, { steps: 8, seed });
+      const t = await toyTrainer({ dropout: 0.1 }, { steps: 8, seed }, 2);
       while (t.step < 8) await t.trainStep();
       const bytes = bytesOf(t);
       await t.dispose();
@@ -121,14 +126,7 @@ describe('Trainer', () => {
       config,
       options: checkpoint?.record.options ?? first.options,
       train: PATTERN,
-      validation: validationSet(PATTERN.subarray(0, 400), {
-        shape: { batch: 4, seq: 32 },
-        maxBatches: 1,
-        paradigm: 'ar',
-        tokenizer: new ByteTokenizer(),
-        seed: 0,
-        maskTokenId: 255,
-      }),
+      validation: toyValidation(config, 1),
       threads: 1,
       ...(checkpoint === undefined ? {} : { state: checkpoint.state }),
     });
@@ -140,14 +138,7 @@ describe('Trainer', () => {
   it('refuses a text shorter than one batch and a run too large for memory, naming the flags', async () => {
     const config = ModelConfig.preset('tiny');
     const options = resolveTrainingOptions(config, { batchSize: 4, seqLen: 32 });
-    const validation = validationSet(PATTERN.subarray(0, 400), {
-      shape: { batch: 4, seq: 32 },
-      maxBatches: 1,
-      paradigm: 'ar',
-      tokenizer: new ByteTokenizer(),
-      seed: 0,
-      maskTokenId: 255,
-    });
+    const validation = toyValidation(config, 1);
     await expect(
       Trainer.create({ config, options, train: PATTERN.subarray(0, 131), validation }),
     ).rejects.toThrow(/131 tokens, fewer than one batch \(4 × 33 = 132\).*--batch-size or --seq-len/);

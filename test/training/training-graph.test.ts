@@ -13,6 +13,7 @@ import { ModelConfig, type ModelConfigInput } from '../../src/models/model-confi
 import { crossEntropy } from '../../src/models/paradigms/log-probs.js';
 import { ReferenceModel } from '../../src/models/reference-model.js';
 import { initWeights, type WeightMap } from '../../src/models/weights.js';
+import { dropoutMasks } from '../../src/training/trainer.js';
 import {
   buildTrainingGraph,
   gradientName,
@@ -87,11 +88,13 @@ async function referenceLoss(
   return s / (B * T);
 }
 
-async function runGraph(
+/** Runs the graph of `config` once per entry of `weightSets` (one session), with the dropout keep-`masks`. */
+async function runGraphs(
   config: ModelConfig,
-  weights: WeightMap,
+  weightSets: readonly WeightMap[],
   b: ReturnType<typeof batch>,
   mode: 'train' | 'eval',
+  masks: readonly Uint8Array[] = [],
 ) {
   const graph = buildTrainingGraph(config, { batch: B, seq: T, mode });
   const ort = await loadOrt();
@@ -99,15 +102,30 @@ async function runGraph(
     intraOpNumThreads: 1,
     externalData: graph.externalData.map((e) => ({ path: e.path, data: e.data })),
   });
-  const feeds: Record<string, Tensor> = {
-    [TRAINING_IO.inputIds]: new ort.Tensor('int32', b.inputs, [B, T]),
-    [TRAINING_IO.targets]: new ort.Tensor('int64', b.targets, [B * T, 1]),
-    [TRAINING_IO.lossWeights]: new ort.Tensor('float32', b.weights, [B * T, 1]),
-  };
-  for (const [name, t] of weights) feeds[name] = new ort.Tensor('float32', t.data, t.dims);
-  const out = await session.run(feeds);
+  const outs = [];
+  for (const weights of weightSets) {
+    const feeds: Record<string, Tensor> = {
+      [TRAINING_IO.inputIds]: new ort.Tensor('int32', b.inputs, [B, T]),
+      [TRAINING_IO.targets]: new ort.Tensor('int64', b.targets, [B * T, 1]),
+      [TRAINING_IO.lossWeights]: new ort.Tensor('float32', b.weights, [B * T, 1]),
+    };
+    for (const [name, t] of weights) feeds[name] = new ort.Tensor('float32', t.data, t.dims);
+    graph.dropoutMasks.forEach((name, i) => {
+      feeds[name] = new ort.Tensor('uint8', masks[i] as Uint8Array, [B, T, config.dim]);
+    });
+    outs.push(await session.run(feeds));
+  }
   await session.release();
-  return out;
+  return outs;
+}
+
+async function runGraph(
+  config: ModelConfig,
+  weights: WeightMap,
+  b: ReturnType<typeof batch>,
+  mode: 'train' | 'eval',
+) {
+  return (await runGraphs(config, [weights], b, mode))[0] as Awaited<ReturnType<typeof runGraphs>>[number];
 }
 
 describe('the training graph', () => {
@@ -126,6 +144,7 @@ describe('the training graph', () => {
       const h = 3e-3;
       const mid = await referenceLoss(config, weights, b);
       let worst = 0;
+      const checked: string[] = [];
       for (const [name, tensor] of weights) {
         const grad = out[gradientName(name)]?.data as Float32Array;
         const orig = tensor.data.slice();
@@ -151,13 +170,60 @@ describe('the training graph', () => {
             analytic += (grad[k] as number) * ((up.data[k] as number) - (down.data[k] as number));
           const rel = Math.abs(analytic - numeric) / (Math.abs(numeric) + Math.abs(analytic) + 1e-8);
           worst = Math.max(worst, rel);
+          checked.push(name);
           break;
         }
       }
       // ONNX Runtime's float32 gradients of small elements (sums with cancellation) are good to about 1%.
       expect(worst).toBeLessThan(2e-2);
+      // Every weight tensor was checked (none skipped for five draws crossing kinks).
+      expect(checked).toEqual([...weights.keys()]);
     },
   );
+
+  it("with dropout (fixed keep-masks): along each weight's gradient, the loss changes as the gradient says", async () => {
+    // The reference model has no dropout, so the check is the graph's own float32 loss: central differences along
+    // g_w / |g_w| for each weight w, with a step large enough that the change (≥ 2·10⁻³) dwarfs float32 rounding.
+    const config = ModelConfig.preset('tiny', { dropout: 0.25 });
+    const weights = weightsOf(config);
+    const b = batch(config);
+    const masks = dropoutMasks(5, B * T * config.dim, { dropout: 0.25, seed: 1 }, 0);
+    const [out] = (await runGraphs(config, [weights], b, 'train', masks)) as Record<string, Tensor>[];
+    const lossOf = (o: Record<string, Tensor> | undefined): number =>
+      o?.[TRAINING_IO.loss]?.data[0] as number;
+    const moved = (name: string, by: number, direction: Float32Array): WeightMap => {
+      const copy = new Map([...weights].map(([n, t]) => [n, { dims: t.dims, data: t.data.slice() }]));
+      const data = copy.get(name)?.data as Float32Array;
+      for (let i = 0; i < data.length; i++) data[i] = (data[i] as number) + by * (direction[i] as number);
+      return copy;
+    };
+    let worst = 0;
+    for (const name of weights.keys()) {
+      const g = out?.[gradientName(name)]?.data as Float32Array;
+      const norm = Math.hypot(...g);
+      const unit = g.map((v) => v / norm);
+      const h = Math.min(0.1, 1e-2 / norm);
+      const [up, down] = await runGraphs(
+        config,
+        [moved(name, h, unit), moved(name, -h, unit)],
+        b,
+        'train',
+        masks,
+      );
+      const numeric = (lossOf(up) - lossOf(down)) / (2 * h);
+      worst = Math.max(worst, Math.abs(numeric - norm) / norm);
+    }
+    expect(worst).toBeLessThan(2e-2);
+    // The masks matter: without them (all kept) the loss differs.
+    const [kept] = await runGraphs(
+      config,
+      [weights],
+      b,
+      'train',
+      masks.map((m) => m.map(() => 1)),
+    );
+    expect(lossOf(kept)).not.toBeCloseTo(lossOf(out), 3);
+  });
 
   it('eval mode outputs the summed loss only', async () => {
     const config = ModelConfig.preset('tiny');
