@@ -17,13 +17,13 @@ import { ENGINE_NAMES, type EngineName } from '../../models/engines/engine-name.
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
 import { DEFAULT_PRESET } from '../../models/model-selection.js';
 import {
-  DEFAULT_CALIBRATION_MS,
   type HistoryOptions,
   loadPlugins,
   planRun,
   readBenchConfigFile,
   timestampName,
 } from '../../runs/index.js';
+import { addCalibrationOptions, type CalibrationFlags, calibrationPlan } from '../calibration-options.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
@@ -31,7 +31,6 @@ import { addHistoryOptions, checkHistoryOptions } from '../history-options.js';
 import { tellLauncher } from '../malloc-tuning.js';
 import { addMatrixAxisOptions, axisFlags } from '../matrix-axis-options.js';
 import {
-  parseCalibrationMs,
   parseNameList,
   parseNonNegativeInt,
   parseNonNegativeIntList,
@@ -171,7 +170,9 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
 };
 
 /** Parsed options of `dantinox bench`. */
-export type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
+export type BenchCliOptions = CalibrationFlags & {
+  -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K];
+} & {
   readonly ep?: string;
   readonly browserPath?: string;
   readonly isolation: boolean;
@@ -193,9 +194,6 @@ export type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: Benchma
   readonly quiet?: boolean;
   readonly format: SummaryFormat;
   readonly verbose?: boolean;
-  readonly calibrate: boolean;
-  readonly recalibrate?: boolean;
-  readonly calibrationMs: number;
   readonly profile?: boolean;
   readonly trace?: boolean;
 } & HistoryOptions;
@@ -302,7 +300,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     );
   addCliOptions(command, BENCH_CONFIG_OPTIONS);
   addHistoryOptions(command);
-  return command
+  command
     .option('-o, --out <dir>', 'output directory (default: results/<timestamp>)')
     .option(
       '--repeat <n>',
@@ -331,15 +329,9 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       '--trace',
       "write trace.json per variant (Chrome trace format, opens in Perfetto): dantinox's spans, and ONNX Runtime's kernel events of the timed calls (--engine ort) with their per-operator table (operators.csv, an \"operators\" row) and the profiler's measured overhead",
     )
-    .option('--no-charts', 'skip charts/ and report.html')
-    .option('--no-calibrate', 'skip the ceilings calibration (MFU/MBU then say unavailable)')
-    .option('--recalibrate', "measure this machine's ceilings again instead of using the cache")
-    .option(
-      '--calibration-ms <ms>',
-      'time budget of a calibration in ms (500 to 600000)',
-      parseCalibrationMs,
-      DEFAULT_CALIBRATION_MS,
-    )
+    .option('--no-charts', 'skip charts/ and report.html');
+  addCalibrationOptions(command, 'MFU/MBU then say unavailable');
+  return command
     .option(
       '--force',
       'replace a run already in --out, build a model or measure a cell whose memory estimate exceeds the available memory, and (--target browser --ep webgpu) accept a fallback (software) adapter',
@@ -417,9 +409,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     repeat: options.repeat,
     force: options.force === true,
     charts: options.charts,
-    calibration: options.calibrate
-      ? { budgetMs: options.calibrationMs, recalibrate: options.recalibrate === true }
-      : false,
+    calibration: calibrationPlan(options) ?? false,
     history: options,
     profile: options.profile === true,
     trace: options.trace === true,
