@@ -1189,10 +1189,13 @@ export const messages = {
   pluginFailed: (spec: string, cause: string): string => `Plugin "${spec}" failed: ${cause}`,
   /** `--config` and `--model` given together. */
   configAndModel: (): string =>
-    'Pass either --config <file|preset> (a built-in model) or --model <folder> (a Hugging Face ONNX folder), not both.',
+    'Pass either --config <file|preset> (a built-in model) or --model <folder> (a Hugging Face ONNX folder or a dantinox model folder), not both.',
   /** `--paradigm diffusion` on a loaded decoder. */
   paradigmOnLoadedModel: (paradigm: string): string =>
     `--paradigm ${paradigm} applies to built-in models only: a Hugging Face decoder folder is autoregressive (ar). Drop --paradigm or use --config.`,
+  /** `--paradigm` other than a trained model folder's own. */
+  paradigmOnTrainedModel: (paradigm: string, own: string): string =>
+    `--paradigm ${paradigm} does not apply to this trained model: its weights were trained as ${own}. Drop --paradigm.`,
   /** `--data` given but no task that reads it. */
   dataUnused: (): string => '--data is only read by the perplexity and kld tasks.',
   /** The note under a summary of a model with random weights. */

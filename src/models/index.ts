@@ -207,6 +207,7 @@ export type { Tokenizer } from './tokenizer.js';
 export { builtinTokenizer } from './tokenizers/builtin-tokenizer.js';
 export { ByteTokenizer } from './tokenizers/byte-tokenizer.js';
 export { GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer } from './tokenizers/gpt2-tokenizer.js';
+export { modelTokenizer } from './tokenizers/model-tokenizer.js';
 export {
   checkWeights,
   countParameters,
