@@ -1129,9 +1129,16 @@ export const messages = {
   /** An `--out` folder that already holds a run (bench, merge). */
   outDirHoldsRun: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a run (${list(found)}). Pass another --out <dir>, or --force to replace that run.`,
-  /** An `--out` folder another live dantinox process is writing (its lock file). */
-  outDirLocked: (dir: string, pid: number, host: string, since: string, lock: string): string =>
-    `--out "${dir}" is being written by another dantinox process (pid ${pid} on ${host}, since ${since}); --force does not override that. Wait for it to end or pass another --out <dir>; if that process is gone, delete ${lock}.`,
+  /** A run folder another live dantinox process is writing (its lock file), given as `flag` (`--out`, `--resume`). */
+  outDirLocked: (
+    dir: string,
+    pid: number,
+    host: string,
+    since: string,
+    lock: string,
+    flag: '--out' | '--resume' = '--out',
+  ): string =>
+    `${flag} "${dir}" is being written by another dantinox process (pid ${pid} on ${host}, since ${since}); --force does not override that. Wait for it to end${flag === '--out' ? ' or pass another --out <dir>' : ''}; if that process is gone, delete ${lock}.`,
   /** An output directory that cannot be created or written. */
   outDirNotWritable: (dir: string, cause: unknown): string =>
     errorCode(cause) === 'ENOSPC'
@@ -1193,9 +1200,6 @@ export const messages = {
   /** `--paradigm diffusion` on a loaded decoder. */
   paradigmOnLoadedModel: (paradigm: string): string =>
     `--paradigm ${paradigm} applies to built-in models only: a Hugging Face decoder folder is autoregressive (ar). Drop --paradigm or use --config.`,
-  /** `--paradigm` other than a trained model folder's own. */
-  paradigmOnTrainedModel: (paradigm: string, own: string): string =>
-    `--paradigm ${paradigm} does not apply to this trained model: its weights were trained as ${own}. Drop --paradigm.`,
   /** `--data` given but no task that reads it. */
   dataUnused: (): string => '--data is only read by the perplexity and kld tasks.',
   /** The note under a summary of a model with random weights. */
@@ -1329,9 +1333,17 @@ export const messages = {
   /** --resume with --out. */
   trainResumeAndOut: (): string =>
     '--resume <dir> continues the run in <dir>: drop --out (the run stays in its own folder).',
-  /** The line a stopped training run ends with. */
-  trainStopped: (step: number, steps: number, dir: string): string =>
-    `Stopped at step ${step} of ${steps}: the checkpoint of that step is in ${dir}/checkpoint; \`dantinox train --resume ${dir}\` continues the run.`,
+  /** The line a stopped training run ends with: where its checkpoint is, if it has one. */
+  trainStopped: (step: number, steps: number, dir: string, checkpoint: boolean): string =>
+    checkpoint
+      ? `Stopped at step ${step} of ${steps}: the checkpoint of that step is in ${dir}/checkpoint; \`dantinox train --resume ${dir}\` continues the run.`
+      : `Stopped before the first step: nothing was trained or checkpointed; run the command again (with --force to reuse ${dir}).`,
+  /** The notice of a training run's first stop signal. */
+  trainStopping: (signal: string): string =>
+    `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping after the current training step and writing a checkpoint of it (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once; the last checkpoint stays).`,
+  /** `--paradigm` other than a trained model folder's own. */
+  paradigmOnTrainedModel: (paradigm: string, own: string): string =>
+    `--paradigm ${paradigm} does not apply to this trained model: its weights were trained as ${own}. Drop --paradigm.`,
   // ── quantization and quality ─────────────────────────────────────────────
   /** A 4-bit block size that is not a power of two ≥ 16. */
   invalidBlockSize: (blockSize: unknown): string =>

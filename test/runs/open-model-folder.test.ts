@@ -4,11 +4,10 @@
  * llama.cpp (their logits agree with ONNX Runtime's, and each tokenizes text with the folder's BPE), and
  * `dantinox bench --model <dir>` benchmarks it, its perplexity counting that BPE's tokens.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/index.js';
 import type { Model } from '../../src/models/model.js';
 import { ModelConfig } from '../../src/models/model-config.js';
 import { writeModelFolder } from '../../src/models/model-folder.js';
@@ -16,7 +15,7 @@ import { checkModelSelection } from '../../src/models/model-selection.js';
 import { logSoftmax } from '../../src/models/paradigms/log-probs.js';
 import { initWeights } from '../../src/models/weights.js';
 import { openModel } from '../../src/runs/open-model.js';
-import { captureIo } from '../cli/capture-io.js';
+import { benchModelPerplexity } from './bench-model-perplexity.js';
 import { smallBpe, smallBpeTokenizer } from './small-bpe.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dx-model-folder-'));
@@ -107,35 +106,8 @@ describe('a dantinox model folder', () => {
   }, 120_000);
 
   it('is benchmarked by `dantinox bench --model <dir>`, its perplexity counting the BPE tokens', async () => {
-    const io = captureIo(cwd);
-    const code = await runCli(
-      [
-        'bench',
-        '--model',
-        'my-model',
-        '--tasks',
-        'perplexity',
-        '--data',
-        'text.txt',
-        '--eval-batches',
-        '1',
-        '--eval-seq-len',
-        '32',
-        '--eval-batch-size',
-        '2',
-        '--no-calibrate',
-        '--no-charts',
-        '--out',
-        'bench',
-      ],
-      io,
-    );
-    expect(code, io.err.join('')).toBe(0);
-    expect(io.out.join('') + io.err.join('')).toContain('dantinox model folder my-model, trained weights');
-    const [header, row] = readFileSync(join(cwd, 'bench/results.csv'), 'utf8').trim().split('\n');
-    const cells = Object.fromEntries(
-      (header as string).split(',').map((name, i) => [name, (row as string).split(',')[i]]),
-    );
+    const { printed, cells } = await benchModelPerplexity(cwd, 'my-model', 'text.txt', 'bench');
+    expect(printed).toContain('dantinox model folder my-model, trained weights');
     expect(cells['tokenizer']).toBe('hf:BPE');
     // bits/byte ÷ bits/token = scored tokens ÷ their bytes: below 1 only when the text was cut by the BPE.
     const perByte = Number(cells['bits_per_byte']) / Number(cells['bits_per_token']);
