@@ -70,6 +70,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
+  train: async () => (await import('./commands/train.js')).registerTrainCommand,
 };
 
 /**
