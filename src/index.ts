@@ -33,3 +33,4 @@ export { formatSignificant } from './number-format.js';
 export type { DantinoxPlugin, PluginRegistries } from './plugin.js';
 export { type RegisterOptions, Registry } from './registry.js';
 export { Rng, xoshiro128 } from './rng.js';
+export { CLIENT_FLAGS, type IndexFlags, SHARD_FLAGS } from './scheduler-index.js';

@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { errorText } from './errors.js';
+import { type IndexFlags, SHARD_FLAGS } from './scheduler-index.js';
 
 /** Levenshtein distance, for did-you-mean suggestions. */
 function editDistance(a: string, b: string): number {
@@ -38,6 +39,7 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
 }
 
 const list = (names: readonly string[]): string => names.join(', ');
+const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The folder whose `results.jsonl` holds the cells of the run (or variant) being measured, and whether it exists. */
 export interface CellsStream {
@@ -486,6 +488,38 @@ export const messages = {
   hfExportTokenizer: (tokenizer: string, needs: number, vocabSize: number): string =>
     `tokenizer "${tokenizer}" needs vocabSize ≥ ${needs}, the model has ${vocabSize}; pass tokenizer 'bytes' (vocabSize ≥ 256), 'gpt2' (≥ 50257) or your own tokenizer.json object.`,
 
+  // ── models: tokenizers and n-grams ────────────────────────────────────────
+  /** BPE training on empty text. */
+  bpeEmptyText: (source: string): string =>
+    `The training text (${source}) is empty: a BPE vocabulary is learned from text; pass a non-empty UTF-8 text.`,
+  /** A merge list that names an id the vocabulary does not have yet. */
+  bpeBadMerge: (rank: number, left: number, right: number, known: number): string =>
+    `BPE merge ${rank} joins ids ${left} and ${right}, but only ids 0–${known - 1} exist before it; each merge may only join the 256 bytes and tokens made by earlier merges.`,
+  /** A merge list longer than a vocabulary can hold. */
+  bpeVocabTooLarge: (max: number): string =>
+    `The BPE merges make more than ${max} ids, the largest vocabulary dantinox holds; use fewer merges (a smaller --vocab-size / vocabSize).`,
+  /** An id that a tokenizer's vocabulary does not have, given to decode. */
+  unknownTokenId: (id: number, vocabSize: number, tokenizer: string): string =>
+    `Token id ${id} is not in the vocabulary of tokenizer "${tokenizer}" (ids 0–${vocabSize - 1}); decode only ids this tokenizer produced.`,
+  /** An n-gram fitted on no token. */
+  ngramNoTokens: (what: string): string =>
+    `The n-gram's ${what} has no token: fit it on a non-empty text (the training text tokenizes to nothing).`,
+  /** An n-gram history or token id outside the vocabulary. */
+  ngramBadToken: (id: number, vocabSize: number): string =>
+    `Token id ${id} is outside the n-gram's vocabulary (ids 0–${vocabSize - 1}); fit the n-gram with the vocabSize of the tokenizer that produced the ids.`,
+  /** A training stream too short to cut a dev slice from. */
+  ngramDevTooShort: (tokens: number): string =>
+    `The n-gram's training text is too short to choose its smoothing: ${tokens} tokens are left once the dev slice (every tenth of 100 blocks) is set aside, and the dev slice has no token to score. Use a longer training text (a few thousand tokens at least), or pass the smoothing's parameters.`,
+  /** Held-out text with no token to score. */
+  heldOutTooShort: (source: string, tokens: number): string =>
+    `The held-out text (${source}) has ${tokens} token${tokens === 1 ? '' : 's'}: its first token is context, so nothing would be scored; pass a held-out text of two tokens or more.`,
+  /** A list option that is empty or holds a value outside its choices. */
+  badChoiceList: (name: string, values: readonly unknown[], allowed: readonly (string | number)[]): string =>
+    `${name} must be a non-empty list of ${allowed.join(', ')}, received [${values.map((v) => excerpt(v)).join(', ')}].`,
+  /** Smoothing parameters outside their allowed range. */
+  ngramBadParameter: (name: string, value: number | string, allowed: string): string =>
+    `n-gram ${name} must be ${allowed}, received ${value}.`,
+
   // ── benchmarking ──────────────────────────────────────────────────────────
   /** Header of a BenchmarkConfig validation error. */
   invalidBenchmarkConfig: (count: number): string =>
@@ -811,19 +845,25 @@ export const messages = {
   resumeWithoutOut: (): string =>
     '--resume needs --out <dir>: the folder of the run to continue (the same command, the same --out).',
   /** A malformed `--shard`. */
-  badShard: (text: string): string =>
-    `Shard "${text}" is not valid: write i/n with 0 ≤ i < n (0-based, like JOB_COMPLETION_INDEX), e.g. --shard 0/4 … --shard 3/4.`,
+  badShard: (text: string, flags: IndexFlags = SHARD_FLAGS): string =>
+    `${capitalize(flags.noun)} "${text}" is not valid: write i/n with 0 ≤ i < n (0-based, like JOB_COMPLETION_INDEX), e.g. ${flags.one} 0/4 … ${flags.one} 3/4.`,
   /** A scheduler variable that is not a shard index. */
-  badShardVariable: (name: string, value: string): string =>
-    `${name}="${value}" is not a shard index: expected a non-negative integer (set by the scheduler). Unset it, or pass --shard i/n explicitly.`,
+  badShardVariable: (name: string, value: string, flags: IndexFlags = SHARD_FLAGS): string =>
+    `${name}="${value}" is not a ${flags.noun} index: expected a non-negative integer (set by the scheduler). Unset it, or pass ${flags.one} i/n explicitly.`,
   /** A shard index from the environment without a shard count. */
-  shardCountMissing: (variable: string, index: number): string =>
+  shardCountMissing: (variable: string, index: number, flags: IndexFlags = SHARD_FLAGS): string =>
     variable === 'JOB_COMPLETION_INDEX'
-      ? `JOB_COMPLETION_INDEX=${index} is set but the number of shards is not: pass --shards <n> (the Job's completions), or --shard i/n.`
-      : `${variable}=${index} is set but SLURM_ARRAY_TASK_COUNT is not: pass --shards <n> (the array size), or --shard i/n.`,
+      ? `JOB_COMPLETION_INDEX=${index} is set but the number of ${flags.noun}s is not: pass ${flags.count} <n> (the Job's completions), or ${flags.one} i/n.`
+      : `${variable}=${index} is set but SLURM_ARRAY_TASK_COUNT is not: pass ${flags.count} <n> (the array size), or ${flags.one} i/n.`,
   /** A Slurm array task id outside 0…count−1 once the minimum is subtracted and divided by the step. */
-  slurmIndexOutOfRange: (id: number, min: number, count: number, step = 1): string =>
-    `${step === 1 ? `SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}` : `(SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}) / SLURM_ARRAY_TASK_STEP=${step}`} is not in 0…${count - 1} (${count} shard(s), from --shards or SLURM_ARRAY_TASK_COUNT): submit one task per shard, e.g. sbatch --array=0-${Math.max(0, count - 1)}, or pass --shards <n> equal to the array size.`,
+  slurmIndexOutOfRange: (
+    id: number,
+    min: number,
+    count: number,
+    step = 1,
+    flags: IndexFlags = SHARD_FLAGS,
+  ): string =>
+    `${step === 1 ? `SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}` : `(SLURM_ARRAY_TASK_ID=${id} − SLURM_ARRAY_TASK_MIN=${min}) / SLURM_ARRAY_TASK_STEP=${step}`} is not in 0…${count - 1} (${count} ${flags.noun}(s), from ${flags.count} or SLURM_ARRAY_TASK_COUNT): submit one task per ${flags.noun}, e.g. sbatch --array=0-${Math.max(0, count - 1)}, or pass ${flags.count} <n> equal to the array size.`,
   /** A Slurm array whose ids are not evenly spaced (a list such as 1,2,7), so an id says no shard index. */
   slurmArrayUneven: (
     id: number,
@@ -833,12 +873,16 @@ export const messages = {
       readonly step: number;
       readonly count: number | undefined;
     },
+    flags: IndexFlags = SHARD_FLAGS,
   ): string =>
-    `SLURM_ARRAY_TASK_ID=${id} is not on an evenly spaced array (SLURM_ARRAY_TASK_MIN=${array.min}, SLURM_ARRAY_TASK_MAX=${array.max ?? 'unset'}, SLURM_ARRAY_TASK_STEP=${array.step}, SLURM_ARRAY_TASK_COUNT=${array.count ?? 'unset'}), so it names no shard: submit a range such as sbatch --array=0-3 or --array=1-7:2 (ids min, min + step, …, max are shards 0, 1, …), or pass --shard i/n.`,
+    `SLURM_ARRAY_TASK_ID=${id} is not on an evenly spaced array (SLURM_ARRAY_TASK_MIN=${array.min}, SLURM_ARRAY_TASK_MAX=${array.max ?? 'unset'}, SLURM_ARRAY_TASK_STEP=${array.step}, SLURM_ARRAY_TASK_COUNT=${array.count ?? 'unset'}), so it names no ${flags.noun}: submit a range such as sbatch --array=0-3 or --array=1-7:2 (ids min, min + step, …, max are ${flags.noun}s 0, 1, …), or pass ${flags.one} i/n.`,
   /** `--shards` with no shard index anywhere. */
-  shardsWithoutIndex: (count: number): string =>
-    `--shards ${count} needs a shard index: run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array, or pass --shard i/${count}.`,
+  shardsWithoutIndex: (count: number, flags: IndexFlags = SHARD_FLAGS): string =>
+    `${flags.count} ${count} needs a ${flags.noun} index: run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array, or pass ${flags.one} i/${count}.`,
 
+  /** A path given to merge that holds neither shard nor client folders. */
+  notAMergeFolder: (dir: string): string =>
+    `"${dir}" is not a folder to merge: it has no readable matrix.json or load-client.json and no sub-folder with one. Pass the --out folder of a sharded "dantinox bench" or "dantinox load" (or its shard-<i>-of-<n> folders), or of a "dantinox load --client" point (or its client-<i>-of-<n> folders).`,
   /** A folder given to merge or resume that holds no matrix. */
   notAMatrixFolder: (dir: string): string =>
     `"${dir}" is not a matrix folder: it has no readable matrix.json and no sub-folder with one. Pass the --out folder of a "dantinox bench" matrix run, or its shard-<i>-of-<n> folders.`,
@@ -857,8 +901,8 @@ export const messages = {
   shardsMissing: (ids: readonly string[], shards: readonly string[], noun = 'variant'): string =>
     `${shards.length > 0 ? `missing shard folder(s) ${list(shards)}` : 'missing folder(s)'}: ${noun}s ${list(ids)}`,
   /** A merge with missing variants, without --allow-partial. */
-  mergeIncomplete: (problems: readonly string[]): string =>
-    `The merge is incomplete: ${problems.join('; ')}. Run the missing shards (or rerun with --resume), or pass --allow-partial to merge what exists.`,
+  mergeIncomplete: (problems: readonly string[], flags: IndexFlags = SHARD_FLAGS): string =>
+    `The merge is incomplete: ${problems.join('; ')}. ${flags.noun === 'shard' ? 'Run the missing shards (or rerun with --resume)' : "Run the point's clients again, all of them at a new --start-at (a point's clients start together)"}, or pass --allow-partial to merge what exists.`,
   /** `dantinox merge --out` naming one of the folders being merged. */
   mergeIntoSource: (out: string): string =>
     `--out "${out}" is one of the folders being merged: write the merged run to a new folder, e.g. --out ${out.replace(/[\\/]+$/, '')}-merged.`,
@@ -981,7 +1025,7 @@ export const messages = {
     `The model ${excerpt(model)} is not served here; this server serves "${served}" (see GET /v1/models). Pass "model": "${served}" or leave it out.`,
   /** A path this server does not have. */
   serveUnknownPath: (method: string, path: string): string =>
-    `No route ${method} ${excerpt(path)}. Routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics.`,
+    `No route ${method} ${excerpt(path)}. Routes: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics, POST /tokenize, POST /detokenize.`,
   /** A known path asked with the wrong method. */
   serveWrongMethod: (method: string, path: string, allowed: string): string =>
     `${method} is not allowed on ${path}; use ${allowed}.`,
@@ -1008,8 +1052,8 @@ export const messages = {
   serveMinAboveMax: (minTokens: number, maxTokens: number): string =>
     `"min_tokens" = ${minTokens} is more than the ${maxTokens} tokens this request may generate ("max_tokens"): pass "min_tokens" ≤ "max_tokens".`,
   /** A token id of a prompt outside the vocabulary. */
-  serveTokenOutOfRange: (id: number, vocabSize: number): string =>
-    `"prompt" token id ${id} is outside the model's vocabulary [0, ${vocabSize}): send ids below ${vocabSize}.`,
+  serveTokenOutOfRange: (id: number, vocabSize: number, field = 'prompt'): string =>
+    `"${field}" token id ${id} is outside the model's vocabulary [0, ${vocabSize}): send ids below ${vocabSize}.`,
   /** The engine failed while generating. */
   serveEngineFailed: (cause: unknown): string =>
     `The engine failed while generating: ${clip(errorText(cause))}.`,
@@ -1086,9 +1130,63 @@ export const messages = {
   /** A merge of load shards with no measured point. */
   loadMergeNothing: (): string =>
     'The load shards hold no measured sweep point: run the shards first ("dantinox load <url> … --shard i/n --out <dir>"), then merge their folders.',
-  /** Shards of two different loads given to one merge. */
-  loadShardsDiffer: (a: string, b: string, flag: string, there: string, here: string): string =>
-    `"${a}" and "${b}" are shards of different loads (${flag === 'base-url' ? 'the base URL' : flag} is ${there} in the first, ${here} in the second): merge only the shard folders of one "dantinox load" command, the same URL and flags but --shard.`,
+  /** Shards (or load clients) of two different loads given to one merge. */
+  loadShardsDiffer: (
+    a: string,
+    b: string,
+    flag: string,
+    there: string,
+    here: string,
+    flags: IndexFlags = SHARD_FLAGS,
+  ): string =>
+    `"${a}" and "${b}" are ${flags.noun}s of different loads (${flag === 'base-url' ? 'the base URL' : flag} is ${there} in the first, ${here} in the second): merge only the ${flags.noun} folders of one "dantinox load" command, the same URL and flags but ${flags.one}.`,
+  /** `load --client` (or `--clients`) together with a shard. */
+  loadClientWithShard: (client: string, shard: string): string =>
+    `${client} splits one sweep point's requests over client processes and ${shard} deals sweep points over processes: give one of them. To split each point of a sweep, run one client load per point (--concurrency 8 --client i/n, then --concurrency 16 --client i/n …).`,
+  /** `load --client` with the goodput search. */
+  loadClientSearch: (client: string): string =>
+    `--find-max-goodput cannot be split over clients (${client}): the search picks each probe from the ones before, which processes that do not talk to each other cannot share. Search from one process, or split a fixed point (--concurrency 64 --client i/n --start-at …).`,
+  /** `load --client` without `--start-at`. */
+  loadClientNeedsStartAt: (client: string): string =>
+    `${client} needs --start-at <time>: the clients of a point must start together, at one wall-clock time every process is given, e.g. --start-at 2026-12-06T10:00:00Z or --start-at $(date -d '+2 min' +%s).`,
+  /** `load --client` with a sweep of several points. */
+  loadClientOnePoint: (client: string, points: readonly string[]): string =>
+    `${client} splits one sweep point, but --concurrency and --rate give ${points.length} (${list(points)}): give one value of each, and run one client load per point (each with its own --start-at and --out).`,
+  /** A concurrency too small for the clients: some client would hold no request slot. */
+  loadClientNoSlot: (concurrency: number, index: number, count: number): string =>
+    `--concurrency ${concurrency} over ${count} clients leaves client ${index} no request slot (slot s goes to client s mod ${count}): give a --concurrency of at least ${count}, or fewer clients.`,
+  /** `--start-at` that is not a time. */
+  loadBadStartAt: (text: string): string =>
+    `--start-at "${text}" is not a time: give an ISO 8601 time with its time zone (2026-12-06T10:00:00Z, 2026-12-06T11:00:00+01:00) or Unix seconds (1796551200, as date +%s prints), the same for every client.`,
+  /** `--start-at` already past when the load starts. */
+  loadStartAtPast: (at: string, agoMs: number): string =>
+    `--start-at ${at} is ${(agoMs / 1000).toFixed(1)} s in the past: give a time far enough ahead for every client to start (their image pulled, their server check made), e.g. two minutes: --start-at $(date -d '+2 min' +%s).`,
+  /** `load --client` without `--out`. */
+  clientWithoutOut: (): string =>
+    'A client load needs --out <dir> on storage every client shares: each client writes <dir>/client-<i>-of-<n>, and "dantinox merge <dir> --out <merged>" makes one sweep point of them.',
+  /** Folders of shards and of load clients given to one merge. */
+  mergeShardsAndClients: (shard: string, client: string): string =>
+    `"${shard}" holds shards and "${client}" load clients: merge either the shard folders of one run or the client folders of one point, each with its own dantinox merge.`,
+  /** A `load-client.json` that is not a client's manifest. */
+  malformedClientManifest: (path: string, field: string): string =>
+    `"${path}" is not the manifest of a "dantinox load --client" folder (field ${field === '' ? '(the file)' : field} is missing or wrong): merge client folders as the load wrote them, or run that client again.`,
+  /** A client index found in two folders of one merge. */
+  duplicateClient: (index: number, dirs: readonly string[]): string =>
+    `Client ${index} is in more than one folder (${list(dirs)}): each client must be merged once. Leave the duplicate folder out.`,
+  /** Clients of a point whose folders were not given. */
+  clientsMissing: (indices: readonly number[], count: number): string =>
+    `missing client folder(s) ${list(indices.map((i) => `client-${i}-of-${count}`))}: their share of the point's requests`,
+  /** A client folder without finished results. */
+  clientNotFinished: (dir: string, state: string): string =>
+    state === 'missing'
+      ? `client ${dir}: no results (the client never ran, or its results.json was never written)`
+      : `client ${dir}: unfinished (cut short by Ctrl-C, SIGTERM or the end of its process: its requests are part of what it was to send)`,
+  /** The same request of a point in two client folders. */
+  loadClientsOverlap: (index: number, a: string, b: string): string =>
+    `Request ${index} of the point is in two client folders ("${a}" and "${b}"): each client sends its own requests, so these are copies of one client or clients of different splits. Merge each client folder once.`,
+  /** The `interrupted` note of a point merged from clients some of which were cut short. */
+  loadClientsInterrupted: (clients: number): string =>
+    `${clients} client(s) of this point were cut short or missing (merged with --allow-partial): its numbers rest on part of its requests`,
   /** An `https` server whose certificate the load client does not trust. */
   loadCertificateRejected: (origin: string, reason: string, caGiven: boolean): string =>
     `The server at ${origin} presented a certificate this client does not trust (${clip(reason)}): ${caGiven ? 'the --ca-file given did not sign it; pass the CA that did' : 'pass the CA that signed it (or its self-signed certificate) as a PEM file with --ca-file <ca.pem>'}, or check the host name of the URL.`,
@@ -1101,6 +1199,76 @@ export const messages = {
   /** An API key environment variable that is not set. */
   loadApiKeyMissing: (name: string): string =>
     `--api-key-env ${name}: the environment variable ${name} is not set. Export it, or pass --api-key-env with the variable that holds the key (a server without authentication needs none).`,
+  /** The server's `/tokenize` disagrees with the client's default tokenizer. */
+  loadTokenizerDiffers: (tokenizer: string, client: number, server: number): string =>
+    `The server's /tokenize counts a sample text as ${server} tokens where the client's tokenizer (${tokenizer}) counts ${client}: responses without usage are counted by the server's /tokenize, but prompts are sized by ${tokenizer}, so --input-tokens is not exact; pass the served model's tokenizer with --tokenizer tokenizer.json.`,
+  /** A bad line of a load's `requests.jsonl`. */
+  requestsLineBad: (path: string, line: number, what: string): string =>
+    `${path}, line ${line}: not a request record (${what}). The file is written by dantinox load; use the run folder's own file, or load again.`,
+  // ── serving: a load's self-checks (one sentence each, prefixed by the sweep point) ──────────────────
+  /** Check `e2e_parts`: TTFT plus inter-token gaps never exceed a request's end-to-end latency. */
+  checkE2eParts: (point: string, requests: number, bad: number, worstMs: number): string =>
+    bad === 0
+      ? `${point}: TTFT + inter-token gaps ≤ end-to-end latency for all ${requests} streamed requests`
+      : `${point}: ${bad} of ${requests} requests have TTFT + inter-token gaps above their end-to-end latency (worst by ${worstMs.toFixed(3)} ms): the token timings are inconsistent; please report it with the run's results.json`,
+  /** Check `throughput_recomputed`: output tokens/s agrees with the per-request rows. */
+  checkThroughput: (point: string, stated: number, recomputed: number, ok: boolean): string =>
+    ok
+      ? `${point}: output tokens/s recomputed from the per-request rows agrees (${recomputed.toPrecision(6)})`
+      : `${point}: output tokens/s is ${stated.toPrecision(6)} but the per-request rows give ${recomputed.toPrecision(6)}: the point's metrics are inconsistent; please report it with the run's results.json`,
+  /** Check `rate_achieved`: requests went out at the planned rate. */
+  checkRate: (
+    point: string,
+    achieved: number,
+    planned: number,
+    asked: number | undefined,
+    queued: boolean,
+  ): string => {
+    const gap = `${(100 * (achieved / planned - 1)).toFixed(2)}%`;
+    const ask = asked === undefined ? 'the trace' : `asked ${asked.toPrecision(5)}`;
+    const head = `${point}: requests went out at ${achieved.toPrecision(5)} req/s, the schedule planned ${planned.toPrecision(5)} (${gap}; ${ask})`;
+    if (Math.abs(achieved / planned - 1) <= 0.01) return head;
+    return queued
+      ? `${head}: requests waited for a free slot (--concurrency reached), so the server saw a lower rate than asked; raise --concurrency or lower --rate`
+      : `${head}: the client could not keep its schedule; lower --rate, spread the load over more client processes (--workers, or --shard on several machines), or measure on a quieter machine`;
+  },
+  /** Check `schedule_lateness`: requests went out on time (queue time apart). */
+  checkLateness: (point: string, p50Ms: number, p99Ms: number, limitMs: number): string =>
+    p99Ms <= limitMs
+      ? `${point}: requests went out within ${limitMs} ms of their planned times at p99 (lateness p50 ${p50Ms.toFixed(3)} ms, p99 ${p99Ms.toFixed(3)} ms)`
+      : `${point}: requests went out late (lateness p50 ${p50Ms.toFixed(3)} ms, p99 ${p99Ms.toFixed(3)} ms, limit ${limitMs} ms), so arrivals were burstier than planned; spread the load over more client processes (--workers, or --shard on several machines), lower --rate, or measure on a quieter machine`,
+  /** Check `token_counts`: the client's tokenizer and the server agree on output tokens. */
+  checkTokenCounts: (
+    point: string,
+    client: number,
+    server: number,
+    tokenizer: string,
+    ok: boolean,
+  ): string => {
+    const gap =
+      server === 0
+        ? ''
+        : ` (${client >= server ? '+' : ''}${((100 * (client - server)) / server).toFixed(1)}%)`;
+    return ok
+      ? `${point}: the client's tokenizer (${tokenizer}) and the server agree on output tokens (${client} vs ${server})`
+      : `${point}: the client's tokenizer (${tokenizer}) counted ${client} output tokens where the server reported ${server}${gap}; token counts and tok/s are the server's, but inter-token gaps inside a chunk are split by the client's counts: pass the served model's tokenizer with --tokenizer tokenizer.json`;
+  },
+  /** Check `prompt_tokens`: prompts have the planned token count by the server's count. */
+  checkPromptTokens: (
+    point: string,
+    server: number,
+    planned: number,
+    tokenizer: string,
+    ok: boolean,
+  ): string =>
+    ok
+      ? `${point}: prompts have the planned ${planned} tokens by the server's count`
+      : `${point}: the prompts were planned as ${planned} tokens by the client's tokenizer (${tokenizer}) but the server counted ${server}: pass the served model's tokenizer with --tokenizer tokenizer.json so that --input-tokens is exact`,
+  /** Check `tokens_confirmed`: the output token counts are the server's or a tokenizer known to be its. */
+  checkTokensConfirmed: (point: string, tokenizer: string, ok: boolean, verifiedBy: string): string =>
+    ok
+      ? `${point}: output tokens are ${verifiedBy}`
+      : `${point}: the server reported no token counts (no usage, no /tokenize), so output tokens, tok/s, TPOT and ITL are approximate — counted by the client's tokenizer (${tokenizer}), which may not be the server's: pass the served model's tokenizer with --tokenizer tokenizer.json, or use a server that reports usage`,
   // ── cli ───────────────────────────────────────────────────────────────────
   /** `--config` names neither a preset nor an existing file. */
   unknownConfig: (value: string, presets: readonly string[]): string =>
@@ -1126,6 +1294,12 @@ export const messages = {
   /** An `--out` folder that already holds a Hugging Face model (export --format hf). */
   outFolderHoldsModel: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a Hugging Face model (${list(found)}). Pass another --out <folder>, or --force to remove those files and write this model in their place.`,
+  /** An `--out` folder that already holds a tokenizer (tokenizer train). */
+  outFolderHoldsTokenizer: (dir: string, found: readonly string[]): string =>
+    `--out "${dir}" already holds a tokenizer (${list(found)}). Pass another --out <folder>, or --force to replace those files.`,
+  /** An `--out` that names a file where a folder is written. */
+  outFolderIsFile: (dir: string): string =>
+    `--out "${dir}" is a file, but a folder is written there. Pass a folder (new or existing) as --out.`,
   /** An `--out` folder that already holds a run (bench, merge). */
   outDirHoldsRun: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a run (${list(found)}). Pass another --out <dir>, or --force to replace that run.`,

@@ -17,6 +17,13 @@
  */
 
 export {
+  type NgramBaselineOptions,
+  type NgramBaselineResult,
+  type NgramBaselineRow,
+  type NgramBaselineText,
+  ngramBaseline,
+} from './baselines/ngram-baseline.js';
+export {
   busyCalibration,
   type CalibrateOptions,
   type Calibration,
@@ -80,6 +87,7 @@ export {
   type BrownSplit,
   brownCorpusText,
   brownDocuments,
+  brownSplitName,
   inBrownSplit,
   untagBrownDocument,
   untagBrownSentence,
@@ -198,6 +206,7 @@ export type {
   MetaValue,
   MetricDescriptor,
   SkippedResult,
+  ValidationCheck,
 } from './task.js';
 export { SERVING_PHASE } from './task.js';
 export {
@@ -219,11 +228,12 @@ export {
 export { KLD_METRICS, type KldReference, KldTask, type KldTaskOptions } from './tasks/kld-task.js';
 export { LATENCY_METRICS, LatencyTask, type LatencyTaskOptions } from './tasks/latency-task.js';
 export {
-  bitsPerByte,
+  type LikelihoodTotals,
   MAX_LOG_PERPLEXITY,
   PERPLEXITY_METRICS,
   PerplexityTask,
   type PerplexityTaskOptions,
+  perplexityMetrics,
   scoredBytes,
 } from './tasks/perplexity-task.js';
 export {

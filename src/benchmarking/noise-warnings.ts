@@ -1,7 +1,8 @@
 /**
  * When timings cannot be trusted, say so: a busy machine, a clock that fell during the run, a cell whose slowest
- * calls are far from its typical one, and two measurements of the same computation that disagree beyond their
- * spread (the same prefill shape timed by two tasks, or the same variant measured twice).
+ * calls are far from its typical one, two measurements of the same computation that disagree beyond their
+ * spread (the same prefill shape timed by two tasks, or the same variant measured twice), and a cell whose own
+ * self-checks failed (a load whose client and server disagree on token counts, or that missed its schedule).
  *
  * @packageDocumentation
  */
@@ -40,9 +41,10 @@ export interface NoiseSource {
 export interface NoiseWarning {
   /**
    * `busy`: load above half the CPUs; `calibration`: the ceilings were measured on a busy machine; `clock`: the
-   * clock fell; `tail`: p99 ≫ median; `siblings`: one computation timed twice disagrees.
+   * clock fell; `tail`: p99 ≫ median; `siblings`: one computation timed twice disagrees; `validation`: a cell's
+   * self-check failed (see `CellRecord.validation`).
    */
-  readonly kind: 'busy' | 'calibration' | 'clock' | 'tail' | 'siblings';
+  readonly kind: 'busy' | 'calibration' | 'clock' | 'tail' | 'siblings' | 'validation';
   /** The run (variant) id; empty when unknown. */
   readonly variant: string;
   /** The sentence to show. */
@@ -138,6 +140,17 @@ function siblingWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
   return out;
 }
 
+/** The failed self-checks of a run's cells, one warning each, in cell order. */
+function validationWarnings(source: NoiseSource, variant: string): NoiseWarning[] {
+  return source.results.flatMap((r) =>
+    (r.cells ?? []).flatMap((cell) =>
+      (cell.validation ?? [])
+        .filter((c) => !c.ok)
+        .map((c) => ({ kind: 'validation' as const, variant, message: c.message })),
+    ),
+  );
+}
+
 /** A run whose CPUs ended at less than {@link CLOCK_DROP_LIMIT} of the clock they started at. */
 function clockWarning(environment: Environment | undefined): string | undefined {
   const mhz = environment?.cpuMhz;
@@ -149,7 +162,7 @@ function clockWarning(environment: Environment | undefined): string | undefined 
 
 /**
  * Every reason not to trust the timings of `sources`, in run order: per run a busy machine, ceilings measured on a
- * busy machine, a falling clock and cells with an extreme tail; then disagreements between measurements of one computation across all of them.
+ * busy machine, a falling clock, cells with an extreme tail and failed self-checks; then disagreements between measurements of one computation across all of them.
  */
 export function noiseWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
   const perRun = sources.flatMap((source) => {
@@ -163,6 +176,7 @@ export function noiseWarnings(sources: readonly NoiseSource[]): NoiseWarning[] {
       ...(lowCeilings === undefined ? [] : [{ kind: 'calibration' as const, variant, message: lowCeilings }]),
       ...(clock === undefined ? [] : [{ kind: 'clock' as const, variant, message: clock }]),
       ...tailWarnings(source, variant),
+      ...validationWarnings(source, variant),
     ];
   });
   return [...perRun, ...siblingWarnings(sources)];

@@ -13,6 +13,7 @@ import { BenchmarkConfig } from './config.js';
 import { parseCsv, typedField } from './csv.js';
 import type { Environment } from './environment.js';
 import { partialResult } from './partial-result.js';
+import { isPointTableHeader, readPointTable } from './point-table.js';
 import type { SuiteReportData } from './report.js';
 import {
   type JsonlLine,
@@ -184,6 +185,7 @@ function fromCsv(path: string, text: string): SuiteReportData {
     throw new DantinoxError('IO', messages.malformedFile(path, 'CSV', cause), { cause });
   }
   const { header, rows } = parsed;
+  if (isPointTableHeader(header)) return readPointTable(header, rows);
   if (header[0] !== 'task')
     throw new DantinoxError('IO', messages.malformedReport(path, 'its first column is not "task"'));
   const durationAt = header.indexOf('duration_ms');

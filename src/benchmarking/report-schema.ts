@@ -184,6 +184,7 @@ const CELL_ABSENT = {
   samplesMs: isNull,
   metricSamples: isNull,
   flops: notAnObject,
+  validation: isNull,
 };
 
 /** The fields of a {@link CellRecord}, in the order they are checked. */
@@ -200,6 +201,17 @@ const cellShape = {
   samplesMs: z.exactOptional(z.array(z.unknown().transform((v) => Number(v)))),
   metricSamples: z.exactOptional(z.record(z.string(), z.array(z.unknown().transform((v) => Number(v))))),
   flops: z.exactOptional(flopsBreakdownSchema),
+  validation: z.exactOptional(
+    z.array(
+      z.looseObject({
+        name: z.string(),
+        ok: z.boolean(),
+        value: revivedNumber,
+        limit: revivedNumber,
+        message: z.string(),
+      }),
+    ),
+  ),
 };
 
 /**

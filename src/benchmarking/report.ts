@@ -15,6 +15,7 @@ import { removePartial } from '../text-file.js';
 import { type CsvValue, formatCsv } from './csv.js';
 import type { Environment } from './environment.js';
 import { describeMetric } from './metric-schema.js';
+import { isPointTable, pointTable } from './point-table.js';
 import { readReportFile } from './report-reader.js';
 import { formatSummary, type SummaryFormat } from './summary-table.js';
 import type { BenchmarkResult, MetaValue, MetricDescriptor } from './task.js';
@@ -188,9 +189,16 @@ export class SuiteReport {
     return aq.table(data);
   }
 
-  /** The report as CSV text (RFC 4180; empty field for missing or NaN). */
+  /**
+   * The report as CSV text (RFC 4180; empty field for missing or NaN): one row per task, columns as
+   * {@link SuiteReport.columns} — except a load's report (every task's cells are sweep points), whose table has one
+   * row per sweep point: `run_id`, `task`, `cell`, `status`, the point's metrics, its task's meta, `error`, the model
+   * identity.
+   */
   toCsv(): string {
-    return formatCsv(this.columns(), this.toRows());
+    if (!isPointTable(this.results)) return formatCsv(this.columns(), this.toRows());
+    const { columns, rows } = pointTable(this, this.#columnOrder);
+    return formatCsv(columns, rows);
   }
 
   /**

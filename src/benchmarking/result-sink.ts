@@ -96,6 +96,29 @@ export function hookCaller<T extends { readonly name?: string }>(
   };
 }
 
+/** Every hook of `T` (its optional `on…` methods, not `name`) as a function that calls it on every target. */
+export type HookCalls<T> = {
+  readonly [K in Exclude<keyof T, 'name'>]-?: (...args: HookArgs<T, K>) => Promise<void>;
+};
+
+/**
+ * One object whose every hook calls that hook of each of `hooks` (one object of optional hooks, or several) in
+ * order, awaiting each; one that throws is logged at `error` level through `logger` and the next still runs. `names`
+ * lists every hook of `T` (typed so that none can be left out).
+ */
+export function fanOutHooks<T extends { readonly name?: string }>(
+  hooks: T | readonly T[] | undefined,
+  logger: Logger,
+  names: { readonly [K in Exclude<keyof T, 'name'>]-?: true },
+): HookCalls<T> {
+  const list = (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]) as readonly T[];
+  const call = hookCaller(list, logger, 'hook');
+  const calls: Record<string, unknown> = {};
+  for (const name of Object.keys(names) as Exclude<keyof T, 'name'>[])
+    calls[name as string] = (...args: HookArgs<T, typeof name>) => call(name, ...args);
+  return calls as HookCalls<T>;
+}
+
 /**
  * One sink that forwards every hook to `sinks` in order and never throws: a failing sink is logged at `error`
  * level through `logger` (with its name and the hook) and the next sink still runs.

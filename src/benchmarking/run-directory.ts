@@ -1,7 +1,7 @@
 /**
  * `RunDirectory`: the names and layout of one run's files, in one place. A run directory holds
  * `results.csv` (the table), `results.json` (everything, with raw samples), `results.jsonl` (the crash-safe
- * stream), `charts/` and `report.html`. Writing a run (its sinks) and reading one back (a folder or any of its
+ * stream), `charts/` and `report.html`; a load's also `requests.csv` and `requests.jsonl` (one request a row). Writing a run (its sinks) and reading one back (a folder or any of its
  * results files) both go through it.
  *
  * @packageDocumentation
@@ -27,6 +27,10 @@ export const RUN_FILES = Object.freeze({
   charts: 'charts',
   /** The self-contained HTML report. */
   report: 'report.html',
+  /** A load's requests, one row each (see `dantinox/serving`'s `REQUEST_COLUMNS`). */
+  requests: 'requests.csv',
+  /** A load's requests, one whole record a line: what a merge of client processes recomputes a point from. */
+  requestsJsonl: 'requests.jsonl',
 });
 
 /** A run read back by {@link RunDirectory.read}. */
@@ -86,6 +90,16 @@ export class RunDirectory {
     return join(this.path, RUN_FILES.charts);
   }
 
+  /** Path of a load's `requests.csv`. */
+  get requestsCsvPath(): string {
+    return join(this.path, RUN_FILES.requests);
+  }
+
+  /** Path of a load's `requests.jsonl`. */
+  get requestsJsonlPath(): string {
+    return join(this.path, RUN_FILES.requestsJsonl);
+  }
+
   /** Path of `report.html`. */
   get reportPath(): string {
     return join(this.path, RUN_FILES.report);
@@ -108,9 +122,14 @@ export class RunDirectory {
     ].map((sink) => reportingDiskFullOnce(sink, disk));
   }
 
-  /** The results files present (`results.csv`, `results.json`, `results.jsonl`), relative, in that order. */
+  /**
+   * The results files present (`results.csv`, `results.json`, `results.jsonl`, then a load's `requests.csv` and
+   * `requests.jsonl`), relative, in that order.
+   */
   resultFiles(): string[] {
-    return LIST_ORDER.filter((f) => existsSync(join(this.path, f)));
+    return [...LIST_ORDER, RUN_FILES.requests, RUN_FILES.requestsJsonl].filter((f) =>
+      existsSync(join(this.path, f)),
+    );
   }
 
   /** The results files missing (those {@link RunDirectory.sinks} should have written, and removed when a write failed), relative. */

@@ -79,6 +79,26 @@ export interface CellRecord {
   readonly metricSamples?: Readonly<Record<string, readonly number[]>>;
   /** Analytical FLOPs of one timed call of the cell (its exact shape). */
   readonly flops?: FlopsBreakdown;
+  /** Self-checks of the cell's measurement (a load's sweep points have them), in order. */
+  readonly validation?: readonly ValidationCheck[];
+}
+
+/**
+ * One self-check of a cell's measurement: an invariant its numbers must keep (a request's parts add up to its
+ * whole, a throughput recomputed from its rows agrees, a schedule was kept, client and server agree on token
+ * counts). A check that fails says why in one line, which the summary, the report's banner and `compare` show.
+ */
+export interface ValidationCheck {
+  /** Short stable name, e.g. `e2e_parts`, `rate_achieved`, `token_counts`. */
+  readonly name: string;
+  /** Whether the invariant held. */
+  readonly ok: boolean;
+  /** The measured quantity the check compares (its unit in `message`); `NaN` when there was nothing to check. */
+  readonly value: number;
+  /** The bound it is compared with. */
+  readonly limit: number;
+  /** What was checked and found, in one sentence (with the fix when it failed). */
+  readonly message: string;
 }
 
 /** What every {@link BenchmarkResult} has, whatever its status. */

@@ -42,6 +42,39 @@ export function parsePort(value: string): number {
   return n;
 }
 
+/** A parser of integers from `min` to `max` (e.g. `--vocab-size`, 257 to 1048576), with `example` in its error. */
+export function integerInRange(min: number, max: number, example: string): (value: string) => number {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || n < min || n > max) {
+      throw new InvalidArgumentError(
+        messages.badCliValue(value, `an integer from ${min} to ${max}`, example),
+      );
+    }
+    return n;
+  };
+}
+
+/**
+ * A parser of comma-separated lists of `allowed` values (e.g. `--orders 1,2,3`), each value once, in the order
+ * given; a value is matched as written.
+ */
+export function choiceList<T extends string | number>(
+  allowed: readonly T[],
+  example: string,
+): (value: string) => T[] {
+  return (value: string): T[] => {
+    const parts = value.split(',').map((p) => p.trim());
+    const picked = parts.map((p) => allowed.find((a) => String(a) === p));
+    if (parts.length === 0 || picked.some((p) => p === undefined) || new Set(parts).size !== parts.length) {
+      throw new InvalidArgumentError(
+        messages.badCliValue(value, `a comma-separated list of ${allowed.join(', ')}, each once`, example),
+      );
+    }
+    return picked as T[];
+  };
+}
+
 /** Parses a non-negative integer such as `0` (seeds). */
 export function parseNonNegativeInt(value: string): number {
   const n = Number(value);

@@ -31,6 +31,8 @@ Examples:
   $ dantinox bench --config tiny,small --threads 1,2 --out results/study     # a matrix: 4 variants
   $ dantinox merge results/study --out results/study-merged                   # combine its shard folders
   $ dantinox serve --config small --port 8080                                 # an OpenAI-compatible server
+  $ dantinox tokenizer train --vocab-size 4096 --out tok                      # a BPE tokenizer.json
+  $ dantinox baseline --tokenizer tok                                         # its n-gram bits per byte
 
 Exit codes: 0 ok, 1 a task failed (its row records the error), 2 usage or configuration error,
 130 stopped by Ctrl-C, 143 stopped by SIGTERM.
@@ -59,6 +61,7 @@ type RegisterCommand = (program: Command, ctx: CommandContext) => Command;
  * never loads ONNX Runtime or vega), while the program's help loads them all.
  */
 const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
+  baseline: async () => (await import('./commands/baseline.js')).registerBaselineCommand,
   bench: async () => (await import('./commands/bench.js')).registerBenchCommand,
   calibrate: async () => (await import('./commands/calibrate.js')).registerCalibrateCommand,
   compare: async () => (await import('./commands/compare.js')).registerCompareCommand,
@@ -70,6 +73,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   plot: async () => (await import('./commands/plot.js')).registerPlotCommand,
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
+  tokenizer: async () => (await import('./commands/tokenizer.js')).registerTokenizerCommand,
   train: async () => (await import('./commands/train.js')).registerTrainCommand,
 };
 

@@ -112,7 +112,17 @@ export {
 } from './hf/hf-export.js';
 export { HfModel, type LoadHfModelOptions, loadHfModel } from './hf/hf-model.js';
 export { HfTokenizer, loadHfTokenizer } from './hf/hf-tokenizer.js';
-export { byteTokenizerFiles, gpt2TokenizerFiles, type HfTokenizerFiles } from './hf/hf-tokenizer-json.js';
+export {
+  type ByteLevelBpe,
+  byteLevelBpeFiles,
+  bytesToUnicode,
+  byteTokenizerFiles,
+  END_OF_TEXT,
+  gpt2TokenizerFiles,
+  HF_TOKENIZER_FILES,
+  type HfTokenizerFiles,
+  saveHfTokenizerFiles,
+} from './hf/hf-tokenizer-json.js';
 export { type HfWeights, readHfWeights } from './hf/hf-weights.js';
 // ── contracts ───────────────────────────────────────────────────────────────
 export type {
@@ -156,6 +166,36 @@ export {
   DEFAULT_PRESET,
   type ModelSelection,
 } from './model-selection.js';
+// ── n-gram models ───────────────────────────────────────────────────────────
+export {
+  chenGoodmanDiscounts,
+  type DevSplit,
+  devSplit,
+  type FitNgramOptions,
+  fitNgrams,
+  MIN_DISCOUNT,
+  NGRAM_DEV_BLOCKS,
+  NGRAM_DEV_EVERY,
+  tuneNgram,
+} from './ngram/fit-ngram.js';
+export {
+  type ContextStats,
+  CountTable,
+  countNgrams,
+  NGRAM_ORDERS,
+  type NgramCounts,
+  type NgramOrder,
+} from './ngram/ngram-counts.js';
+export {
+  type AddKParameters,
+  type KneserNeyParameters,
+  NGRAM_SMOOTHINGS,
+  NgramModel,
+  type NgramParameters,
+  type NgramScore,
+  type NgramScoreOptions,
+  type NgramSmoothing,
+} from './ngram/ngram-model.js';
 // ── ONNX runtime ────────────────────────────────────────────────────────────
 export {
   countGraphFlops,
@@ -204,10 +244,13 @@ export {
 export { checkTokenBatch } from './token-checks.js';
 export type { Tokenizer } from './tokenizer.js';
 // ── tokenizers ──────────────────────────────────────────────────────────────
+export { type BpeMerge, BpeTokenizer, MAX_BPE_VOCAB_SIZE } from './tokenizers/bpe-tokenizer.js';
 export { builtinTokenizer } from './tokenizers/builtin-tokenizer.js';
 export { ByteTokenizer } from './tokenizers/byte-tokenizer.js';
+export { GPT2_SPLIT_PATTERN, gpt2PreTokenize } from './tokenizers/gpt2-pre-tokenizer.js';
 export { GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer } from './tokenizers/gpt2-tokenizer.js';
 export { modelTokenizer } from './tokenizers/model-tokenizer.js';
+export { MIN_BPE_VOCAB_SIZE, type TrainBpeOptions, trainBpe } from './tokenizers/train-bpe.js';
 export {
   checkWeights,
   countParameters,

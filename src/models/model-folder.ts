@@ -11,13 +11,13 @@
  *
  * @packageDocumentation
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import { loadHfTokenizerFiles } from './hf/hf-tokenizer.js';
-import type { HfTokenizerFiles } from './hf/hf-tokenizer-json.js';
+import { HF_TOKENIZER_FILES, type HfTokenizerFiles, saveHfTokenizerFiles } from './hf/hf-tokenizer-json.js';
 import type { ModelConfig } from './model-config.js';
 import { configOfMetadata, loadWeights, saveWeights } from './onnx/weights-io.js';
 import { readSafetensorsMetadata } from './safetensors.js';
@@ -28,9 +28,9 @@ export const MODEL_FOLDER_FILES = Object.freeze({
   /** Weights and config. */
   weights: 'model.safetensors',
   /** The model's own tokenizer (optional). */
-  tokenizer: 'tokenizer.json',
+  tokenizer: HF_TOKENIZER_FILES[0],
   /** Its configuration (written with it). */
-  tokenizerConfig: 'tokenizer_config.json',
+  tokenizerConfig: HF_TOKENIZER_FILES[1],
 });
 
 /** A model of a dantinox model folder. */
@@ -69,11 +69,8 @@ export async function writeModelFolder(dir: string, model: ModelFolder): Promise
   makeDirectory(dir);
   await saveWeights(model, join(dir, MODEL_FOLDER_FILES.weights));
   if (model.tokenizer === undefined) return [MODEL_FOLDER_FILES.weights];
-  const json = (name: string, value: unknown): void =>
-    writeFileSync(join(dir, name), `${JSON.stringify(value, null, 2)}\n`);
-  json(MODEL_FOLDER_FILES.tokenizer, model.tokenizer.tokenizerJson);
-  json(MODEL_FOLDER_FILES.tokenizerConfig, model.tokenizer.tokenizerConfig);
-  return [MODEL_FOLDER_FILES.weights, MODEL_FOLDER_FILES.tokenizer, MODEL_FOLDER_FILES.tokenizerConfig];
+  saveHfTokenizerFiles(model.tokenizer, dir);
+  return [MODEL_FOLDER_FILES.weights, ...HF_TOKENIZER_FILES];
 }
 
 /**

@@ -37,11 +37,33 @@ export {
   runCalibration,
 } from './calibration-step.js';
 export { type CompareRunsOptions, compareRuns, type RunsComparison } from './compare-runs.js';
+export { type ExportModelInput, exportModel, type ModelExport } from './export-model.js';
 export { gitInfo } from './git-info.js';
+export { type TrendRow, trendRows, type WrittenTrend, writeTrendChart } from './history-trend.js';
+export {
+  type ClientPoint,
+  clientFolderName,
+  isLoadClientFolder,
+  type LoadClientManifest,
+  readLoadClientManifest,
+} from './load-client-manifest.js';
 export { DEFAULT_PLUGIN_TIMEOUT_MS, type LoadPluginsOptions, loadPlugins } from './load-plugins.js';
 export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
-export { mergedLoadReport, writeMergedLoad } from './merge-load.js';
+export type { ClientMergePlan, ClientSource } from './merge-clients.js';
+export {
+  type MergedVariant,
+  type MergeHooks,
+  type MergeParts,
+  type MergePlan,
+  type MergeRunInput,
+  type MergeRunPlan,
+  type MergeRunsOptions,
+  type MergeRunsResult,
+  type MergeSource,
+  mergeRuns,
+  planMergeRun,
+} from './merge-runs.js';
 export {
   type OpenedModel,
   openModel,
@@ -65,6 +87,8 @@ export {
   claimModelFolder,
   claimOutFile,
   claimRunDir,
+  claimTokenizerFolder,
+  LOAD_CLIENT_FILE,
   OPERATORS_FILE,
   prepareOutputDir,
   RUN_ARTIFACTS,
@@ -82,6 +106,9 @@ export {
   type ProfilerOverheadOptions,
 } from './profiler-overhead.js';
 export {
+  type AddedRun,
+  type AddedRuns,
+  addRunsToHistory,
   type HistoryCompared,
   type HistoryNotRecorded,
   type HistoryOptions,
@@ -93,6 +120,7 @@ export {
 export {
   buildWorkload,
   type GoodputSearchInput,
+  type LoadHooks,
   type LoadRunInput,
   type LoadRunResult,
   type PromptsWorkloadSpec,
@@ -103,6 +131,7 @@ export {
   servingResult,
   servingTokenizer,
   sweepPoints,
+  type TokenAccounting,
   type TokenWorkloadSpec,
   type TraceWorkloadSpec,
   type WorkloadSpec,
@@ -144,4 +173,13 @@ export {
   servingChartRows,
   thinSamples,
 } from './serving-chart-rows.js';
+export {
+  MAX_TIMELINE_REQUESTS,
+  MAX_TIMELINE_SEGMENTS,
+  requestSegments,
+  servingTimelineRows,
+  type TimelineSegmentRow,
+  timelineStep,
+} from './serving-timeline-rows.js';
 export type { TrainingSourceInput } from './training-source.js';
+export { type WrittenComparison, writeComparison } from './write-comparison.js';

@@ -4,12 +4,13 @@
  *
  * @packageDocumentation
  */
-import { join, resolve } from 'node:path';
-import { type ReadRun, RunDirectory } from '../benchmarking/index.js';
+import { basename, dirname, join, resolve } from 'node:path';
+import { type ReadRun, RUN_FILES, RunDirectory } from '../benchmarking/index.js';
 import { isMatrixDirectory, readMatrixManifest } from '../benchmarking/matrix/matrix-manifest.js';
 import { MatrixReport, readVariantRun } from '../benchmarking/matrix/matrix-report.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
+import { readRequestLines } from '../serving/index.js';
 import { type ChartRow, readChartData } from '../visualization/index.js';
 import { chartRowsField } from './serving-chart-rows.js';
 
@@ -76,10 +77,13 @@ export async function loadRun(path: string, cwd: string): Promise<LoadedRun> {
   const rows = report === undefined ? await readChartData(file) : report.toRows();
   if (rows.length === 0) throw new DantinoxError('IO', messages.reportHasNoResults(file));
   if (report === undefined) return { name: fallbackName, rows, path: file };
+  // A run folder's results file: its load's requests (none for other runs) give the request timeline.
+  const inRunFolder = ([RUN_FILES.json, RUN_FILES.jsonl, RUN_FILES.csv] as string[]).includes(basename(file));
+  const requests = inRunFolder ? readRequestLines(new RunDirectory(dirname(file)).requestsJsonlPath) : [];
   return {
     name: report.runId ?? fallbackName,
     rows,
-    ...chartRowsField(report),
+    ...chartRowsField(report, requests),
     ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
     path: file,
     ...(read?.note === undefined ? {} : { note: read.note }),

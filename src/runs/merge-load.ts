@@ -9,7 +9,8 @@ import { SuiteReport } from '../benchmarking/report.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import { createChartRegistry } from '../visualization/index.js';
+import type { RequestLine } from '../serving/index.js';
+import type { ChartRegistry } from '../visualization/index.js';
 import { openLoadResults } from './load-results.js';
 import { SERVING_TASK, servingResult } from './run-load.js';
 import { type RunOutputs, writeRunOutputs } from './run-outputs.js';
@@ -49,12 +50,18 @@ export function mergedLoadReport(
 
 /**
  * Writes merged load shards as one load run into `dir` (claimed): results.csv/json/jsonl of
- * {@link mergedLoadReport}, then its charts and report.html, as an unsharded `dantinox load` writes them.
+ * {@link mergedLoadReport} and the points' requests (requests.jsonl and requests.csv), then its charts and
+ * report.html, as an unsharded `dantinox load` writes them.
  */
 export async function writeMergedLoad(
   report: SuiteReport,
   dir: string,
-  options: { readonly charts: boolean; readonly logger: Logger },
+  options: {
+    readonly charts: boolean;
+    readonly logger: Logger;
+    readonly registry: ChartRegistry;
+    readonly requests: readonly RequestLine[];
+  },
 ): Promise<RunOutputs> {
   const row = report.results[0];
   const runDir = new RunDirectory(dir);
@@ -71,6 +78,7 @@ export async function writeMergedLoad(
       SERVING_TASK,
       options.logger,
     );
+    results.requests(options.requests);
     for (const cell of task.cells ?? []) await results.cell(cell);
     await results.end(task, durationMs ?? report.totalTimeS * 1000, false);
   } else for (const path of [runDir.csvPath, runDir.jsonPath]) report.save(path);
@@ -78,6 +86,6 @@ export async function writeMergedLoad(
     charts: options.charts,
     command: 'load',
     logger: options.logger,
-    registry: createChartRegistry(),
+    registry: options.registry,
   });
 }

@@ -9,6 +9,7 @@ import { DantinoxError } from '../errors.js';
 import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
 import { HF_EXPORT_FILES } from '../models/hf/hf-dtype-files.js';
+import { HF_TOKENIZER_FILES } from '../models/hf/hf-tokenizer-json.js';
 import { removePartial } from '../text-file.js';
 import { CHECKPOINT_FOLDERS, TRAINING_LOG_FILES } from '../training/index.js';
 
@@ -44,6 +45,9 @@ export const TRACE_FILE = 'trace.json';
 /** File name of a variant's per-operator table (`bench --trace`) in its folder. */
 export const OPERATORS_FILE = 'operators.csv';
 
+/** File name of a load client's manifest (`load --client i/n`) in its folder. */
+export const LOAD_CLIENT_FILE = 'load-client.json';
+
 /** Folder of the trained model in a training run's folder (`dantinox train`). */
 export const TRAINED_MODEL_FOLDER = 'model';
 
@@ -58,6 +62,7 @@ export const RUN_ARTIFACTS = [
   'report.html',
   'charts',
   'matrix.json',
+  LOAD_CLIENT_FILE,
   TRACE_FILE,
   OPERATORS_FILE,
   TRAINING_LOG_FILES.jsonl,
@@ -173,4 +178,21 @@ export function claimModelFolder(dir: string, cwd: string, force: boolean): Clai
       for (const f of found) rmSync(join(path, f), { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Refuses to write a tokenizer into `dir` (relative to `cwd`, `tokenizer train --out`) when it is a file, or when
+ * it already holds `tokenizer.json` or `tokenizer_config.json` and `force` is not set (the writer then replaces
+ * them). Returns the absolute path.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the files found, or the file `dir` is.
+ */
+export function claimTokenizerFolder(dir: string, cwd: string, force: boolean): string {
+  const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
+  if (existsSync(path) && !statSync(path).isDirectory())
+    throw new DantinoxError('INVALID_OPTION', messages.outFolderIsFile(dir));
+  const found = HF_TOKENIZER_FILES.filter((f) => existsSync(join(path, f)));
+  if (found.length > 0 && !force)
+    throw new DantinoxError('INVALID_OPTION', messages.outFolderHoldsTokenizer(dir, found));
+  return path;
 }

@@ -10,6 +10,7 @@ import { ResultsHistory } from '../benchmarking/history/results-history.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import type { NearestRun } from '../benchmarking/variant-identity.js';
 import { gitInfo } from './git-info.js';
+import { loadRunGroup } from './load-report.js';
 import { timestampName } from './output-dir.js';
 
 /** How many runs before the baseline `--compare-last` learns the run-to-run spread from. */
@@ -123,4 +124,63 @@ export function variantHistoryRun(report: SuiteReport, startedAt: Date): SuiteRe
     runId,
     descriptors: report.descriptors,
   });
+}
+
+/** A run added by {@link addRunsToHistory}. */
+export interface AddedRun {
+  /** `added`, or `exists` when the history already held it. */
+  readonly status: 'added' | 'exists';
+  /** The id it is stored under. */
+  readonly runId: string;
+  /** The results file it was read from. */
+  readonly path: string;
+}
+
+/** What {@link addRunsToHistory} did. */
+export interface AddedRuns {
+  /** Every run, in the order read. */
+  readonly added: readonly AddedRun[];
+  /** Lines for a person: a folder read from its stream because its results.json could not be read. */
+  readonly notes: readonly string[];
+}
+
+/**
+ * Appends the runs at `paths` (run folders or results files; a matrix folder gives each variant, under an id made
+ * unique by the run's start time; a folder of repeated runs each run) to the history file `history` (relative to
+ * `cwd`), with the git commit and branch of `cwd`: what `dantinox history add` does. Notes (a folder read from its
+ * stream because its results.json could not be read) are returned, one line each.
+ *
+ * @throws the errors of `loadRunGroup`, {@link ResultsHistory.open} and {@link ResultsHistory.add}.
+ */
+export async function addRunsToHistory(
+  paths: readonly string[],
+  history: string,
+  cwd: string = process.cwd(),
+): Promise<AddedRuns> {
+  const reports = paths
+    .flatMap((p) => loadRunGroup(p, cwd))
+    .map((loaded) =>
+      loaded.variant === undefined
+        ? loaded
+        : {
+            ...loaded,
+            report: variantHistoryRun(
+              loaded.report,
+              new Date(loaded.report.environment?.timestamp ?? Date.now()),
+            ),
+          },
+    );
+  const notes = reports.flatMap((r) => (r.note === undefined ? [] : [r.note]));
+  const file = await ResultsHistory.open(isAbsolute(history) ? history : resolve(cwd, history));
+  try {
+    const git = gitInfo(cwd);
+    const added: AddedRun[] = [];
+    for (const { report, path } of reports) {
+      const outcome = await file.add(report, { git });
+      added.push({ status: outcome.status, runId: outcome.runId, path });
+    }
+    return { added, notes };
+  } finally {
+    file.close();
+  }
 }

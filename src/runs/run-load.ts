@@ -22,6 +22,7 @@ import {
 import { MatrixReport, readVariantRun, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import { SuiteReport } from '../benchmarking/report.js';
+import { type Awaitable, fanOutHooks } from '../benchmarking/result-sink.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
 import {
   type BenchmarkResult,
@@ -36,6 +37,7 @@ import type { Tokenizer } from '../models/tokenizer.js';
 import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../rng.js';
 import {
+  checkServerTokenizer,
   type Endpoint,
   findMaxGoodput,
   type GoodputSearchResult,
@@ -45,18 +47,24 @@ import {
   type LoadPointResult,
   type LoadWindow,
   OpenAiClient,
+  probeContinuousUsage,
+  type RequestLine,
   readCaFile,
+  requestBody,
   runLoadPoint,
   SERVING_METRICS,
   type Slo,
   type StopRule,
   servingMetrics,
+  type TokenizerCheck,
   tokenWorkload,
   traceWorkload,
+  validateLoadPoint,
   type Workload,
 } from '../serving/index.js';
 import { createChartRegistry } from '../visualization/index.js';
 import { gitInfo } from './git-info.js';
+import { checkLoadStart, loadClientManifest, writeLoadClientManifest } from './load-client-manifest.js';
 import { type LoadMatrix, loadMatrix, loadSettings, sloText } from './load-matrix.js';
 import { type LoadRunHeader, openLoadResults } from './load-results.js';
 import { claimRunDir, prepareOutputDir } from './output-dir.js';
@@ -154,8 +162,8 @@ export interface LoadRunInput {
   readonly logger?: Logger;
   /** Stops the load (requests in flight are cancelled; what was measured is written). */
   readonly signal?: AbortSignal;
-  /** Called when a sweep point is measured. */
-  readonly onPoint?: (cell: CellRecord) => void;
+  /** Progress: notes for a person and each sweep point as it is measured. */
+  readonly hooks?: LoadHooks | readonly LoadHooks[];
   /** The clock of the load (a manual one in tests). */
   readonly clock?: LoadClock;
   /** Command line recorded in the environment. */
@@ -178,6 +186,32 @@ export interface LoadRunInput {
    * started) measured again; a folder of a load with other settings is refused. @default false
    */
   readonly resume?: boolean;
+  /**
+   * Send only this client's share of the load's one sweep point, which `count` client processes (pods, array tasks)
+   * split between them: open-loop requests every count-th of the same seeded schedule, closed-loop ones those of its
+   * share of the concurrency (slot s to client s mod count). Writes `dir` (the client's folder,
+   * `<out>/client-<i>-of-<n>`) as a one-point load with a `load-client.json`, without charts, for `dantinox merge`,
+   * which makes one point of the clients' requests. Needs `startAtEpochMs`; not with `shard` or `findMaxGoodput`.
+   */
+  readonly client?: ShardSpec;
+  /**
+   * Start the load at this wall-clock time, in ms since the Unix epoch: the first point's time 0, which the load waits
+   * for (the clients of a point all get the same). Refused when it has passed.
+   */
+  readonly startAtEpochMs?: number;
+}
+
+/**
+ * Progress of {@link runLoad}. Every hook is optional and awaited; one that throws is logged and the load goes on
+ * (as a `ResultSink`).
+ */
+export interface LoadHooks {
+  /** Name used when a failing hook is reported. */
+  readonly name?: string;
+  /** A line of progress for a person (the shard's points), ending in a newline. */
+  onNote?(text: string): Awaitable<void>;
+  /** A sweep point was measured: its cell. */
+  onPoint?(cell: CellRecord): Awaitable<void>;
 }
 
 /** What {@link LoadRunInput.findMaxGoodput} searches. */
@@ -256,10 +290,46 @@ export function buildWorkload(
   }
 }
 
-/** The cell of one measured sweep point. */
-export function pointCell(result: LoadPointResult, slo: Slo): CellRecord {
-  const { metrics, samples } = servingMetrics(result.records, slo);
+/** How a load counts tokens: the client's tokenizer and what is known of it against the server's. */
+export interface TokenAccounting {
+  /** The client's tokenizer, by name. */
+  readonly tokenizer: string;
+  /**
+   * How the client's tokenizer is known to be the server's (`given with --tokenizer`, `checked against the
+   * server's /tokenize`), or `undefined` when it is not.
+   */
+  readonly verifiedBy?: string | undefined;
+}
+
+/**
+ * How a load counts tokens, from its tokenizer's name and the check of it recorded in the row's meta
+ * (`tokenizer_check`): `given` (with `--tokenizer`) and `matches` (the server's `/tokenize`) confirm it.
+ */
+export function tokenAccounting(tokenizer: string, check: string): TokenAccounting {
+  const verifiedBy =
+    check === 'given'
+      ? 'given with --tokenizer'
+      : check === 'matches'
+        ? "checked against the server's /tokenize"
+        : undefined;
+  return { tokenizer, verifiedBy };
+}
+
+/** The cell of one measured sweep point, with its metrics, samples and self-checks. */
+export function pointCell(result: LoadPointResult, slo: Slo, accounting: TokenAccounting): CellRecord {
+  const { metrics, samples } = servingMetrics(result.records, {
+    slo,
+    tokenizerVerified: accounting.verifiedBy !== undefined,
+  });
   const p = result.point;
+  const validation = validateLoadPoint(result.records, {
+    point: pointId(p),
+    scheduled: result.scheduled,
+    rate: Number.isFinite(p.rate) ? p.rate : undefined,
+    outputTps: metrics['output_tps'] ?? Number.NaN,
+    tokenizer: accounting.tokenizer,
+    tokenizerVerifiedBy: accounting.verifiedBy,
+  });
   const allMetrics = {
     concurrency: Number.isFinite(p.concurrency) ? p.concurrency : 0,
     rate: Number.isFinite(p.rate) ? p.rate : 0,
@@ -276,10 +346,13 @@ export function pointCell(result: LoadPointResult, slo: Slo): CellRecord {
     metricSamples: {
       ttft_ms: samples.ttft_ms,
       ttst_ms: samples.ttst_ms,
+      ...(samples.ttfa_ms.length === 0 ? {} : { ttfa_ms: samples.ttfa_ms }),
       itl_ms: samples.itl_ms,
       tpot_ms: samples.tpot_ms,
       e2e_ms: samples.e2e_ms,
+      e2e_queue_ms: samples.e2e_queue_ms,
     },
+    validation,
   };
 }
 
@@ -349,6 +422,19 @@ function claimShardFolder(input: LoadRunInput, dir: string, cwd: string, key: st
     throw new DantinoxError('INVALID_OPTION', messages.resumeMismatch(input.dir));
 }
 
+/** A measured sweep point: its cell and its requests' lines. */
+interface MeasuredPoint {
+  /** The point's cell. */
+  readonly cell: CellRecord;
+  /** Its requests, as requests.jsonl lines. */
+  readonly lines: readonly RequestLine[];
+}
+
+/** The requests.jsonl lines of a measured sweep point. */
+function requestLines(point: string, result: LoadPointResult): RequestLine[] {
+  return result.records.map((r) => ({ ...r, point, originEpochMs: result.originEpochMs }));
+}
+
 /** What {@link measureShard} writes, and where. */
 interface ShardRun {
   readonly input: LoadRunInput;
@@ -369,7 +455,7 @@ interface ShardRun {
  */
 async function measureShard(
   run: ShardRun,
-  measurePoint: (k: number) => Promise<CellRecord>,
+  measurePoint: (k: number) => Promise<MeasuredPoint>,
 ): Promise<LoadRunResult> {
   const { input, matrix, dir, header, meta } = run;
   const stopped = (): boolean => input.signal?.aborted === true;
@@ -393,7 +479,8 @@ async function measureShard(
     rmSync(folder, { recursive: true, force: true }); // an unfinished earlier attempt (--resume)
     const t0 = performance.now();
     const results = await openLoadResults(new RunDirectory(folder), header, SERVING_TASK, run.logger);
-    const cell = await measurePoint(variant.index);
+    const { cell, lines } = await measurePoint(variant.index);
+    results.requests(lines);
     await results.cell(cell);
     // Read again after the await: the signal may have fired while the point ran.
     const cut = stopped();
@@ -421,6 +508,56 @@ async function measureShard(
   };
 }
 
+/** What {@link probeServer} learnt of the server before the load. */
+interface ServerProbe {
+  /** How tokens are counted (the client's tokenizer, and how it is known to be the server's). */
+  readonly accounting: TokenAccounting;
+  /** The tokenizer check, as recorded in the row's meta. */
+  readonly tokenizerCheck: 'given' | 'matches' | 'differs' | 'unavailable';
+  /** The server's count of a text's tokens, when its tokenizer differs from the client's. */
+  readonly serverCount?: ((text: string) => Promise<number | undefined>) | undefined;
+  /** Whether the server streams its running usage on every chunk when asked. */
+  readonly continuousUsage: boolean;
+}
+
+/**
+ * Asks the server, before the load, what token accounting can rest on: whether its `/tokenize` agrees with the
+ * client's tokenizer (when none was given with `--tokenizer`), and whether it streams a running `usage` on every
+ * chunk (one short request, not measured).
+ */
+async function probeServer(
+  input: LoadRunInput,
+  client: OpenAiClient,
+  tokenizer: Tokenizer,
+  workload: Workload,
+  logger: Logger,
+): Promise<ServerProbe> {
+  let check: TokenizerCheck | undefined;
+  if (input.tokenizer === undefined) {
+    check = await checkServerTokenizer(client, tokenizer, input.model);
+    if (check.status === 'differs')
+      logger.log('warn', messages.loadTokenizerDiffers(tokenizer.name, check.client, check.server));
+  }
+  const continuousUsage =
+    (input.stream ?? true) &&
+    (await probeContinuousUsage(
+      client,
+      requestBody(workload.item(0), client.endpoint, {
+        model: input.model,
+        stream: true,
+        exactLengths: input.exactLengths ?? true,
+      }),
+      input.signal,
+    ));
+  const tokenizerCheck = check?.status ?? 'given';
+  return {
+    accounting: tokenAccounting(tokenizer.name, tokenizerCheck),
+    tokenizerCheck,
+    serverCount: check?.status === 'differs' ? check.count : undefined,
+    continuousUsage,
+  };
+}
+
 /**
  * Runs a load sweep against a server and writes its run folder. With `shard`, measures only that shard's sweep
  * points, each into its own folder of `dir` (the shard's folder), with a `matrix.json` recording the load's
@@ -434,6 +571,7 @@ async function measureShard(
 export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   const cwd = input.cwd ?? process.cwd();
   const logger = input.logger ?? silentLogger;
+  const hooks = fanOutHooks(input.hooks, logger, { onNote: true, onPoint: true });
   if (input.requests === undefined && input.durationMs === undefined && input.workload?.kind !== 'trace')
     throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   if (input.findMaxGoodput !== undefined && (input.slo === undefined || Object.keys(input.slo).length === 0))
@@ -444,6 +582,17 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
+  checkLoadStart(input, points.map(pointId));
+  const { shard } = input;
+  if (shard !== undefined)
+    await hooks.onNote(
+      `Shard ${shard.index}/${shard.count} (from ${shard.source}): ${
+        shardVariants(
+          points.map((_, index) => ({ index })),
+          shard,
+        ).length
+      } of ${points.length} sweep point(s).\n`,
+    );
   const tokenizer = servingTokenizer(
     input.tokenizer === undefined ? undefined : resolve(cwd, input.tokenizer),
   );
@@ -486,6 +635,22 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
   try {
     if (matrix === undefined) claimRunDir(input.dir, cwd, input.force === true);
     else claimShardFolder(input, dir, cwd, matrixKey(matrix.definition));
+    if (input.client !== undefined && input.startAtEpochMs !== undefined) {
+      const point = points[0] as LoadPoint;
+      writeLoadClientManifest(
+        dir,
+        loadClientManifest({
+          settings: loadSettings(input, client.url),
+          client: input.client,
+          point: { ...point, id: pointId(point) },
+          scheduled: workload.timed || Number.isFinite(point.rate),
+          startAtEpochMs: input.startAtEpochMs,
+          slo: input.slo ?? {},
+          warmup: input.warmup,
+          cooldown: input.cooldown,
+        }),
+      );
+    }
     const startedAt = new Date();
     const header: LoadRunHeader = {
       runId: `load-${startedAt.toISOString().replace(/[:.]/g, '-')}`,
@@ -503,22 +668,30 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
       descriptors: [...SERVING_METRICS, ...TASK_METRICS],
     };
     const slo = input.slo ?? {};
+    const stream = input.stream ?? true;
+    const probed = await probeServer(input, client, tokenizer, workload, logger);
     const meta: Record<string, MetaValue> = {
       base_url: client.url.origin + client.url.pathname,
       endpoint,
       workload: workload.name,
-      stream: input.stream ?? true,
+      stream,
       slo: sloText(slo),
+      tokenizer: tokenizer.name,
+      tokenizer_check: probed.tokenizerCheck,
+      continuous_usage: probed.continuousUsage,
+      ...(input.client === undefined ? {} : { client: `${input.client.index}/${input.client.count}` }),
     };
     let firstItem = 0;
     // Point k of the sweep plans its arrivals from the k-th generator split off the seed's, in a shard as in the
     // whole sweep; the probes of a search each take the next one.
     const pointRngs = input.findMaxGoodput === undefined ? arrivalRng.split(points.length) : [];
+    // The first point measured starts at --start-at; the others follow it.
+    let startAtEpochMs = input.startAtEpochMs;
     const measure = async (
       point: LoadPoint,
       rng: Rng,
       search?: { maxLagMs?: number; stopWhen: StopRule },
-    ): Promise<{ result: LoadPointResult; cell: CellRecord }> => {
+    ): Promise<MeasuredPoint & { result: LoadPointResult }> => {
       const result = await runLoadPoint({
         client,
         point,
@@ -526,8 +699,10 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         tokenizer,
         rng,
         model: input.model,
-        stream: input.stream ?? true,
+        stream,
         exactLengths: input.exactLengths ?? true,
+        continuousUsage: probed.continuousUsage,
+        serverCount: probed.serverCount,
         requests: input.requests,
         durationMs: input.durationMs,
         warmup: input.warmup,
@@ -536,26 +711,29 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         burstiness: input.burstiness,
         signal: input.signal,
         firstItem,
+        share: input.client,
+        startAtEpochMs,
         maxLagMs: search?.maxLagMs,
         stopWhen: search?.stopWhen,
         ...(input.clock === undefined ? {} : { clock: input.clock }),
       });
       firstItem += result.records.length;
-      const cell = pointCell(result, slo);
-      input.onPoint?.(cell);
-      return { result, cell };
+      startAtEpochMs = undefined;
+      const cell = pointCell(result, slo, probed.accounting);
+      await hooks.onPoint(cell);
+      return { result, cell, lines: requestLines(cell.cell, result) };
     };
     if (matrix !== undefined && input.shard !== undefined)
-      return await measureShard(
-        { input, shard: input.shard, matrix, dir, header, meta, logger },
-        async (k) => (await measure(points[k] as LoadPoint, pointRngs[k] as Rng)).cell,
+      return await measureShard({ input, shard: input.shard, matrix, dir, header, meta, logger }, (k) =>
+        measure(points[k] as LoadPoint, pointRngs[k] as Rng),
       );
     const t0 = performance.now();
     const runDir = new RunDirectory(dir);
     const results = await openLoadResults(runDir, header, SERVING_TASK, logger);
     const cells: CellRecord[] = [];
-    const measured = async (cell: CellRecord): Promise<void> => {
+    const measured = async ({ cell, lines }: MeasuredPoint): Promise<void> => {
       cells.push(cell);
+      results.requests(lines);
       await results.cell(cell);
     };
     let search: GoodputSearchResult | undefined;
@@ -569,9 +747,9 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         point: LoadPoint,
         options: { maxLagMs?: number; stopWhen: StopRule },
       ): Promise<LoadPointResult> => {
-        const { result, cell } = await measure(point, arrivalRng.split(1)[0] as Rng, options);
-        await measured(cell);
-        return result;
+        const measuredPoint = await measure(point, arrivalRng.split(1)[0] as Rng, options);
+        await measured(measuredPoint);
+        return measuredPoint.result;
       };
       search = await findMaxGoodput({
         axis,
@@ -586,7 +764,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     } else {
       for (const [k, point] of points.entries()) {
         if (input.signal?.aborted === true) break;
-        await measured((await measure(point, pointRngs[k] as Rng)).cell);
+        await measured(await measure(point, pointRngs[k] as Rng));
       }
     }
     const aborted = input.signal?.aborted === true;
@@ -610,7 +788,8 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
           };
     const report = await results.end(result, performance.now() - t0, aborted);
     const written = await writeRunOutputs(report, runDir, {
-      charts: input.charts ?? true,
+      // A client's requests are part of its point's: the merge of the clients draws the charts.
+      charts: input.client === undefined && (input.charts ?? true),
       command: 'load',
       logger,
       registry: createChartRegistry(),

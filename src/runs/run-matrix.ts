@@ -22,7 +22,7 @@ import {
 import { MatrixReport, runState, variantDir } from '../benchmarking/matrix/matrix-report.js';
 import { type ShardSpec, shardVariants } from '../benchmarking/matrix/shard.js';
 import type { SuiteReport } from '../benchmarking/report.js';
-import { type Awaitable, hookCaller } from '../benchmarking/result-sink.js';
+import { type Awaitable, fanOutHooks, type HookCalls } from '../benchmarking/result-sink.js';
 import { DantinoxError } from '../errors.js';
 import { makeDirectory } from '../make-directory.js';
 import { messages } from '../messages.js';
@@ -219,20 +219,16 @@ async function loadRuntime() {
   return { RunDirectory, writeRunOutputs };
 }
 
-type Hooks = Required<Omit<RunHooks, 'name'>>;
+type Hooks = HookCalls<RunHooks>;
 
-/** One object calling every hook in order; a hook that throws is logged and the next still runs. */
-function fanOutHooks(hooks: RunHooks | readonly RunHooks[] | undefined, logger: Logger): Hooks {
-  const list: readonly RunHooks[] = hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
-  const call = hookCaller(list, logger, 'hook');
-  return {
-    onNote: (text) => call('onNote', text),
-    onVariantStart: (start) => call('onVariantStart', start),
-    onVariantSkipped: (start) => call('onVariantSkipped', start),
-    onVariantEnd: (outcome) => call('onVariantEnd', outcome),
-    onRoundStart: (round) => call('onRoundStart', round),
-  };
-}
+/** Every hook of {@link RunHooks}, for {@link fanOutHooks}. */
+const RUN_HOOKS = {
+  onNote: true,
+  onVariantStart: true,
+  onVariantSkipped: true,
+  onVariantEnd: true,
+  onRoundStart: true,
+} as const;
 
 /**
  * Runs the plan: every assigned variant in turn (one model alive at a time), then the combined results, charts,
@@ -251,7 +247,7 @@ function fanOutHooks(hooks: RunHooks | readonly RunHooks[] | undefined, logger: 
  */
 export async function runMatrix(plan: RunPlan, options: RunMatrixOptions = {}): Promise<RunResult> {
   try {
-    const hooks = fanOutHooks(options.hooks, plan.logger);
+    const hooks = fanOutHooks(options.hooks, plan.logger, RUN_HOOKS);
     const signal = options.signal ?? new AbortController().signal;
     const repeat = plan.repeat ?? 1;
     if (repeat > 1) return await runRounds(plan, repeat, hooks, signal, options.progress);

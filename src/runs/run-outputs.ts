@@ -8,6 +8,7 @@ import type { Logger, RunDirectory, SuiteReport } from '../benchmarking/index.js
 import type { MatrixReport } from '../benchmarking/matrix/matrix-report.js';
 import { noiseWarningLines, noiseWarnings } from '../benchmarking/noise-warnings.js';
 import { messages } from '../messages.js';
+import { type RequestLine, readRequestLines } from '../serving/index.js';
 import {
   type ChartRegistry,
   type ChartRow,
@@ -111,7 +112,7 @@ export async function writeRunOutputs(
 ): Promise<RunOutputs> {
   const results = runDir.resultFiles();
   if (!options.charts) return { files: results, failedCharts: [] };
-  const run = reportRun(report);
+  const run = reportRun(report, readRequestLines(runDir.requestsJsonlPath));
   const model = modelName(report);
   const written = await writeChartsAndReport(
     {
@@ -132,12 +133,12 @@ function modelName(report: SuiteReport): string {
   return typeof report.modelMeta['model'] === 'string' ? report.modelMeta['model'] : 'run';
 }
 
-/** A report as one run of report.html: its run id (else model name), rows and environment. */
-function reportRun(report: SuiteReport): ReportRun {
+/** A report as one run of report.html: its run id (else model name), rows, chart rows (of `requests` too) and environment. */
+function reportRun(report: SuiteReport, requests: readonly RequestLine[] = []): ReportRun {
   return {
     name: report.runId ?? modelName(report),
     rows: report.toRows(),
-    ...chartRowsField(report),
+    ...chartRowsField(report, requests),
     ...(report.environment === undefined ? {} : { environment: { ...report.environment } }),
   };
 }
@@ -152,7 +153,7 @@ export async function writeRepeatCharts(
   options: Pick<RunOutputOptions, 'logger' | 'registry'>,
   what: string,
 ): Promise<RunOutputs> {
-  const runs = reports.map(reportRun);
+  const runs = reports.map((report) => reportRun(report));
   const first = reports[0];
   return writeChartsAndReport(
     {

@@ -5,8 +5,10 @@
  * @packageDocumentation
  */
 import { SERVING_PHASE, type SuiteReport } from '../benchmarking/index.js';
+import type { RequestLine } from '../serving/index.js';
 import { type ChartRow, SERVING_POINT_TASK, SERVING_SAMPLE_TASK } from '../visualization/index.js';
 import { operatorChartRows } from './operator-result.js';
+import { servingTimelineRows } from './serving-timeline-rows.js';
 
 /** The samples the distribution chart draws. */
 const SAMPLE_METRICS = ['ttft_ms', 'itl_ms'] as const;
@@ -51,10 +53,18 @@ export function servingChartRows(report: SuiteReport): ChartRow[] {
 }
 
 /**
- * `{ chartRows }` when `report` has rows only charts read — serving sweep points and samples, the per-operator
- * table of `bench --trace` — else nothing: spread it into a run.
+ * `{ chartRows }` when `report` has rows only charts read — serving sweep points and samples, the request timeline
+ * of its `requests` (a load's requests.jsonl), the per-operator table of `bench --trace` — else nothing: spread it
+ * into a run.
  */
-export function chartRowsField(report: SuiteReport): { readonly chartRows?: readonly ChartRow[] } {
-  const rows = [...servingChartRows(report), ...operatorChartRows(report)];
+export function chartRowsField(
+  report: SuiteReport,
+  requests: readonly RequestLine[] = [],
+): { readonly chartRows?: readonly ChartRow[] } {
+  const rows = [
+    ...servingChartRows(report),
+    ...servingTimelineRows(requests, report.modelMeta),
+    ...operatorChartRows(report),
+  ];
   return rows.length === 0 ? {} : { chartRows: rows };
 }

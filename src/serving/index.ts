@@ -16,6 +16,9 @@ export {
   type GoodputSearchResult,
 } from './client/find-max-goodput.js';
 export {
+  type ClientShare,
+  clientSends,
+  inWindow,
   type LoadClock,
   type LoadPoint,
   type LoadPointOptions,
@@ -26,8 +29,10 @@ export {
   requestBody,
   runLoadPoint,
   type StopRule,
+  shareSlots,
   type TimeWindow,
 } from './client/load-generator.js';
+export { LOAD_CHECK_LIMITS, type LoadCheckContext, validateLoadPoint } from './client/load-validation.js';
 export {
   apiBaseUrl,
   isCertificateError,
@@ -41,31 +46,59 @@ export {
   type ExchangeFailed,
   type ExchangeRead,
   type ExchangeReading,
+  REQUEST_ERROR_KINDS,
   type RequestErrorKind,
   readExchange,
+  type TextChannel,
   type TextPiece,
 } from './client/read-exchange.js';
+export {
+  REQUEST_COLUMNS,
+  type RequestLine,
+  RequestLineSchema,
+  readRequestLines,
+  requestCsvRow,
+} from './client/request-rows.js';
+export {
+  checkServerTokenizer,
+  type ServerTokens,
+  serverTokenize,
+  TOKENIZER_PROBE_TEXT,
+  type TokenizerCheck,
+} from './client/server-tokenizer.js';
 export { SERVING_METRICS } from './client/serving-descriptors.js';
 export {
   type Distribution,
   distribution,
+  lateness,
+  measurementWindowS,
   meetsSlo,
   parseDurationMs,
   parseSlo,
   type ServingMetrics,
+  type ServingMetricsOptions,
   type ServingSamples,
   type Slo,
   servingMetrics,
   wilsonInterval,
 } from './client/serving-metrics.js';
 export { type SseEvent, SseReader } from './client/sse-reader.js';
+export { PROBE_TOKENS, probeContinuousUsage } from './client/stream-probe.js';
 export {
+  apportion,
+  countTokens,
   type FailedRequest,
   pieceTokenCounts,
+  type RecordContext,
   type RequestPlacement,
   type RequestRecord,
   requestRecord,
   type SucceededRequest,
+  TOKEN_SOURCES,
+  TOKEN_SPLITS,
+  type TokenCounts,
+  type TokenSource,
+  type TokenSplit,
   type TokenTimings,
   tokenTimings,
 } from './client/token-accounting.js';
@@ -89,9 +122,11 @@ export type {
   CompletionChoice,
   CompletionRequest,
   CompletionResponse,
+  CompletionTokensDetails,
   Endpoint,
   ErrorBody,
   ErrorDetail,
+  PromptTokensDetails,
   SamplingFields,
   ServerTimings,
   StreamChoice,

@@ -22,20 +22,44 @@ export const ENDPOINT_PATHS: Readonly<Record<Endpoint, string>> = {
   chat: '/chat/completions',
 };
 
+/** How the prompt's tokens were served (`usage.prompt_tokens_details`), in tokens. */
+export interface PromptTokensDetails {
+  /** Prompt tokens taken from the server's prefix cache instead of computed (vLLM, SGLang, OpenAI). */
+  cached_tokens?: number | null | undefined;
+}
+
+/** What the generated tokens were (`usage.completion_tokens_details`), in tokens. */
+export interface CompletionTokensDetails {
+  /** Generated tokens spent reasoning (part of `completion_tokens`). */
+  reasoning_tokens?: number | null | undefined;
+}
+
 /** Token counts a server reports for one request (`usage`), in tokens. */
 export interface Usage {
   /** Tokens of the prompt. */
   prompt_tokens: number;
-  /** Tokens generated. */
+  /**
+   * Tokens generated (reasoning tokens included). On a chunk of a stream with `continuous_usage_stats`, the tokens
+   * generated so far.
+   */
   completion_tokens: number;
   /** Prompt plus generated tokens, when the server sends it. */
   total_tokens?: number | undefined;
+  /** How the prompt was served, when the server says. */
+  prompt_tokens_details?: PromptTokensDetails | null | undefined;
+  /** What was generated, when the server says. */
+  completion_tokens_details?: CompletionTokensDetails | null | undefined;
 }
 
 /** The `stream_options` of a request. */
 export interface StreamOptions {
   /** Ask for a last chunk that carries `usage`. */
   include_usage?: boolean | undefined;
+  /**
+   * vLLM and SGLang: put the running `usage` on every chunk too, so that each chunk's token count is the server's
+   * (the difference of two chunks' `completion_tokens`).
+   */
+  continuous_usage_stats?: boolean | undefined;
 }
 
 /** Sampling and streaming options common to both completion endpoints; counts in tokens. */
@@ -137,6 +161,10 @@ export interface ChatResponseMessage {
   role: string;
   /** The generated text. */
   content: string | null;
+  /** A reasoning model's thinking, when the server parts it from the answer. */
+  reasoning_content?: string | null | undefined;
+  /** The same, under the name some servers use. */
+  reasoning?: string | null | undefined;
 }
 
 /** One choice of a whole `/v1/chat/completions` response. */
@@ -171,8 +199,12 @@ export interface ChatCompletionResponse {
 export interface StreamDelta {
   /** The role, on the first chunk. */
   role?: string | undefined;
-  /** The new text. */
+  /** The new text of the answer. */
   content?: string | null | undefined;
+  /** The new text of a reasoning model's thinking (vLLM, SGLang, DeepSeek, llama-server). */
+  reasoning_content?: string | null | undefined;
+  /** The same, under the name some servers use (vLLM's newer parsers, Ollama, OpenRouter). */
+  reasoning?: string | null | undefined;
 }
 
 /** One choice of a streamed chunk: `text` (completions) or `delta.content` (chat). */
@@ -227,11 +259,21 @@ export interface ErrorBody {
 /** The line that ends a streamed response. */
 export const STREAM_DONE = '[DONE]';
 
+const tokenCount = z.number().int().nonnegative();
+
 /** Reads a {@link Usage}. */
 export const UsageSchema: z.ZodType<Usage> = z.looseObject({
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  total_tokens: z.number().int().nonnegative().optional(),
+  prompt_tokens: tokenCount,
+  completion_tokens: tokenCount,
+  total_tokens: tokenCount.optional(),
+  prompt_tokens_details: z
+    .looseObject({ cached_tokens: tokenCount.nullable().optional() })
+    .nullable()
+    .optional(),
+  completion_tokens_details: z
+    .looseObject({ reasoning_tokens: tokenCount.nullable().optional() })
+    .nullable()
+    .optional(),
 });
 
 const samplingShape = {
@@ -242,7 +284,12 @@ const samplingShape = {
   seed: z.number().int().optional(),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
   stream: z.boolean().optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).optional(),
+  stream_options: z
+    .looseObject({
+      include_usage: z.boolean().optional(),
+      continuous_usage_stats: z.boolean().optional(),
+    })
+    .optional(),
   ignore_eos: z.boolean().optional(),
   min_tokens: z.number().int().nonnegative().optional(),
 };
@@ -299,7 +346,12 @@ export const ChatCompletionResponseSchema: z.ZodType<ChatCompletionResponse> = z
   choices: z.array(
     z.looseObject({
       index: z.number().int(),
-      message: z.looseObject({ role: z.string(), content: z.string().nullable() }),
+      message: z.looseObject({
+        role: z.string(),
+        content: z.string().nullable(),
+        reasoning_content: z.string().nullable().optional(),
+        reasoning: z.string().nullable().optional(),
+      }),
       finish_reason: finishReason,
     }),
   ),
@@ -318,7 +370,12 @@ export const StreamChunkSchema: z.ZodType<StreamChunk> = z.looseObject({
       index: z.number().int().optional(),
       text: z.string().optional(),
       delta: z
-        .looseObject({ role: z.string().optional(), content: z.string().nullable().optional() })
+        .looseObject({
+          role: z.string().optional(),
+          content: z.string().nullable().optional(),
+          reasoning_content: z.string().nullable().optional(),
+          reasoning: z.string().nullable().optional(),
+        })
         .optional(),
       finish_reason: finishReason,
     }),

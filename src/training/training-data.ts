@@ -7,7 +7,7 @@
  */
 
 import { BROWN_HELD_OUT_EVERY, brownCorpusText } from '../benchmarking/data/brown-corpus.js';
-import { bitsPerByte, scoredBytes } from '../benchmarking/tasks/perplexity-task.js';
+import { perplexityMetrics, scoredBytes } from '../benchmarking/tasks/perplexity-task.js';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { ParadigmKind } from '../models/model-config.js';
@@ -225,10 +225,16 @@ export interface ValidationMetrics {
   readonly bitsPerByte?: number;
 }
 
-/** Validation loss (nats per scored token) and, for ar, bits per byte, from the summed NLL of a set. */
+/**
+ * Validation loss (nats per scored token) and, for ar, bits per byte, from the summed NLL of a set: the perplexity
+ * task's `eval_loss` and `bits_per_byte` (`perplexityMetrics`).
+ */
 export function validationMetrics(set: ValidationSet, sumNll: number): ValidationMetrics {
-  return {
-    loss: sumNll / set.tokens,
-    ...(set.bytes === undefined ? {} : { bitsPerByte: bitsPerByte(sumNll, set.bytes) }),
-  };
+  const metrics = perplexityMetrics({
+    sumNll,
+    tokens: set.tokens,
+    ...(set.bytes === undefined ? {} : { bytes: set.bytes }),
+  });
+  const bitsPerByte = metrics['bits_per_byte'];
+  return { loss: metrics['eval_loss'] as number, ...(bitsPerByte === undefined ? {} : { bitsPerByte }) };
 }

@@ -20,6 +20,7 @@ import { RooflineChart } from './charts/roofline-chart.js';
 import { ServingDistributionChart } from './charts/serving-distribution-chart.js';
 import { ServingLatencyChart } from './charts/serving-latency-chart.js';
 import { ServingThroughputChart } from './charts/serving-throughput-chart.js';
+import { ServingTimelineChart } from './charts/serving-timeline-chart.js';
 import { ThroughputBatchChart } from './charts/throughput-batch-chart.js';
 import { ThroughputChart } from './charts/throughput-chart.js';
 import { TimeBreakdownChart } from './charts/time-breakdown-chart.js';
@@ -62,6 +63,8 @@ export const builtinCharts = {
   serving_throughput: ServingThroughputChart,
   /** Per-request TTFT and per-token ITL box plots per sweep point ({@link ServingDistributionChart}). */
   serving_distribution: ServingDistributionChart,
+  /** One bar per request: queue, TTFT and decode chunks coloured by ITL, per sweep point ({@link ServingTimelineChart}). */
+  serving_timeline: ServingTimelineChart,
 } as const satisfies Record<string, ChartClass>;
 
 /** Name of a built-in chart. */
@@ -101,6 +104,8 @@ export interface BuiltinChartOptionsMap {
   serving_throughput: NonNullable<ConstructorParameters<typeof ServingThroughputChart>[0]>;
   /** {@link ServingDistributionChart} options. */
   serving_distribution: NonNullable<ConstructorParameters<typeof ServingDistributionChart>[0]>;
+  /** {@link ServingTimelineChart} options. */
+  serving_timeline: NonNullable<ConstructorParameters<typeof ServingTimelineChart>[0]>;
 }
 
 /** Metadata of a registered chart, as listed by {@link ChartRegistry.list}. */

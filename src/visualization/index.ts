@@ -89,6 +89,9 @@ export {
   loadAxis,
   SERVING_POINT_TASK,
   SERVING_SAMPLE_TASK,
+  SERVING_TIMELINE_TASK,
+  TIMELINE_PARTS,
+  type TimelinePart,
 } from './charts/serving-rows.js';
 export {
   ServingThroughputChart,
@@ -96,6 +99,13 @@ export {
   type ServingThroughputPoint,
   servingThroughputPoints,
 } from './charts/serving-throughput-chart.js';
+export {
+  ServingTimelineChart,
+  type ServingTimelineChartOptions,
+  type TimelineSegment,
+  thinningText,
+  timelineSegments,
+} from './charts/serving-timeline-chart.js';
 export {
   ThroughputBatchChart,
   type ThroughputBatchChartOptions,

@@ -162,6 +162,29 @@ describe('noiseWarnings', () => {
     expect(noiseWarnings([first, q8])).toEqual([]);
   });
 
+  it('validation: each failed self-check of a cell is a warning line, its message as written; passed ones are not', () => {
+    const check = (name: string, ok: boolean) => ({
+      name,
+      ok,
+      value: 1,
+      limit: 0,
+      message: `${name} said so`,
+    });
+    const point: CellRecord = {
+      task: 'serving',
+      cell: 'concurrency=1,rate=inf',
+      phase: SERVING_PHASE,
+      status: 'completed',
+      metrics: {},
+      validation: [check('e2e_parts', true), check('token_counts', false), check('tokens_confirmed', false)],
+    };
+    const warnings = noiseWarnings([source([point])]);
+    expect(warnings).toEqual([
+      { kind: 'validation', variant: 'tiny-fp32', message: 'token_counts said so' },
+      { kind: 'validation', variant: 'tiny-fp32', message: 'tokens_confirmed said so' },
+    ]);
+  });
+
   it('formatNoiseWarnings: a heading and one line per warning, named by run when there are several', () => {
     expect(formatNoiseWarnings([])).toBe('');
     const text = formatNoiseWarnings([

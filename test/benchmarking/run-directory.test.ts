@@ -27,22 +27,24 @@ async function writeRun(dir: RunDirectory) {
 }
 
 describe('RunDirectory', () => {
-  it('owns the layout: results.csv/json/jsonl, charts/, report.html', () => {
+  it("owns the layout: results.csv/json/jsonl, charts/, report.html, a load's requests.csv/jsonl", () => {
     const cwd = tmp();
     const dir = new RunDirectory('runs/a', cwd);
     expect(dir.path).toBe(join(cwd, 'runs', 'a'));
-    expect([dir.csvPath, dir.jsonPath, dir.jsonlPath, dir.chartsDir, dir.reportPath]).toEqual(
-      ['results.csv', 'results.json', 'results.jsonl', 'charts', 'report.html'].map((f) =>
-        join(cwd, 'runs', 'a', f),
-      ),
-    );
-    expect(Object.values(RUN_FILES)).toEqual([
+    const files = [
       'results.csv',
       'results.json',
       'results.jsonl',
       'charts',
       'report.html',
-    ]);
+      'requests.csv',
+      'requests.jsonl',
+    ];
+    expect(Object.values(RUN_FILES)).toEqual(files);
+    const paths = [dir.csvPath, dir.jsonPath, dir.jsonlPath, dir.chartsDir, dir.reportPath];
+    expect([...paths, dir.requestsCsvPath, dir.requestsJsonlPath]).toEqual(
+      files.map((f) => join(cwd, 'runs', 'a', f)),
+    );
   });
 
   it('its sinks write the three results files, which load back as the same run', async () => {

@@ -9,7 +9,6 @@
  * nothing to run and must still count for the merge), and the sweep is a few calls per cell.
  */
 import {
-  chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -29,8 +28,9 @@ import { runCli as runInProcess } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { BUILTIN_DTYPES } from '../../src/models/onnx/precision.js';
 import { launchChromium } from '../visualization/chromium.js';
-import { BIN, type CliRun, ensureBuilt, ROOT, runCli, runProcess } from './built-cli.js';
+import { type CliRun, ensureBuilt, ROOT, runCli, runProcess } from './built-cli.js';
 import { captureIo } from './capture-io.js';
+import { dantinoxOnPath, runSlurmArray } from './slurm-array.js';
 
 const TINY_SWEEP = {
   seq_lens: [8, 16],
@@ -149,31 +149,13 @@ describe('the Kubernetes Indexed Job of docs/ (exact commands, JOB_COMPLETION_IN
 describe('the Slurm array of docs/ (the sbatch scripts run by bash, SLURM_ARRAY_* set)', () => {
   it('runs every array task, then the merge script, into the same variants as one unsharded run', async () => {
     const dir = join(tmp, 'slurm');
-    mkdirSync(join(dir, 'bin'), { recursive: true });
+    const path = dantinoxOnPath(dir);
     writeFileSync(
       join(dir, 'matrix.yaml'),
       tinyVersion(readFileSync(join(ROOT, 'docs/slurm/matrix.yaml'), 'utf8')),
     );
-    const shim = join(dir, 'bin/dantinox');
-    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-    chmodSync(shim, 0o755);
-    const script = readFileSync(join(ROOT, 'docs/slurm/dantinox-matrix.sbatch'), 'utf8');
-    const [, first, last] = /^#SBATCH --array=(\d+)-(\d+)$/m.exec(script) ?? [];
-    const ids = Array.from({ length: Number(last) - Number(first) + 1 }, (_, i) => Number(first) + i);
-    const env = { PATH: `${join(dir, 'bin')}:${process.env['PATH'] ?? ''}`, RESULTS: join(dir, 'results') };
-    const tasks = await Promise.all(
-      ids.map((id) =>
-        runProcess('bash', [join(ROOT, 'docs/slurm/dantinox-matrix.sbatch')], {
-          cwd: dir,
-          env: {
-            ...env,
-            SLURM_ARRAY_TASK_ID: String(id),
-            SLURM_ARRAY_TASK_MIN: String(first),
-            SLURM_ARRAY_TASK_COUNT: String(ids.length),
-          },
-        }),
-      ),
-    );
+    const env = { PATH: path, RESULTS: join(dir, 'results') };
+    const tasks = await runSlurmArray(join(ROOT, 'docs/slurm/dantinox-matrix.sbatch'), dir, env);
     for (const t of tasks) expect(t.code, t.stderr).toBe(0);
     const merge = await runProcess('bash', [join(ROOT, 'docs/slurm/dantinox-merge.sbatch')], {
       cwd: dir,

@@ -99,6 +99,10 @@ describe('dantinox compare', () => {
       expect(statSync(join(cwd, 'cmp', f)).size, f).toBeGreaterThan(500);
     }
     expect(readFileSync(join(cwd, 'cmp', 'comparison.md'), 'utf8')).toBe(r.out);
+    // The files listed are the ones written (writeComparison's list, from dantinox/runs).
+    expect(r.err).toContain(
+      `wrote ${join(cwd, 'cmp')}/{comparison.md,comparison.json,comparison-compare.svg,comparison-compare.png,comparison-report.html}`,
+    );
     expect(readFileSync(join(cwd, 'cmp', 'comparison-report.html'), 'utf8')).toContain('"change"');
   });
 

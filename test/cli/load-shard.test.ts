@@ -154,6 +154,8 @@ describe('dantinox load --shard and merge', () => {
       '4',
       '--shard',
       '0/2',
+      '--out',
+      'bad',
     ]);
     expect(search.code).toBe(ExitCode.usage);
     expect(search.err).toBe(`error: ${messages.loadShardedSearch('--shard')}\n`);

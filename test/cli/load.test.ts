@@ -1,10 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCsv } from '../../src/benchmarking/csv.js';
+import { SuiteReport } from '../../src/benchmarking/report.js';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
 import { parseLoadList, parseWindow } from '../../src/cli/commands/load.js';
 import { ExitCode, runCli } from '../../src/cli/index.js';
+import { readRequestLines } from '../../src/serving/client/request-rows.js';
+import { servingMetrics } from '../../src/serving/client/serving-metrics.js';
 import { type MockServer, startMockServer } from '../serving/mock-openai-server.js';
 import { captureIo } from './capture-io.js';
 
@@ -60,11 +64,73 @@ describe('dantinox load', () => {
     expect(run.err).toContain('concurrency=4,rate=inf');
     expect(run.err).toContain('ok 12/12');
     expect(run.out.split('\n')).toEqual(
-      expect.arrayContaining(['r1/results.csv', 'r1/results.json', 'r1/results.jsonl']),
+      expect.arrayContaining([
+        'r1/results.csv',
+        'r1/results.json',
+        'r1/results.jsonl',
+        'r1/requests.csv',
+        'r1/requests.jsonl',
+      ]),
     );
     expect(run.code).toBe(ExitCode.ok);
+    // One record a request of the two points, and the points' metrics recomputed from them agree.
+    const requests = readRequestLines(join(cwd, 'r1', 'requests.jsonl'));
+    expect(requests.map((r) => r.point)).toEqual([
+      ...Array(12).fill('concurrency=4,rate=50'),
+      ...Array(12).fill('concurrency=4,rate=inf'),
+    ]);
+    const cells = RunDirectory.load(join(cwd, 'r1')).results[0]?.cells ?? [];
+    for (const cell of cells) {
+      const again = servingMetrics(
+        requests.filter((r) => r.point === cell.cell),
+        { slo: { ttftMs: 2000, tpotMs: 1000 } },
+      );
+      expect(again.metrics['output_tps']).toBe(cell.metrics['output_tps']);
+      expect(again.metrics['e2e_p99_ms']).toBe(cell.metrics['e2e_p99_ms']);
+      expect(again.metrics['goodput_rps']).toBe(cell.metrics['goodput_rps']);
+    }
+    const csv = readFileSync(join(cwd, 'r1', 'requests.csv'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(csv).toHaveLength(1 + 24);
     const compare = await runCli(['compare', 'r1', 'r1', '--noise-floor', '50%'], captureIo(cwd));
     expect(compare).toBe(ExitCode.ok);
+    // results.csv: one row per sweep point, its metrics as columns, read back as the points of the serving row.
+    const table = parseCsv(readFileSync(join(cwd, 'r1', 'results.csv'), 'utf8'));
+    expect(table.header.slice(0, 6)).toEqual(['run_id', 'task', 'cell', 'status', 'concurrency', 'rate']);
+    expect(table.rows.map((r) => r[2])).toEqual(cells.map((c) => c.cell));
+    const column = (name: string): (string | undefined)[] =>
+      table.rows.map((r) => r[table.header.indexOf(name)]);
+    expect(column('output_tps')).toEqual(cells.map((c) => String(c.metrics['output_tps'])));
+    expect(column('rate')).toEqual(['50', '0']);
+    expect(SuiteReport.load(join(cwd, 'r1', 'results.csv')).results[0]?.cells?.map((c) => c.metrics)).toEqual(
+      cells.map((c) => Object.fromEntries(Object.entries(c.metrics).filter(([, v]) => !Number.isNaN(v)))),
+    );
+    // compare and history take the CSV: point by point.
+    const io = captureIo(cwd);
+    const csvCompare = await runCli(
+      ['compare', 'r1/results.csv', 'r1/results.csv', '--noise-floor', '50%'],
+      io,
+    );
+    expect(csvCompare).toBe(ExitCode.ok);
+    expect(io.out.join('')).toContain('concurrency=4,rate=50');
+    const added = captureIo(cwd);
+    expect(
+      await runCli(['history', 'add', 'r1/results.csv', '--history', 'csv.duckdb'], added),
+      added.err.join(''),
+    ).toBe(ExitCode.ok);
+    const trend = captureIo(cwd);
+    const args = [
+      'history',
+      'trend',
+      'output_tps',
+      '--cell',
+      'concurrency=4,rate=inf',
+      '--history',
+      'csv.duckdb',
+    ];
+    expect(await runCli(args, trend)).toBe(ExitCode.ok);
+    expect(trend.out.join('')).toContain(String(Number(cells[1]?.metrics['output_tps']?.toPrecision(4))));
   });
 
   it('replays a trace and reads JSONL prompts', async () => {
@@ -137,6 +203,54 @@ describe('dantinox load', () => {
     expect(noSlo.code).toBe(ExitCode.usage);
     expect(noSlo.err).toContain('pass them with --slo');
   }, 60_000);
+
+  it('a server without usage whose tokens the client counts otherwise: ≈ and one warning naming --tokenizer, in the summary, report.html and compare', async () => {
+    const other = await startMockServer({ ttftMs: 2, perTokenMs: 1, tokenText: () => ' tok', usage: false });
+    try {
+      const args = ['--requests', '3', '--input-tokens', '4', '--output-tokens', '6', '--model', 'm'];
+      const run = await load([other.url, ...args, '--out', 'approx']);
+      expect(run.code).toBe(ExitCode.ok);
+      const pointLine = run.err.split('\n').find((l) => l.startsWith('concurrency=1,rate=inf')) ?? '';
+      expect(pointLine).toMatch(/itl p50 ≈/);
+      expect(pointLine).toMatch(/≈[\d.,]+ tok\/s/);
+      const warning = run.err.split('\n').filter((l) => l.includes('approximate'));
+      expect(warning).toHaveLength(1);
+      expect(warning[0]).toContain('--tokenizer');
+      const cell = RunDirectory.load(join(cwd, 'approx')).results[0]?.cells?.[0];
+      expect(cell?.metrics['tokens_exact']).toBe(0);
+      expect(cell?.metrics['output_tokens']).toBe(3 * 12); // six ` tok`, two GPT-2 tokens each
+      expect(readFileSync(join(cwd, 'approx', 'report.html'), 'utf8')).toContain(
+        'so output tokens, tok/s, TPOT and ITL are approximate',
+      );
+      const io = captureIo(cwd);
+      await runCli(['compare', 'approx', 'approx', '--noise-floor', '50%'], io);
+      expect(io.out.join('') + io.err.join('')).toContain('are approximate');
+    } finally {
+      await other.close();
+    }
+    // The same server with usage: exact counts, no ≈, and the disagreement said once.
+    const counted = await startMockServer({ ttftMs: 2, perTokenMs: 1, tokenText: () => ' tok' });
+    try {
+      const run = await load([
+        counted.url,
+        '--requests',
+        '2',
+        '--output-tokens',
+        '6',
+        '--out',
+        'exact',
+        '--no-charts',
+      ]);
+      expect(run.err).not.toContain('≈');
+      const counts = run.err
+        .split('\n')
+        .filter((l) => l.includes('counted 24 output tokens where the server reported 12'));
+      expect(counts).toHaveLength(1);
+      expect(counts[0]).toContain('--tokenizer');
+    } finally {
+      await counted.close();
+    }
+  });
 
   it('exits 1 when no request succeeds and 2 on bad input, naming the flag', async () => {
     const failing = await startMockServer({ fault: () => ({ kind: 'http', status: 500 }) });

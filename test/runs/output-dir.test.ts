@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DantinoxError } from '../../src/errors.js';
 import { messages } from '../../src/messages.js';
-import { claimRunDir, prepareOutputDir, timestampName } from '../../src/runs/output-dir.js';
+import {
+  claimRunDir,
+  claimTokenizerFolder,
+  prepareOutputDir,
+  timestampName,
+} from '../../src/runs/output-dir.js';
 
 describe('prepareOutputDir', () => {
   it('creates nested directories relative to cwd and leaves no probe file behind', () => {
@@ -68,5 +73,27 @@ describe('claimRunDir', () => {
     writeFileSync(join(cwd, 'matrix.json'), '{"variants": [{"id": "tiny-t1"}');
     claimRunDir('.', cwd, true);
     expect(readdirSync(cwd)).toEqual(['tiny-t1']);
+  });
+});
+
+describe('claimTokenizerFolder', () => {
+  it('takes a new or tokenizer-free folder, and one holding a tokenizer only with force', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-out-'));
+    expect(claimTokenizerFolder('tok', cwd, false)).toBe(join(cwd, 'tok'));
+    expect(existsSync(join(cwd, 'tok'))).toBe(false); // claiming writes nothing
+    mkdirSync(join(cwd, 'tok'));
+    writeFileSync(join(cwd, 'tok', 'notes.txt'), 'other files do not count');
+    expect(claimTokenizerFolder('tok', cwd, false)).toBe(join(cwd, 'tok'));
+    writeFileSync(join(cwd, 'tok', 'tokenizer_config.json'), '{}');
+    expect(() => claimTokenizerFolder('tok', cwd, false)).toThrow(
+      messages.outFolderHoldsTokenizer('tok', ['tokenizer_config.json']),
+    );
+    expect(claimTokenizerFolder(join(cwd, 'tok'), '/elsewhere', true)).toBe(join(cwd, 'tok'));
+  });
+
+  it('refuses a file', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dantinox-out-'));
+    writeFileSync(join(cwd, 'tok'), 'a file');
+    expect(() => claimTokenizerFolder('tok', cwd, true)).toThrow(messages.outFolderIsFile('tok'));
   });
 });

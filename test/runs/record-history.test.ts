@@ -7,7 +7,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordHistory } from '../../src/runs/record-history.js';
+import { ResultsHistory } from '../../src/benchmarking/history/results-history.js';
+import { trendRows, writeTrendChart } from '../../src/runs/history-trend.js';
+import { addRunsToHistory, recordHistory } from '../../src/runs/record-history.js';
 import { fakeRun } from '../benchmarking/compare/fake-runs.js';
 
 const variant = (dtype: string, threads: number) => ({
@@ -58,5 +60,29 @@ describe('recordHistory --compare-last', () => {
     if (record.status !== 'compared') return;
     expect(record.comparison.earlierRuns).toBe(3);
     expect(record.comparison.counts.regressed).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('addRunsToHistory and the trend of a metric', () => {
+  it('adds runs once (again: already there), and draws the metric over them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dantinox-history-add-'));
+    for (const seed of [1, 2])
+      fakeRun({ seed, runId: `run-${seed}` }).save(join(dir, `run-${seed}`, 'results.json'));
+    const first = await addRunsToHistory(['run-1', 'run-2'], 'h.duckdb', dir);
+    expect(first.added.map((a) => [a.status, a.runId])).toEqual([
+      ['added', 'run-1'],
+      ['added', 'run-2'],
+    ]);
+    expect(first.notes).toEqual([]);
+    const again = await addRunsToHistory(['run-2'], 'h.duckdb', dir);
+    expect(again.added.map((a) => a.status)).toEqual(['exists']);
+    const history = await ResultsHistory.open(join(dir, 'h.duckdb'), { readOnly: true });
+    const metric = Object.keys(fakeRun({ seed: 1 }).results[0]?.metrics ?? {})[0] as string;
+    const points = await history.trend(metric, {}).finally(() => history.close());
+    const rows = trendRows(points, metric);
+    expect(rows.map((r) => r.run_id)).toEqual(['run-1', 'run-2']);
+    expect(rows.map((r) => r.value)).toEqual(points.map((p) => p.value));
+    const chart = await writeTrendChart(points, metric, 'trend', { cwd: dir });
+    expect(chart.files).toEqual(['history-trend.svg', 'history-trend.png', 'history-report.html']);
   }, 60_000);
 });

@@ -102,7 +102,9 @@ describe('runLoad', () => {
       proxy.close();
       await server.close();
     }
-    expect(seen).toEqual(['Bearer sk-do-not-write-me', 'Bearer sk-do-not-write-me']);
+    // The two requests, and before them the probes: /tokenize at the root and under /v1 (the mock has neither), and
+    // one short streamed request asking for a running usage.
+    expect(seen).toEqual(Array(5).fill('Bearer sk-do-not-write-me'));
     const { readdirSync, readFileSync } = await import('node:fs');
     const files = readdirSync(join(cwd, 'keyed'), { recursive: true, withFileTypes: true }).filter((f) =>
       f.isFile(),
@@ -112,7 +114,7 @@ describe('runLoad', () => {
       expect(readFileSync(join(f.parentPath, f.name), 'utf8')).not.toContain('sk-do-not-write-me');
   });
 
-  it('counts with the tokenizer.json given, and reports its difference from the server’s count', async () => {
+  it("counts with the server's usage, and says in one check that the tokenizer.json given counts otherwise", async () => {
     // A byte-level tokenizer: each mock token (" the", " of", …) is 3 or 4 tokens to it, 1 to the server.
     const folder = join(cwd, 'bytes-tokenizer');
     mkdirSync(folder, { recursive: true });
@@ -131,11 +133,18 @@ describe('runLoad', () => {
         charts: false,
       });
       const cell = result.report.results[0]?.cells?.[0];
-      // " the of and to" is 4 + 3 + 4 + 3 = 14 bytes; the server says 4 tokens.
-      expect(cell?.metrics['output_tokens']).toBe(3 * 14);
+      // " the of and to" is 4 + 3 + 4 + 3 = 14 bytes; the server says 4 tokens, and its count is the one used.
+      expect(cell?.metrics['output_tokens']).toBe(3 * 4);
+      expect(cell?.metrics['client_tokens']).toBe(3 * 14);
       expect(cell?.metrics['server_tokens']).toBe(3 * 4);
       expect(cell?.metrics['token_count_diff']).toBe(3 * 10);
-      expect(cell?.metrics['tokens_per_chunk']).toBe(7);
+      expect(cell?.metrics['tokens_per_chunk']).toBe(2);
+      expect(cell?.metrics['tokens_exact']).toBe(1);
+      const counts = cell?.validation?.find((c) => c.name === 'token_counts');
+      expect(counts).toMatchObject({ ok: false, value: 30 });
+      expect(result.report.results[0]?.meta?.['tokenizer_check']).toBe('given');
+      // The prompts were sized by the byte tokenizer: the server counted 10 tokens, not 20.
+      expect(cell?.validation?.find((c) => c.name === 'prompt_tokens')?.ok).toBe(false);
     } finally {
       await server.close();
     }

@@ -1,6 +1,7 @@
 /**
- * The serving charts of real load runs: `runLoad` against the mock server writes the three charts and puts them in
- * report.html, and `report` over two runs (two servers) draws them side by side.
+ * The serving charts of real load runs: `runLoad` against the mock server writes the four charts (the request
+ * timeline from its requests.jsonl) and puts them in report.html, and `report` over two runs (two servers) draws them
+ * side by side.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { startMockServer } from '../serving/mock-openai-server.js';
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-serving-charts-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-const SERVING_CHARTS = ['serving_latency', 'serving_throughput', 'serving_distribution'];
+const SERVING_CHARTS = ['serving_latency', 'serving_throughput', 'serving_distribution', 'serving_timeline'];
 
 /** A load of 12 requests at concurrency 1 and 3 against a mock server with the given per-token delay. */
 async function load(dir: string, perTokenMs: number, charts: boolean) {
@@ -40,7 +41,7 @@ async function load(dir: string, perTokenMs: number, charts: boolean) {
 }
 
 describe('serving charts of a load run', () => {
-  it('runLoad writes the three charts and report.html shows them', async () => {
+  it('runLoad writes the four charts and report.html shows them', async () => {
     const run = await load('fast', 1, true);
     expect(run.status).toBe('completed');
     for (const chart of SERVING_CHARTS) {
@@ -60,6 +61,17 @@ describe('serving charts of a load run', () => {
     );
     expect(rows.filter((r) => r['task'] === 'serving_sample')).toHaveLength(samples);
     expect(samples).toBeGreaterThan(0);
+    // The timeline: every request of both points (12 each, none thinned), a TTFT bar each, as report.html holds it.
+    const timeline = (await loadRuns('fast', cwd))[0]?.chartRows?.filter(
+      (r) => r['task'] === 'serving_timeline',
+    );
+    const ttft = timeline?.filter((r) => r['part'] === 'ttft') ?? [];
+    expect(ttft.map((r) => r['point'])).toEqual([
+      ...Array(12).fill('concurrency=1,rate=inf'),
+      ...Array(12).fill('concurrency=3,rate=inf'),
+    ]);
+    expect(ttft.every((r) => r['every'] === 1 && r['shown'] === 12)).toBe(true);
+    expect(html).toContain('concurrency=3,rate=inf: all 12 requests');
   });
 
   it('report over two servers draws each chart with both runs', async () => {
@@ -81,7 +93,7 @@ describe('serving charts of a load run', () => {
     expect(rows.map((r) => r['task'])).toEqual(['serving']);
   });
 
-  it('dantinox plot of the two servers writes the three charts as one comparison', async () => {
+  it('dantinox plot of the two servers writes the four charts as one comparison', async () => {
     const io = captureIo(cwd);
     const code = await runCli(
       ['plot', 'fast', 'slow', '--charts', SERVING_CHARTS.join(','), '--format', 'svg', '--out', 'plots'],

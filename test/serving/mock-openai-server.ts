@@ -1,8 +1,11 @@
 /**
  * A deterministic mock OpenAI server for the load generator's tests: node:http on 127.0.0.1, port 0. Known TTFT,
  * per-token delay and tokens per chunk; injected HTTP errors, stalls, broken streams and `event: error`; both
- * endpoints, streamed and whole, with a usage chunk; an optional capacity (requests served at once, the rest wait).
- * Every token is a common word after a space, one GPT-2 token each, so counts are exact.
+ * endpoints, streamed and whole, with a usage chunk (or none), a running usage on every chunk when asked
+ * (`continuous_usage_stats`, as vLLM), thinking tokens streamed as `reasoning_content` before the answer, and a
+ * `/tokenize` endpoint; an optional capacity (requests served at once, the rest wait). By default every token is a
+ * common word after a space, one GPT-2 token each, so client counts are exact; `tokenText` makes tokens whose text
+ * the client's tokenizer counts differently (` tok` is two GPT-2 tokens), as a server with another vocabulary.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -35,6 +38,17 @@ export interface MockOptions {
   readonly batchCapacity?: number;
   /** Send a usage chunk when asked. @default true */
   readonly usage?: boolean;
+  /** Put the running usage on every chunk when `stream_options.continuous_usage_stats` asks. @default false */
+  readonly continuousUsage?: boolean;
+  /** Text of token `i` (the server's token). @default {@link mockToken} */
+  readonly tokenText?: (i: number) => string;
+  /** The first this many tokens of every response are thinking, streamed as `delta.reasoning_content`. @default 0 */
+  readonly reasoningTokens?: number;
+  /**
+   * Answer `POST /tokenize` with this count of a text's tokens (ids 0…n−1, vLLM's `count` too); without it the route
+   * is unknown (404).
+   */
+  readonly tokenize?: (text: string) => number;
   /**
    * Drop a connection that brings a second request, without answering (as llama-server does with the kept-alive
    * socket of a finished stream): the client finds its pooled socket closed. @default false
@@ -66,6 +80,8 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   const ttftMs = options.ttftMs ?? 20;
   const perTokenMs = options.perTokenMs ?? 5;
   const perChunk = options.tokensPerChunk ?? 1;
+  const tokenText = options.tokenText ?? mockToken;
+  const thinking = options.reasoningTokens ?? 0;
   let received = 0;
   let busy = 0;
   let generating = 0;
@@ -87,13 +103,27 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const n = received++;
     let raw = '';
     for await (const chunk of req) raw += String(chunk);
+    if (req.url?.endsWith('/tokenize') === true) {
+      const text = (JSON.parse(raw) as { prompt?: string }).prompt ?? '';
+      if (options.tokenize === undefined) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'not found' } }));
+        return;
+      }
+      const count = options.tokenize(text);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ count, tokens: Array.from({ length: count }, (_, i) => i), max_model_len: 4096 }),
+      );
+      return;
+    }
+    const n = received++;
     const body = JSON.parse(raw) as {
       max_tokens?: number;
       stream?: boolean;
-      stream_options?: { include_usage?: boolean };
+      stream_options?: { include_usage?: boolean; continuous_usage_stats?: boolean };
     };
     const chat = req.url?.endsWith('/chat/completions') === true;
     const fault = options.fault?.(n);
@@ -106,14 +136,37 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
     try {
       const tokens = body.max_tokens ?? 16;
       const object = chat ? 'chat.completion.chunk' : 'text_completion';
-      const piece = (text: string) =>
-        chat
-          ? { index: 0, delta: { content: text }, finish_reason: null }
-          : { index: 0, text, finish_reason: null };
-      const usage = { prompt_tokens: 10, completion_tokens: tokens, total_tokens: 10 + tokens };
+      // A chunk of tokens first … end − 1: thinking (chat only) then answer, each in its own field.
+      const piece = (first: number, end: number) => {
+        const words = (from: number, to: number): string =>
+          Array.from({ length: Math.max(0, to - from) }, (_, k) => tokenText(from + k)).join('');
+        const reasoning = chat ? words(first, Math.min(end, thinking)) : '';
+        const answer = words(chat ? Math.max(first, thinking) : first, end);
+        return chat
+          ? {
+              index: 0,
+              delta: {
+                ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
+                ...(answer === '' ? {} : { content: answer }),
+              },
+              finish_reason: null,
+            }
+          : { index: 0, text: answer, finish_reason: null };
+      };
+      const usageAt = (done: number) => ({
+        prompt_tokens: 10,
+        completion_tokens: done,
+        total_tokens: 10 + done,
+        ...(chat && thinking > 0
+          ? { completion_tokens_details: { reasoning_tokens: Math.min(done, thinking) } }
+          : {}),
+      });
+      const usage = usageAt(tokens);
+      const running =
+        options.continuousUsage === true && body.stream_options?.continuous_usage_stats === true;
       if (body.stream !== true) {
         await wait(ttftMs + perTokenMs * Math.max(0, tokens - 1));
-        const text = Array.from({ length: tokens }, (_, i) => mockToken(i)).join('');
+        const text = Array.from({ length: tokens }, (_, i) => tokenText(i)).join('');
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({
@@ -154,10 +207,15 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
             res.end();
             return;
           }
-          const text = Array.from({ length: Math.min(perChunk, tokens - i) }, (_, k) =>
-            mockToken(i + k),
-          ).join('');
-          send(JSON.stringify({ id: 'x', object, choices: [piece(text)] }));
+          const end = Math.min(tokens, i + perChunk);
+          send(
+            JSON.stringify({
+              id: 'x',
+              object,
+              choices: [piece(i, end)],
+              ...(running ? { usage: usageAt(end) } : {}),
+            }),
+          );
         }
       } finally {
         generating--;

@@ -21,7 +21,7 @@ import { renderSvg } from '../../src/visualization/render.js';
 import { Visualizer } from '../../src/visualization/visualizer.js';
 import { matrixRows } from './matrix-rows.js';
 import { parityRows } from './parity-rows.js';
-import { SERVING_POINTS, SERVING_SAMPLES } from './serving-rows.js';
+import { SERVING_POINTS, SERVING_SAMPLES, SERVING_TIMELINE } from './serving-rows.js';
 
 /** A batch sweep of one batch size over three models. */
 const oneBatch: ChartRow[] = ['tiny', 'small', 'base'].map((model, i) => ({
@@ -116,6 +116,10 @@ const ONE_X: Record<
   serving_throughput: { rows: SERVING_POINTS.slice(0, 1), outcome: 'drawn' },
   serving_distribution: {
     rows: SERVING_SAMPLES.filter((r) => r['concurrency'] === 4),
+    outcome: 'drawn',
+  },
+  serving_timeline: {
+    rows: SERVING_TIMELINE.filter((r) => r['point'] === 'concurrency=4,rate=inf'),
     outcome: 'drawn',
   },
 };

@@ -50,3 +50,46 @@ export const SERVING_SAMPLES: ChartRow[] = [
   model: 'mock',
   ...r,
 }));
+
+/** One segment of a request on the timeline, with the point's thinning (every request drawn). */
+const segment = (
+  point: string,
+  request: number,
+  part: string,
+  start_ms: number,
+  end_ms: number,
+  extra: Record<string, unknown> = {},
+): ChartRow => ({
+  task: 'serving_timeline',
+  point,
+  request,
+  lane: request,
+  measured: true,
+  part,
+  start_ms,
+  end_ms,
+  requests: 2,
+  shown: 2,
+  every: 1,
+  model: 'mock',
+  ...extra,
+});
+
+/**
+ * Timelines of two points: at concurrency 1, request 0 (TTFT 10 ms, chunks at 10, 12 and 16 ms of 1, 1 and 2
+ * tokens: ITL 2 ms, then 2 ms twice) and request 1 (queued 5 ms, then failed after 3 ms); at concurrency 4, a warm-up
+ * request and a measured one, every other of 4 drawn.
+ */
+export const SERVING_TIMELINE: ChartRow[] = [
+  segment('concurrency=1,rate=inf', 0, 'ttft', 0, 10),
+  segment('concurrency=1,rate=inf', 0, 'decode', 10, 12, { itl_ms: 2, tokens: 1 }),
+  segment('concurrency=1,rate=inf', 0, 'decode', 12, 16, { itl_ms: 2, tokens: 2 }),
+  segment('concurrency=1,rate=inf', 1, 'queue', 16, 21),
+  segment('concurrency=1,rate=inf', 1, 'failed', 21, 24),
+  ...[
+    segment('concurrency=4,rate=inf', 0, 'ttft', 0, 30, { measured: false }),
+    segment('concurrency=4,rate=inf', 0, 'decode', 30, 38, { itl_ms: 8, tokens: 1, measured: false }),
+    segment('concurrency=4,rate=inf', 2, 'ttft', 1, 25, { lane: 1 }),
+    segment('concurrency=4,rate=inf', 2, 'decode', 25, 29, { itl_ms: 4, tokens: 1, lane: 1 }),
+  ].map((r) => ({ ...r, requests: 4, shown: 2, every: 2 })),
+];

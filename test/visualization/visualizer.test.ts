@@ -31,6 +31,7 @@ const BUILTINS = [
   'serving_latency',
   'serving_throughput',
   'serving_distribution',
+  'serving_timeline',
 ];
 
 /** A minimal custom chart, registered with the standard decorator syntax (lowered by tsc in vitest). */
@@ -181,7 +182,12 @@ describe('Visualizer.render', () => {
     // A run without --target browser has no browser variant to set against Node.
     expect(results['parity']).toMatchObject({ status: 'skipped', reason: expect.stringContaining('target') });
     // A benchmark run has no load sweep: the serving charts are left out.
-    for (const name of ['serving_latency', 'serving_throughput', 'serving_distribution']) {
+    for (const name of [
+      'serving_latency',
+      'serving_throughput',
+      'serving_distribution',
+      'serving_timeline',
+    ]) {
       expect(results[name], name).toMatchObject({ status: 'skipped' });
     }
     // Nor a depth sweep without --depths.
@@ -189,7 +195,7 @@ describe('Visualizer.render', () => {
       status: 'skipped',
       reason: expect.stringContaining('{phase}_tps_d{D}'),
     });
-    for (const name of BUILTINS.slice(1, -9).filter((n) => n !== 'pareto_kld' && n !== 'parity')) {
+    for (const name of BUILTINS.slice(1, -10).filter((n) => n !== 'pareto_kld' && n !== 'parity')) {
       const r = results[name]!;
       expect(r.status, name).toBe('rendered');
       if (r.status !== 'rendered') continue;

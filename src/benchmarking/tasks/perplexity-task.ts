@@ -71,16 +71,39 @@ export interface PerplexityTaskOptions extends EvalTextOptions {
 const utf8 = new TextEncoder();
 
 /**
- * The UTF-8 bytes of scored tokens, in bytes: the length of `tokenizer.decode(ids)` in UTF-8 (the denominator of
- * `bits_per_byte`, counted per window of scored ids).
+ * The bytes that scored tokens stand for, in bytes: the UTF-8 length of `tokenizer.decode(ids)` — what
+ * `bits_per_byte` divides by (every model and baseline counts bytes this way).
  */
 export function scoredBytes(tokenizer: Tokenizer, ids: ArrayLike<number>): number {
   return utf8.encode(tokenizer.decode(Array.from(ids))).length;
 }
 
-/** Bits per byte of a total negative log-likelihood `sumNll` (nats) over text of `bytes` UTF-8 bytes. */
-export function bitsPerByte(sumNll: number, bytes: number): number {
-  return sumNll / (Math.LN2 * bytes);
+/** The totals {@link perplexityMetrics} turns into metrics. */
+export interface LikelihoodTotals {
+  /** Σ negative log-likelihood of the scored tokens, in nats. */
+  readonly sumNll: number;
+  /** Tokens scored (> 0). */
+  readonly tokens: number;
+  /** Bytes of the scored tokens ({@link scoredBytes}), when they are known (next-token scoring). */
+  readonly bytes?: number;
+}
+
+/**
+ * `perplexity`, `eval_loss`, `bits_per_token`, `bits_per_byte` (when `bytes` is given) and `tokens_scored` of a
+ * scored text, as {@link PERPLEXITY_METRICS} defines them: eval_loss = Σ NLL / tokens, bits/token = eval_loss /
+ * ln 2, bits/byte = Σ NLL / (ln 2 · bytes), perplexity = exp(eval_loss) capped at e^709.
+ */
+export function perplexityMetrics(totals: LikelihoodTotals): Record<string, number> {
+  const { sumNll, tokens, bytes } = totals;
+  const evalLoss = sumNll / tokens;
+  const metrics: Record<string, number> = {
+    perplexity: Math.exp(Math.min(evalLoss, MAX_LOG_PERPLEXITY)),
+    eval_loss: evalLoss,
+    bits_per_token: evalLoss / Math.LN2,
+  };
+  if (bytes !== undefined) metrics['bits_per_byte'] = sumNll / (Math.LN2 * bytes);
+  metrics['tokens_scored'] = tokens;
+  return metrics;
 }
 
 /**
@@ -143,10 +166,8 @@ export class PerplexityTask implements BenchmarkTask {
       const rows = batchRows(ids, batch);
       let batchBytes = 0;
       // ar target j is token j + 1: the scored tokens of a row are row[scoreFrom + 1 …].
-      for (const start of ar ? batch.starts : []) {
-        const scored = ids.subarray(start + batch.scoreFrom + 1, start + batch.length);
-        batchBytes += scoredBytes(tokenizer, scored);
-      }
+      for (const start of ar ? batch.starts : [])
+        batchBytes += scoredBytes(tokenizer, ids.subarray(start + batch.scoreFrom + 1, start + batch.length));
       const score = () =>
         paradigm.lossFn(
           model,
@@ -214,18 +235,11 @@ export class PerplexityTask implements BenchmarkTask {
       }
     }
     if (tokens === 0) throw new Error('no batch was scored');
-    const evalLoss = sumNll / tokens;
-    const metrics: Record<string, number> = {
-      perplexity: Math.exp(Math.min(evalLoss, MAX_LOG_PERPLEXITY)),
-      eval_loss: evalLoss,
-      bits_per_token: evalLoss / Math.LN2,
-    };
-    if (ar) metrics['bits_per_byte'] = bitsPerByte(sumNll, bytes);
-    metrics['tokens_scored'] = tokens;
+    const metrics = perplexityMetrics({ sumNll, tokens, ...(ar ? { bytes } : {}) });
     return {
       task: this.name,
       metrics,
-      ...(evalLoss > MAX_LOG_PERPLEXITY ? { meta: { perplexity_capped: true } } : {}),
+      ...((metrics['eval_loss'] as number) > MAX_LOG_PERPLEXITY ? { meta: { perplexity_capped: true } } : {}),
     };
   }
 }

@@ -5,21 +5,17 @@
  *
  * @packageDocumentation
  */
-import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import {
   COMPARISON_FORMATS,
   type ComparisonFormat,
-  comparisonRows,
   formatComparisons,
   formatNoiseWarnings,
   type ReportComparison,
 } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
-import { makeDirectory } from '../../make-directory.js';
 import { messages } from '../../messages.js';
-import { compareRuns } from '../../runs/index.js';
-import { Visualizer } from '../../visualization/index.js';
+import { compareRuns, writeComparison } from '../../runs/index.js';
 import type { CliWriter } from '../cli-io.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
@@ -214,27 +210,8 @@ async function writeOutDir(
   dir: string,
   ctx: CommandContext,
 ): Promise<void> {
-  const outDir = isAbsolute(dir) ? dir : resolve(ctx.io.cwd, dir);
-  const { writeFile } = await import('node:fs/promises');
-  try {
-    makeDirectory(outDir);
-    await writeFile(join(outDir, 'comparison.md'), formatComparisons(comparisons, 'markdown'));
-    await writeFile(join(outDir, 'comparison.json'), formatComparisons(comparisons, 'json'));
-  } catch (cause) {
-    throw new DantinoxError('IO', messages.cannotWrite(outDir, cause), { cause });
-  }
-  const results = await new Visualizer().render(comparisonRows(comparisons), {
-    charts: ['compare'],
-    outDir,
-    formats: ['svg', 'png', 'html'],
-    runName: 'comparison',
-    overwrite: true,
-    title: `dantinox compare: ${comparisons.map((c) => c.candidate.label).join(', ')} vs ${comparisons[0]?.baseline.label ?? ''}`,
-  });
-  const chart = results['compare'];
-  if (chart !== undefined && chart.status !== 'rendered')
-    ctx.io.stderr.write(`note: compare chart not drawn: ${chart.reason}\n`);
-  ctx.io.stderr.write(
-    `wrote ${outDir}/comparison.{md,json}, comparison-compare.{svg,png}, comparison-report.html\n`,
-  );
+  const written = await writeComparison(comparisons, dir, ctx.io.cwd);
+  if (written.chart !== undefined && written.chart.status !== 'rendered')
+    ctx.io.stderr.write(`note: compare chart not drawn: ${written.chart.reason}\n`);
+  ctx.io.stderr.write(`wrote ${written.dir}/{${written.files.join(',')}}\n`);
 }

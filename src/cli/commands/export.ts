@@ -4,14 +4,10 @@
  *
  * @packageDocumentation
  */
-import { isAbsolute, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { DantinoxError } from '../../errors.js';
-import { messages } from '../../messages.js';
 import type { GgufExportResult } from '../../models/gguf/gguf-export.js';
 import { DEFAULT_PRESET } from '../../models/model-selection.js';
-import { resolveModelConfig } from '../../models/resolve-model-config.js';
-import { claimModelFolder, claimOutFile } from '../../runs/index.js';
+import { exportModel } from '../../runs/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
 import { formatBytes } from '../format-quantity.js';
@@ -76,42 +72,22 @@ export function registerExportCommand(program: Command, ctx: CommandContext): Co
 }
 
 async function runExport(options: ExportCliOptions, ctx: CommandContext): Promise<ExitCode> {
-  const { io } = ctx;
-  const at = (p: string): string => (isAbsolute(p) ? p : resolve(io.cwd, p));
-  const force = options.force === true;
-  const models = await import('../../models/index.js');
-  if (options.model !== undefined) {
-    if (options.config !== undefined || options.weights !== undefined || options.format !== 'gguf')
-      throw new DantinoxError('INVALID_OPTION', messages.exportModelAlone());
-    const folder = at(options.model);
-    const r = models.exportGguf(folder, claimOutFile(options.out, io.cwd, force), { dtype: options.dtype });
-    io.stdout.write(`${describeGguf(options.out, r)}\n`);
-    return ExitCode.ok;
-  }
-  let config = resolveModelConfig(options.config ?? DEFAULT_PRESET, io.cwd).config;
-  let weights: import('../../models/index.js').WeightMap;
-  if (options.weights === undefined) {
-    weights = models.initWeights(config, options.seed);
-  } else {
-    const loaded = await models.loadWeights(at(options.weights));
-    if (options.config === undefined && loaded.config !== undefined) config = loaded.config;
-    weights = loaded.weights;
-  }
-  if (options.format === 'hf') {
-    const folder = claimModelFolder(options.out, io.cwd, force);
-    const r = models.exportHfModel(config, weights, folder.path, {
-      dtypes: options.dtype === 'fp32' ? ['fp32'] : ['fp32', options.dtype],
-      beforeWrite: folder.clear,
-    });
-    io.stdout.write(
-      `Wrote ${options.out}: Hugging Face ${r.modelType} folder, ${formatBytes(r.onnxBytes)} of ONNX\n`,
-    );
-    return ExitCode.ok;
-  }
-  const r = models.exportGguf({ config, weights }, claimOutFile(options.out, io.cwd, force), {
+  const written = await exportModel({
+    ...(options.config === undefined ? {} : { config: options.config }),
+    ...(options.weights === undefined ? {} : { weights: options.weights }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+    seed: options.seed,
+    format: options.format,
     dtype: options.dtype,
+    out: options.out,
+    cwd: ctx.io.cwd,
+    force: options.force === true,
   });
-  io.stdout.write(`${describeGguf(options.out, r)}\n`);
+  ctx.io.stdout.write(
+    written.format === 'gguf'
+      ? `${describeGguf(options.out, written.result)}\n`
+      : `Wrote ${options.out}: Hugging Face ${written.result.modelType} folder, ${formatBytes(written.result.onnxBytes)} of ONNX\n`,
+  );
   return ExitCode.ok;
 }
 

@@ -5,11 +5,10 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { ResultsHistory, type TrendPoint } from '../../benchmarking/index.js';
+import { ResultsHistory } from '../../benchmarking/index.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
-import { gitInfo, loadRunGroup, variantHistoryRun } from '../../runs/index.js';
-import { Visualizer } from '../../visualization/index.js';
+import { addRunsToHistory, trendRows, writeTrendChart } from '../../runs/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
 
@@ -79,22 +78,6 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
 
 const value4 = (v: number): string => (Number.isFinite(v) ? String(Number(v.toPrecision(4))) : '—');
 
-function trendRows(points: readonly TrendPoint[], metric: string) {
-  return points.map((p) => ({
-    run_id: p.runId,
-    time: p.time,
-    git_commit: p.gitCommit,
-    task: p.task,
-    cell: p.cell,
-    metric,
-    value: p.value,
-    ci_low: Number.isFinite(p.ci[0]) ? p.ci[0] : null,
-    ci_high: Number.isFinite(p.ci[1]) ? p.ci[1] : null,
-    unit: p.unit,
-    series: `${p.model ?? '?'} · ${p.variant} · ${p.machine}`,
-  }));
-}
-
 /** Registers `dantinox history` and its subcommands on `program`. */
 export function registerHistoryCommand(program: Command, ctx: CommandContext): Command {
   const history = program
@@ -112,30 +95,10 @@ export function registerHistoryCommand(program: Command, ctx: CommandContext): C
       .description('append runs (directories written by "dantinox bench", or their results.json / .jsonl)')
       .argument('<runs...>', 'run directories or results files'),
   ).action(async (runs: string[], options: HistoryOptions) => {
-    // A matrix folder adds each variant, under a run id made unique by the run's start time.
-    const reports = runs
-      .flatMap((r) => loadRunGroup(r, ctx.io.cwd))
-      .map((loaded) =>
-        loaded.variant === undefined
-          ? loaded
-          : {
-              ...loaded,
-              report: variantHistoryRun(
-                loaded.report,
-                new Date(loaded.report.environment?.timestamp ?? Date.now()),
-              ),
-            },
-      );
-    for (const { note } of reports) if (note !== undefined) ctx.io.stderr.write(`note: ${note}\n`);
-    const git = gitInfo(ctx.io.cwd);
-    await withHistory(options, ctx, false, async (h) => {
-      for (const { report, path } of reports) {
-        const outcome = await h.add(report, { git });
-        ctx.io.stdout.write(
-          `${outcome.status === 'added' ? 'added' : 'already there'}: ${outcome.runId} (${path})\n`,
-        );
-      }
-    });
+    const { added, notes } = await addRunsToHistory(runs, options.history, ctx.io.cwd);
+    for (const note of notes) ctx.io.stderr.write(`note: ${note}\n`);
+    for (const { status, runId, path } of added)
+      ctx.io.stdout.write(`${status === 'added' ? 'added' : 'already there'}: ${runId} (${path})\n`);
     ctx.exitCode = ExitCode.ok;
   });
   file(
@@ -206,9 +169,8 @@ export function registerHistoryCommand(program: Command, ctx: CommandContext): C
     const points = await withHistory(options, ctx, true, (h) => h.trend(metric, filter));
     if (points.length === 0)
       throw new DantinoxError('INVALID_INPUT', messages.historyNoTrend(options.history, metric));
-    const rows = trendRows(points, metric);
     if (options.json === true) {
-      ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      ctx.io.stdout.write(`${JSON.stringify(trendRows(points, metric), null, 2)}\n`);
     } else {
       const body = points.map((p) => [
         p.runId,
@@ -224,18 +186,8 @@ export function registerHistoryCommand(program: Command, ctx: CommandContext): C
       );
     }
     if (options.out !== undefined) {
-      const outDir = isAbsolute(options.out) ? options.out : resolve(ctx.io.cwd, options.out);
-      const results = await new Visualizer().render(rows, {
-        charts: [['trend', { x: options.x === 'commit' ? 'commit' : 'time' }]],
-        outDir,
-        formats: ['svg', 'png', 'html'],
-        runName: 'history',
-        overwrite: true,
-        title: `dantinox history: ${metric}`,
-      });
-      const r = results['trend'];
-      if (r !== undefined && r.status !== 'rendered') throw new DantinoxError('INVALID_INPUT', r.reason);
-      ctx.io.stderr.write(`wrote ${outDir}/history-trend.{svg,png}, history-report.html\n`);
+      const chart = await writeTrendChart(points, metric, options.out, { x: options.x, cwd: ctx.io.cwd });
+      ctx.io.stderr.write(`wrote ${chart.dir}/{${chart.files.join(',')}}\n`);
     }
   });
   return history;

@@ -7,12 +7,15 @@
  */
 import { join, relative } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { resolveShard, shardFolderName, shardVariants } from '../../benchmarking/matrix/shard.js';
+import { createWriterLogger } from '../../benchmarking/logger.js';
+import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
+import { formatNoiseWarnings, noiseWarnings } from '../../benchmarking/noise-warnings.js';
 import type { CellRecord } from '../../benchmarking/task.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { formatSignificant } from '../../number-format.js';
-import { runLoad, sweepPoints, timestampName, type WorkloadSpec } from '../../runs/index.js';
+import { clientFolderName, runLoad, timestampName, type WorkloadSpec } from '../../runs/index.js';
+import { CLIENT_FLAGS, type IndexFlags, SHARD_FLAGS } from '../../scheduler-index.js';
 import {
   ENDPOINTS,
   type Endpoint,
@@ -59,6 +62,9 @@ interface LoadCliOptions {
   readonly shard?: string;
   readonly shards?: number;
   readonly resume?: boolean;
+  readonly client?: string;
+  readonly clients?: number;
+  readonly startAt?: number;
 }
 
 const EXAMPLES = `
@@ -71,6 +77,8 @@ Examples:
   $ dantinox load http://127.0.0.1:8080/v1 --find-max-goodput --slo ttft=500ms,tpot=50ms --requests 100
   $ dantinox load http://10.0.0.5:8080/v1 --concurrency 1,2,4,8 --requests 200 --out /shared/load --shard 1/4
   $ dantinox merge /shared/load --out results/load                   # the 4 shards as one load run
+  $ dantinox load http://10.0.0.5:8080/v1 --concurrency 256 --requests 5000 --out /shared/c256 --client 0/4 --start-at 2026-12-06T10:00:00Z
+  $ dantinox merge /shared/c256 --out results/c256                   # the 4 clients as one sweep point
   $ dantinox compare results/server-a results/server-b --noise-floor 5%
 
 Each --concurrency value is a closed-loop sweep point (that many requests in flight), each --rate value an
@@ -85,6 +93,11 @@ Sweep points shard like bench variants: --shard i/n (or JOB_COMPLETION_INDEX wit
 array) measures the points k ≡ i (mod n) into --out/shard-<i>-of-<n>, and "dantinox merge" of the shard
 folders writes the run one unsharded load would have; --resume continues a shard cut short. The search
 cannot be sharded.
+One sweep point splits over client processes (pods, array tasks) when one machine cannot send it: --client i/n
+(or JOB_COMPLETION_INDEX / a Slurm array with --clients n) sends client i's share — open-loop requests every n-th
+of the same seeded schedule, closed-loop the requests of its share of --concurrency — from --start-at (the same
+ISO time or Unix seconds for every client) into --out/client-<i>-of-<n>; "dantinox merge" of the client folders
+makes one point of the union of their requests.
 Exit codes: 0 done, 1 no request succeeded, 2 bad input,
 130 interrupted (what was measured is written; a shard cut short is not merged without --allow-partial).
 `;
@@ -114,6 +127,20 @@ export function parseLoadList(value: string, integers: boolean): number[] {
 export function parseDurationOption(value: string): number {
   const ms = parseDurationMs(value);
   if (ms === undefined || ms <= 0) return bad(value, 'a duration such as 60s, 500ms or 2m', '60s');
+  return ms;
+}
+
+/**
+ * Parses `--start-at`: an ISO 8601 time with its time zone (`2026-12-06T10:00:00Z`, `…+01:00`) or Unix seconds
+ * (`1796551200`, fractions allowed), in ms since the Unix epoch. A time without a zone is refused: clients in other
+ * zones would read it as other instants.
+ */
+export function parseStartAt(value: string): number {
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  const ms = Date.parse(text);
+  if (!/^\d{4}-\d\d-\d\dT.*(?:Z|[+-]\d\d:?\d\d)$/i.test(text) || !Number.isFinite(ms))
+    throw new InvalidArgumentError(messages.loadBadStartAt(value));
   return ms;
 }
 
@@ -255,6 +282,20 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
       '--resume',
       'continue the shard in its folder with the same URL and flags: completed points are kept, the others measured again (sharded loads only)',
     )
+    .option(
+      '--client <i/n>',
+      'send only client i of n (0-based) of the one sweep point, the n clients started together by --start-at, into --out/client-<i>-of-<n>; "dantinox merge" makes one point of them',
+    )
+    .option(
+      '--clients <n>',
+      'number of clients when the index comes from JOB_COMPLETION_INDEX or a Slurm array (instead of --client i/n)',
+      parsePositiveInt,
+    )
+    .option(
+      '--start-at <time>',
+      'start at this wall-clock time: ISO 8601 with a time zone (2026-12-06T10:00:00Z) or Unix seconds; the same for every client',
+      parseStartAt,
+    )
     .option('--force', 'replace a run already in --out')
     .option('--no-charts', 'skip charts/ and report.html')
     .option('-q, --quiet', 'no line per sweep point on stderr')
@@ -285,13 +326,16 @@ export function pointLine(cell: CellRecord): string {
   const errors = Object.entries(m)
     .filter(([k, v]) => k.startsWith('errors_') && v > 0)
     .map(([k, v]) => `${k.slice(7)} ${v}`);
+  // ≈ marks a figure that rests on token counts the server did not confirm (see the point's self-checks).
+  const guessed = m['tokens_exact'] === 0 ? '≈' : '';
+  const split = guessed === '' && m['itl_exact'] === 0 ? '≈' : guessed;
   return [
     cell.cell.padEnd(26),
     `ok ${m['succeeded'] ?? 0}/${m['requests'] ?? 0}`,
     `ttft p50 ${ms(m['ttft_p50_ms'])}`,
-    `itl p50 ${ms(m['itl_p50_ms'])}`,
+    `itl p50 ${split}${ms(m['itl_p50_ms'])}`,
     `e2e p99 ${ms(m['e2e_p99_ms'])}`,
-    `${formatSignificant(m['output_tps'] ?? Number.NaN)} tok/s`,
+    `${guessed}${formatSignificant(m['output_tps'] ?? Number.NaN)} tok/s`,
     `goodput ${(m['goodput_rps'] ?? Number.NaN).toFixed(2)} req/s`,
     ...(errors.length > 0 ? [`errors: ${errors.join(', ')}`] : []),
   ].join('  ');
@@ -304,30 +348,40 @@ async function runLoadCommand(
 ): Promise<ExitCode> {
   const { io } = ctx;
   const workload = workloadOf(options);
-  if (options.requests === undefined && options.duration === undefined && workload.kind !== 'trace')
-    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
   const apiKey = process.env[options.apiKeyEnv];
   if (apiKey === undefined && options.apiKeyEnv !== 'OPENAI_API_KEY')
     throw new DantinoxError('INVALID_OPTION', messages.loadApiKeyMissing(options.apiKeyEnv));
-  const shard = resolveShard({
-    ...(options.shard === undefined ? {} : { shard: options.shard }),
-    ...(options.shards === undefined ? {} : { shards: options.shards }),
-    env: process.env,
-  });
-  if (shard !== undefined && options.findMaxGoodput !== undefined)
-    throw new DantinoxError('INVALID_OPTION', messages.loadShardedSearch(shard.source));
-  if (shard !== undefined && options.out === undefined)
-    throw new DantinoxError('INVALID_OPTION', messages.shardWithoutOut());
-  if (options.resume === true && shard === undefined)
-    throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
-  const outArg = options.out ?? join('results', timestampName(io.now()));
-  const out = shard === undefined ? outArg : join(outArg, shardFolderName(shard));
-  if (shard !== undefined && options.quiet !== true) {
-    const points = sweepPoints(options.concurrency, options.rate).map((_, index) => ({ index }));
-    io.stderr.write(
-      `Shard ${shard.index}/${shard.count} (from ${shard.source}): ${shardVariants(points, shard).length} of ${points.length} sweep point(s).\n`,
+  const split = options.client !== undefined || options.clients !== undefined;
+  const dealt = options.shard !== undefined || options.shards !== undefined;
+  if (split && dealt)
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.loadClientWithShard(
+        options.client === undefined ? '--clients' : '--client',
+        options.shard === undefined ? '--shards' : '--shard',
+      ),
     );
-  }
+  const index = (one: string | undefined, count: number | undefined, flags: IndexFlags) =>
+    resolveShard({
+      ...(one === undefined ? {} : { shard: one }),
+      ...(count === undefined ? {} : { shards: count }),
+      env: process.env,
+      flags,
+    });
+  const client = split ? index(options.client, options.clients, CLIENT_FLAGS) : undefined;
+  const shard = split ? undefined : index(options.shard, options.shards, SHARD_FLAGS);
+  if ((shard !== undefined || client !== undefined) && options.out === undefined)
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      shard === undefined ? messages.clientWithoutOut() : messages.shardWithoutOut(),
+    );
+  const outArg = options.out ?? join('results', timestampName(io.now()));
+  const out =
+    shard !== undefined
+      ? join(outArg, shardFolderName(shard))
+      : client !== undefined
+        ? join(outArg, clientFolderName(client))
+        : outArg;
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: false });
   try {
     const result = await runLoad({
@@ -335,7 +389,10 @@ async function runLoadCommand(
       dir: out,
       cwd: io.cwd,
       force: options.force === true,
-      ...(shard === undefined ? {} : { shard, resume: options.resume === true }),
+      ...(shard === undefined ? {} : { shard }),
+      ...(client === undefined ? {} : { client }),
+      ...(options.startAt === undefined ? {} : { startAtEpochMs: options.startAt }),
+      resume: options.resume === true,
       endpoint: options.endpoint,
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(apiKey === undefined ? {} : { apiKey }),
@@ -360,13 +417,19 @@ async function runLoadCommand(
       seed: options.seed,
       charts: options.charts,
       signal: interrupts.signal,
-      onPoint: (cell) => {
-        if (options.quiet !== true) io.stderr.write(`${pointLine(cell)}\n`);
+      logger: createWriterLogger(io.stderr, options.quiet === true ? 'error' : 'warn'),
+      hooks: {
+        name: 'progress',
+        onNote: (text) => void (options.quiet === true ? undefined : io.stderr.write(text)),
+        onPoint: (cell) =>
+          void (options.quiet === true ? undefined : io.stderr.write(`${pointLine(cell)}\n`)),
       },
       commandLine: ['dantinox', ...ctx.argv].join(' '),
     });
     const shown = relative(io.cwd, result.dir) || '.';
     for (const f of result.files) io.stdout.write(`${join(shown, f)}\n`);
+    const warnings = formatNoiseWarnings(noiseWarnings([result.report]));
+    if (warnings !== '') io.stderr.write(`${warnings}\n`);
     if (result.status === 'aborted') return ExitCode.interrupted;
     return result.status === 'failed' ? ExitCode.taskFailed : ExitCode.ok;
   } finally {

@@ -5,15 +5,9 @@
  *
  * @packageDocumentation
  */
-import { cpSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createMatrixManifest, writeMatrixManifest } from '../../benchmarking/matrix/matrix-manifest.js';
-import { MatrixReport, readVariantRun, variantDir } from '../../benchmarking/matrix/matrix-report.js';
-import { findMatrixFolders, type MergePlan, planMerge } from '../../benchmarking/matrix/plan-merge.js';
-import { DantinoxError } from '../../errors.js';
-import { messages } from '../../messages.js';
-import { acquireRunLock, claimRunDir, prepareOutputDir } from '../../runs/index.js';
+import { createWriterLogger } from '../../benchmarking/logger.js';
+import { mergeRuns, planMergeRun } from '../../runs/index.js';
 import { Visualizer } from '../../visualization/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
@@ -33,6 +27,7 @@ Examples:
   $ dantinox merge results/study/shard-0-of-2 results/study/shard-1-of-2 --out merged
   $ dantinox merge results/study --out partial --allow-partial       # a shard crashed: merge what exists
   $ dantinox merge results/load --out results/load-merged            # shards of "dantinox load … --shard i/n"
+  $ dantinox merge results/c256 --out results/c256-merged            # clients of "dantinox load … --client i/n"
 
 Every variant of the matrix must come from exactly one shard folder; a missing shard, an unfinished variant
 (rerun its shard with --resume) or a folder of another matrix stops the merge with exit code 2, unless
@@ -40,17 +35,21 @@ Every variant of the matrix must come from exactly one shard folder; a missing s
 An --out that already holds a run or a merge is refused (exit 2) unless --force, which removes that run first.
 Shards of "dantinox load" (its sweep points are the variants) merge into one load run with every point in sweep
 order, as one unsharded load writes it; shards of loads with other settings (URL, flags) are refused.
+The client folders of one split sweep point ("dantinox load --client i/n --start-at t") merge into that point,
+measured again from the union of their requests: percentiles of all of them, throughput over their span on the
+wall clock, the point's self-checks run on the union. Clients of other loads or start times, a client given
+twice and (without --allow-partial) a missing or unfinished client are refused.
 `;
 
 /** Registers `dantinox merge` on `program`. */
 export function registerMergeCommand(program: Command, ctx: CommandContext): Command {
   return program
     .command('merge')
-    .summary('combine the shard folders of a matrix run into one run folder')
+    .summary('combine shard or load-client folders into one run folder')
     .description(
-      'Combines the shard folders written by "dantinox bench --shard i/n" or "dantinox load --shard i/n" (or under JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID) into one folder with every variant (every sweep point of a load), the combined results, charts/ and report.html, as one unsharded run would have written.',
+      'Combines the shard folders written by "dantinox bench --shard i/n" or "dantinox load --shard i/n" (or under JOB_COMPLETION_INDEX / SLURM_ARRAY_TASK_ID) into one folder with every variant (every sweep point of a load), the combined results, charts/ and report.html, as one unsharded run would have written; the client folders of "dantinox load --client i/n" into their one sweep point, measured from the union of their requests.',
     )
-    .argument('<dirs...>', 'shard folders, or the shared output folder that holds them')
+    .argument('<dirs...>', 'shard (or client) folders, or the shared output folder that holds them')
     .requiredOption('-o, --out <dir>', 'folder to write the merged run into')
     .option('--allow-partial', 'merge what exists when shards or variants are missing (listed on stderr)')
     .option(
@@ -71,103 +70,29 @@ async function runMerge(
   ctx: CommandContext,
 ): Promise<ExitCode> {
   const { io } = ctx;
-  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(io.cwd, p));
-  const out = abs(options.out);
-  const folders = findMatrixFolders(inputs.map(abs));
-  if (folders.some((f) => f === out || relative(f, out) === ''))
-    throw new DantinoxError('INVALID_OPTION', messages.mergeIntoSource(options.out));
-  const plan = planMerge(folders, { allowPartial: options.allowPartial === true });
-  const dir = prepareOutputDir(options.out, io.cwd);
-  // The folder's lock first, as bench takes it: no other process writes it while it is cleared and merged into.
-  const lock = acquireRunLock(dir, options.out);
-  try {
-    claimRunDir(options.out, io.cwd, options.force === true);
-    return await writeMerge(plan, dir, options, ctx);
-  } finally {
-    lock.release();
-  }
-}
-
-/** Copies the planned variants into `dir` (claimed), then writes the combined results, charts and report. */
-async function writeMerge(
-  plan: MergePlan,
-  dir: string,
-  options: MergeCliOptions,
-  ctx: CommandContext,
-): Promise<ExitCode> {
-  const { io } = ctx;
-  if (plan.manifest.command === 'load') return writeLoadMerge(plan, dir, options, ctx);
-  for (const { variant, dir: from } of plan.variants)
-    cpSync(variantDir(from, variant.id), variantDir(dir, variant.id), { recursive: true });
-  const { manifest } = plan;
-  const merged = plan.variants.map((v) => v.variant);
-  writeMatrixManifest(
-    dir,
-    createMatrixManifest(
-      manifest,
-      manifest.variants,
-      null,
-      merged,
-      plan.sources.map((s) => relative(dir, s.dir)),
-    ),
-  );
-  const combined = MatrixReport.fromDirectory(dir, merged, (note) => io.stderr.write(`note: ${note}\n`));
-  const files = [...combined.save(dir), 'matrix.json'];
-  let failedCharts: string[] = [];
-  if (options.charts) {
-    const [{ createWriterLogger, RunDirectory }, { writeMatrixCharts }] = await Promise.all([
-      import('../../benchmarking/index.js'),
-      import('../../runs/index.js'),
-    ]);
-    const logger = createWriterLogger(io.stderr, options.verbose === true ? 'debug' : 'warn');
-    const written = await writeMatrixCharts(
-      combined,
-      new RunDirectory(dir),
-      { logger, registry: Visualizer.defaultRegistry },
-      `${merged.length} variant(s) merged from ${plan.sources.length} shard folder(s)`,
-    );
-    files.push(...written.files);
-    failedCharts = written.failedCharts;
-  }
-  io.stdout.write(
-    `Merged ${merged.length} of ${manifest.variants.length} variant(s) from ${plan.sources.length} folder(s) into ${options.out}\n  ${files.join('\n  ')}\n`,
-  );
-  for (const line of plan.missing) io.stderr.write(`missing (--allow-partial): ${line}\n`);
-  if (failedCharts.length > 0) {
-    io.stderr.write(`Chart(s) failed to render: ${failedCharts.join(', ')} (see the warnings above).\n`);
-    return ExitCode.taskFailed;
-  }
-  return ExitCode.ok;
-}
-
-/** Writes the sweep points of load shards (planned) into `dir` (claimed) as one load run. */
-async function writeLoadMerge(
-  plan: MergePlan,
-  dir: string,
-  options: MergeCliOptions,
-  ctx: CommandContext,
-): Promise<ExitCode> {
-  const { io } = ctx;
-  const [{ createWriterLogger }, { mergedLoadReport, writeMergedLoad }] = await Promise.all([
-    import('../../benchmarking/index.js'),
-    import('../../runs/index.js'),
-  ]);
-  const points = plan.variants.flatMap(({ variant, dir: from, state }) => {
-    const run = readVariantRun(from, variant.id);
-    if (run?.note !== undefined) io.stderr.write(`note: ${run.note}\n`);
-    return run === undefined ? [] : [{ report: run.report, unfinished: state === 'unfinished' }];
-  });
-  const written = await writeMergedLoad(mergedLoadReport(points), dir, {
+  const plan = planMergeRun({
+    inputs,
+    out: options.out,
+    cwd: io.cwd,
+    allowPartial: options.allowPartial === true,
+    force: options.force === true,
     charts: options.charts,
+    registry: Visualizer.defaultRegistry,
     logger: createWriterLogger(io.stderr, options.verbose === true ? 'debug' : 'warn'),
   });
+  const result = await mergeRuns(plan, {
+    hooks: { name: 'notes', onNote: (note) => void io.stderr.write(`note: ${note}`) },
+  });
+  const what = { load: 'sweep point(s)', matrix: 'variant(s)', clients: 'client(s) of one sweep point' }[
+    result.kind
+  ];
   io.stdout.write(
-    `Merged ${points.length} of ${plan.manifest.variants.length} sweep point(s) from ${plan.sources.length} folder(s) into ${options.out}\n  ${written.files.join('\n  ')}\n`,
+    `Merged ${result.merged.length} of ${result.total} ${what} from ${result.sources.length} folder(s) into ${options.out}\n  ${result.files.join('\n  ')}\n`,
   );
-  for (const line of plan.missing) io.stderr.write(`missing (--allow-partial): ${line}\n`);
-  if (written.failedCharts.length > 0) {
+  for (const line of result.missing) io.stderr.write(`missing (--allow-partial): ${line}\n`);
+  if (result.failedCharts.length > 0) {
     io.stderr.write(
-      `Chart(s) failed to render: ${written.failedCharts.join(', ')} (see the warnings above).\n`,
+      `Chart(s) failed to render: ${result.failedCharts.join(', ')} (see the warnings above).\n`,
     );
     return ExitCode.taskFailed;
   }

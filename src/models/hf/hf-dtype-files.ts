@@ -9,14 +9,10 @@ import { join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { BUILTIN_DTYPES, type BuiltinDtype, hfOnnxFile } from '../onnx/precision.js';
+import { HF_TOKENIZER_FILES } from './hf-tokenizer-json.js';
 
 /** Metadata files an export writes at the top of a Hugging Face folder. */
-export const HF_JSON_FILES = [
-  'config.json',
-  'generation_config.json',
-  'tokenizer.json',
-  'tokenizer_config.json',
-] as const;
+export const HF_JSON_FILES = ['config.json', 'generation_config.json', ...HF_TOKENIZER_FILES] as const;
 
 /**
  * Every file a Hugging Face export may write in its folder (relative paths): the metadata files, then each

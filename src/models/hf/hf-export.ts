@@ -15,7 +15,12 @@ import { type AccuracyLevel, type BuiltinDtype, hfOnnxFile, resolvePrecision } f
 import { checkWeights, countParameters, type WeightMap } from '../weights.js';
 import type { HfModelType } from './hf-config.js';
 import { buildHfDecoderGraph, hfExportBlocker } from './hf-decoder-graph.js';
-import { byteTokenizerFiles, gpt2TokenizerFiles, type HfTokenizerFiles } from './hf-tokenizer-json.js';
+import {
+  byteTokenizerFiles,
+  gpt2TokenizerFiles,
+  type HfTokenizerFiles,
+  saveHfTokenizerFiles,
+} from './hf-tokenizer-json.js';
 
 /** Which tokenizer to write: the byte-level one, GPT-2's BPE, or your own files. */
 export type HfExportTokenizer = 'auto' | 'bytes' | 'gpt2' | HfTokenizerFiles;
@@ -191,8 +196,7 @@ export function exportHfModel(
       writeFileSync(join(folder, name), `${JSON.stringify(value, null, 2)}\n`);
     json('config.json', hfConfigJson(config, modelType, { ...special, ...tjs }));
     json('generation_config.json', { ...special, transformers_version: '4.46.0' });
-    json('tokenizer.json', tok.tokenizerJson);
-    json('tokenizer_config.json', tok.tokenizerConfig);
+    saveHfTokenizerFiles(tok, folder);
     let onnxBytes = 0;
     for (const p of precisions) {
       const { graph } = buildHfDecoderGraph(config, weights, p);

@@ -5,8 +5,12 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { DantinoxError } from '../../errors.js';
+import { makeDirectory } from '../../make-directory.js';
+import { messages } from '../../messages.js';
 
 /** The two files of a Hugging Face tokenizer, as JSON objects. */
 export interface HfTokenizerFiles {
@@ -14,6 +18,31 @@ export interface HfTokenizerFiles {
   readonly tokenizerJson: Record<string, unknown>;
   /** Contents of `tokenizer_config.json`. */
   readonly tokenizerConfig: Record<string, unknown>;
+}
+
+/** The files of a Hugging Face tokenizer, as {@link saveHfTokenizerFiles} writes them into a folder. */
+export const HF_TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
+
+/**
+ * Writes `files` into `folder` (made with its parents when missing) as `tokenizer.json` and
+ * `tokenizer_config.json`, indented JSON, replacing files of those names; returns their paths.
+ *
+ * @throws {@link dantinox!DantinoxError} `IO` when the folder or a file cannot be written.
+ */
+export function saveHfTokenizerFiles(files: HfTokenizerFiles, folder: string): string[] {
+  const paths = HF_TOKENIZER_FILES.map((name) => join(folder, name));
+  const contents = [files.tokenizerJson, files.tokenizerConfig];
+  let at = folder;
+  try {
+    makeDirectory(folder);
+    paths.forEach((path, i) => {
+      at = path;
+      writeFileSync(path, `${JSON.stringify(contents[i], null, 2)}\n`);
+    });
+  } catch (cause) {
+    throw new DantinoxError('IO', messages.cannotWrite(at, cause), { cause });
+  }
+  return paths;
 }
 
 /** GPT-2's byte → printable-character table (`bytes_to_unicode`): the alphabet of byte-level BPE. */
@@ -99,6 +128,67 @@ function lastMerge(token: Uint8Array, ranks: Map<string, number>, maxRank: numbe
   return [parts[0] as Uint8Array, parts[1] as Uint8Array];
 }
 
+/** The end-of-text special token of the byte-level BPE vocabularies (GPT-2's, and those `trainBpe` learns). */
+export const END_OF_TEXT = '<|endoftext|>';
+
+/** What {@link byteLevelBpeFiles} writes: a byte-level BPE vocabulary followed by its end-of-text token. */
+export interface ByteLevelBpe {
+  /** The bytes of each token, by id (ids 0 … `tokens.length − 1`); every token must be distinct. */
+  readonly tokens: readonly Uint8Array[];
+  /** The merges in rank order: the ids of the left and right tokens, whose concatenation is a token. */
+  readonly merges: readonly (readonly [number, number])[];
+  /** `model_max_length` of `tokenizer_config.json`: the longest input the model takes, in tokens. */
+  readonly modelMaxLength: number;
+}
+
+/**
+ * A byte-level BPE vocabulary as `tokenizer.json` + `tokenizer_config.json` in GPT-2's layout: token strings in
+ * GPT-2's byte alphabet ({@link bytesToUnicode}), merges as `"left right"` strings in rank order, GPT-2's
+ * pre-tokenizer (`ByteLevel` with its regex, no prefix space) and decoder, and {@link END_OF_TEXT} as one special
+ * token of id `tokens.length` (BOS, EOS and UNK of the config).
+ */
+export function byteLevelBpeFiles(bpe: ByteLevelBpe): HfTokenizerFiles {
+  const alphabet = bytesToUnicode();
+  const show = (bytes: Uint8Array): string => Array.from(bytes, (b) => alphabet[b]).join('');
+  const strings = bpe.tokens.map(show);
+  const vocab: Record<string, number> = {};
+  strings.forEach((s, id) => {
+    vocab[s] = id;
+  });
+  const merges = bpe.merges.map(([a, b]) => `${strings[a]} ${strings[b]}`);
+  const eos = bpe.tokens.length;
+  vocab[END_OF_TEXT] = eos;
+  return {
+    tokenizerJson: {
+      version: '1.0',
+      truncation: null,
+      padding: null,
+      added_tokens: [
+        {
+          id: eos,
+          content: END_OF_TEXT,
+          single_word: false,
+          lstrip: false,
+          rstrip: false,
+          normalized: true,
+          special: true,
+        },
+      ],
+      ...byteLevelPipeline(true),
+      model: bpeModel(vocab, merges),
+    },
+    tokenizerConfig: {
+      tokenizer_class: 'GPT2Tokenizer',
+      bos_token: END_OF_TEXT,
+      eos_token: END_OF_TEXT,
+      unk_token: END_OF_TEXT,
+      add_prefix_space: false,
+      model_max_length: bpe.modelMaxLength,
+      clean_up_tokenization_spaces: false,
+    },
+  };
+}
+
 /**
  * GPT-2's tokenizer (r50k_base, 50 257 ids with `<|endoftext|>` = 50256) as `tokenizer.json`: the vocabulary and
  * merges are rebuilt from the tiktoken rank file of `gpt-tokenizer` (each multi-byte token's merge is the last
@@ -117,46 +207,13 @@ export function gpt2TokenizerFiles(): HfTokenizerFiles {
     tokens[Number(rank)] = bytes;
     ranks.set(Buffer.from(bytes).toString('latin1'), Number(rank));
   }
-  const alphabet = bytesToUnicode();
-  const show = (bytes: Uint8Array): string => Array.from(bytes, (b) => alphabet[b]).join('');
-  const vocab: Record<string, number> = {};
-  const merges: string[] = [];
+  const idOf = (bytes: Uint8Array): number => ranks.get(Buffer.from(bytes).toString('latin1')) as number;
+  const merges: [number, number][] = [];
   tokens.forEach((bytes, rank) => {
-    vocab[show(bytes)] = rank;
     if (bytes.length > 1) {
       const [a, b] = lastMerge(bytes, ranks, rank);
-      merges.push(`${show(a)} ${show(b)}`);
+      merges.push([idOf(a), idOf(b)]);
     }
   });
-  const eos = tokens.length;
-  vocab['<|endoftext|>'] = eos;
-  return {
-    tokenizerJson: {
-      version: '1.0',
-      truncation: null,
-      padding: null,
-      added_tokens: [
-        {
-          id: eos,
-          content: '<|endoftext|>',
-          single_word: false,
-          lstrip: false,
-          rstrip: false,
-          normalized: true,
-          special: true,
-        },
-      ],
-      ...byteLevelPipeline(true),
-      model: bpeModel(vocab, merges),
-    },
-    tokenizerConfig: {
-      tokenizer_class: 'GPT2Tokenizer',
-      bos_token: '<|endoftext|>',
-      eos_token: '<|endoftext|>',
-      unk_token: '<|endoftext|>',
-      add_prefix_space: false,
-      model_max_length: 1024,
-      clean_up_tokenization_spaces: false,
-    },
-  };
+  return byteLevelBpeFiles({ tokens, merges, modelMaxLength: 1024 });
 }

@@ -96,7 +96,7 @@ export async function findMaxGoodput(options: GoodputSearchOptions): Promise<Goo
     const known = seen.get(value);
     if (known !== undefined) return known;
     const result = await options.probe(value, failureCertain());
-    const metrics = servingMetrics(result.records, options.slo);
+    const metrics = servingMetrics(result.records, { slo: options.slo });
     const n = metrics.metrics['requests'] ?? 0;
     const attainment = metrics.metrics['slo_attainment'] ?? Number.NaN;
     const good = Math.round(attainment * n);

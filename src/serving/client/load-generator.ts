@@ -29,6 +29,36 @@ export interface LoadPoint {
   readonly rate: number;
 }
 
+/**
+ * One client process's share of a sweep point whose requests are split over `count` processes (pods, array tasks)
+ * that start together: this process is client `index` (0-based).
+ */
+export interface ClientShare {
+  /** 0-based client index, `0 ≤ index < count`. */
+  readonly index: number;
+  /** Number of client processes. */
+  readonly count: number;
+}
+
+/**
+ * The concurrency slots of client `share.index` when a point's `concurrency` slots are dealt round-robin (slot s to
+ * client s mod count): ⌈(concurrency − index) / count⌉, 0 when concurrency ≤ index; unbounded stays unbounded.
+ */
+export function shareSlots(concurrency: number, share: ClientShare): number {
+  if (!Number.isFinite(concurrency)) return concurrency;
+  return Math.max(0, Math.ceil((concurrency - share.index) / share.count));
+}
+
+/**
+ * Whether request k of a point is client `share.index`'s: with planned send times (an open loop, a trace) every
+ * count-th, k mod count = index; in a closed loop the requests of its slots, (k mod concurrency) mod count = index,
+ * so that each client sends in proportion to its slots.
+ */
+export function clientSends(k: number, concurrency: number, scheduled: boolean, share: ClientShare): boolean {
+  const slot = scheduled || !Number.isFinite(concurrency) ? k : k % concurrency;
+  return slot % share.count === share.index;
+}
+
 /** A window counted in requests. */
 export interface RequestWindow {
   /** Number of requests. */
@@ -108,6 +138,23 @@ export interface LoadPointOptions {
   readonly signal?: AbortSignal | undefined;
   /** Index of the workload's first item (so that consecutive points send different prompts). @default 0 */
   readonly firstItem?: number;
+  /**
+   * The server's count of a text's tokens (its `/tokenize` endpoint), asked after the point for each response that
+   * reported no `usage`, so that its output tokens are the server's; `undefined` when it cannot say.
+   */
+  readonly serverCount?: ((text: string) => Promise<number | undefined>) | undefined;
+  /** `stream_options.continuous_usage_stats` on streamed requests (vLLM, SGLang). @default false */
+  readonly continuousUsage?: boolean | undefined;
+  /**
+   * The point's time 0 on the wall clock, in ms since the Unix epoch: the load waits until then, and every planned
+   * time counts from it, so that client processes started for the same instant plan the same schedule. @default now
+   */
+  readonly startAtEpochMs?: number | undefined;
+  /**
+   * Send only this client's share of the point (see {@link clientSends}), with its share of the concurrency
+   * ({@link shareSlots}); the requests keep their index in the whole point. @default every request
+   */
+  readonly share?: ClientShare | undefined;
 }
 
 /** What {@link runLoadPoint} measured. */
@@ -118,6 +165,10 @@ export interface LoadPointResult {
   readonly records: readonly RequestRecord[];
   /** Wall time of the point, from the first send to the last end, in ms. */
   readonly wallMs: number;
+  /** Whether requests had planned send times (an open loop or a trace), rather than a closed loop's. */
+  readonly scheduled: boolean;
+  /** The point's start (time 0 of its records) on the wall clock, in ms since the Unix epoch. */
+  readonly originEpochMs: number;
   /**
    * Why sending stopped before the planned end: `saturated` (lag beyond `maxLagMs`), `decided` (`stopWhen` held)
    * or `aborted`; else absent.
@@ -129,14 +180,23 @@ export interface LoadPointResult {
 export function requestBody(
   item: WorkItem,
   endpoint: 'completions' | 'chat',
-  options: { model?: string | undefined; stream: boolean; exactLengths: boolean },
+  options: {
+    model?: string | undefined;
+    stream: boolean;
+    exactLengths: boolean;
+    continuousUsage?: boolean | undefined;
+  },
 ): CompletionRequest | ChatCompletionRequest {
+  const streamOptions = {
+    include_usage: true,
+    ...(options.continuousUsage === true ? { continuous_usage_stats: true } : {}),
+  };
   const common = {
     ...(options.model === undefined ? {} : { model: options.model }),
     max_tokens: item.outputTokens,
     temperature: 0,
     stream: options.stream,
-    ...(options.stream ? { stream_options: { include_usage: true } } : {}),
+    ...(options.stream ? { stream_options: streamOptions } : {}),
     ...(options.exactLengths ? { ignore_eos: true, min_tokens: item.outputTokens } : {}),
   };
   return endpoint === 'chat'
@@ -144,8 +204,11 @@ export function requestBody(
     : { ...common, prompt: item.prompt };
 }
 
-/** Whether request `i` of `n` (sent at `sentMs`, the last at `lastSentMs`) is outside both windows. */
-function inWindow(
+/**
+ * Whether request `i` of `n` (sent at `sentMs`, the last at `lastSentMs`, in ms from the point's start) is outside
+ * both windows: it counts in the point's statistics.
+ */
+export function inWindow(
   i: number,
   n: number,
   sentMs: number,
@@ -160,6 +223,33 @@ function inWindow(
   )
     return false;
   return true;
+}
+
+/** Requests to the server's `/tokenize` at once while counting responses without `usage`. */
+const COUNT_CONCURRENCY = 8;
+
+/**
+ * The server's count of each successful response's text that came without `usage` (after the point, off the
+ * measured window), a few requests at a time; `undefined` for the others or when the server cannot say.
+ */
+async function countWithServer(
+  readings: readonly ExchangeReading[],
+  serverCount: LoadPointOptions['serverCount'],
+): Promise<(number | undefined)[]> {
+  const out = new Array<number | undefined>(readings.length).fill(undefined);
+  if (serverCount === undefined) return out;
+  const todo = readings.flatMap((r, k) => (r.status === 'ok' && r.usage === undefined ? [k] : []));
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < todo.length) {
+      const k = todo[next++] as number;
+      const reading = readings[k];
+      if (reading?.status !== 'ok') continue;
+      out[k] = await serverCount(reading.pieces.map((p) => p.text).join(''));
+    }
+  };
+  await Promise.all(Array.from({ length: COUNT_CONCURRENCY }, worker));
+  return out;
 }
 
 /**
@@ -198,13 +288,18 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
       ...(Number.isFinite(durationMs) ? { durationMs } : {}),
     });
   }
-  const closedRamp = schedule === undefined && rampMs > 0 && Number.isFinite(point.concurrency);
+  const { share } = options;
+  const concurrency = share === undefined ? point.concurrency : shareSlots(point.concurrency, share);
+  const mine = (k: number): boolean =>
+    share === undefined || clientSends(k, point.concurrency, schedule !== undefined, share);
+  const closedRamp = schedule === undefined && rampMs > 0 && Number.isFinite(concurrency);
   const limitAt = (t: number): number =>
-    closedRamp ? Math.max(1, Math.ceil(point.concurrency * Math.min(1, t / rampMs))) : point.concurrency;
+    closedRamp ? Math.max(1, Math.ceil(concurrency * Math.min(1, t / rampMs))) : concurrency;
 
   const sent: {
     index: number;
     plannedMs: number;
+    queueMs: number;
     item: WorkItem;
     raw?: RawExchange;
     reading?: ExchangeReading;
@@ -217,9 +312,17 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const aborted = (): boolean => signal?.aborted === true;
   // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
   if (signal !== undefined) setMaxListeners(0, signal);
-  const origin = clock.now();
+  let origin = clock.now();
+  let originEpochMs = Date.now();
+  if (options.startAtEpochMs !== undefined) {
+    const wait = options.startAtEpochMs - originEpochMs;
+    origin += wait;
+    originEpochMs = options.startAtEpochMs;
+    if (wait > 0) await clock.sleep(wait, signal);
+  }
   const last = schedule === undefined ? total : Math.min(total, schedule.length);
   for (let i = 0; i < last; i++) {
+    if (!mine(i)) continue;
     if (aborted()) {
       stoppedEarly = 'aborted';
       break;
@@ -229,7 +332,9 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
       const wait = origin + planned - clock.now();
       if (wait > 0) await clock.sleep(wait, signal);
     }
+    let queuedAt: number | undefined;
     while (active >= limitAt(clock.now() - origin) && !aborted() && !decided) {
+      queuedAt ??= clock.now() - origin;
       const step = closedRamp ? Math.max(1, rampMs / point.concurrency) : undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -243,15 +348,22 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
     const now = clock.now() - origin;
     if (now >= durationMs || aborted()) break;
     const plannedMs = planned ?? now;
+    // A planned request that found every slot taken waited from its planned time until one freed.
+    const queueMs = planned === undefined || queuedAt === undefined ? 0 : Math.max(0, now - planned);
     if (options.maxLagMs !== undefined && now - plannedMs > options.maxLagMs) {
       stoppedEarly = 'saturated';
       break;
     }
     const item = workload.item(first + i);
-    const entry: (typeof sent)[number] = { index: i, plannedMs, item };
+    const entry: (typeof sent)[number] = { index: i, plannedMs, queueMs, item };
     sent.push(entry);
     active++;
-    const body = requestBody(item, client.endpoint, { model: options.model, stream, exactLengths });
+    const body = requestBody(item, client.endpoint, {
+      model: options.model,
+      stream,
+      exactLengths,
+      continuousUsage: options.continuousUsage,
+    });
     const task = client.send(body, signal).then((raw) => {
       entry.raw = raw;
       if (options.stopWhen !== undefined && !decided) {
@@ -264,12 +376,11 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
           options.warmup,
         );
         decided = options.stopWhen(
-          requestRecord(
-            entry.reading,
-            options.tokenizer,
-            { index: entry.index, plannedMs, measured },
-            origin,
-          ),
+          requestRecord(entry.reading, options.tokenizer, {
+            placement: { index: entry.index, plannedMs, queueMs, measured },
+            originMs: origin,
+            plannedInputTokens: item.inputTokens,
+          }),
         );
       }
       active--;
@@ -282,17 +393,27 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   if (aborted()) stoppedEarly ??= 'aborted';
   const end = clock.now();
   const lastSent = Math.max(0, ...sent.map((s) => (s.raw?.sentAtMs ?? origin) - origin));
-  const records = sent.map((s) => {
-    const raw = s.raw as RawExchange;
-    const reading = s.reading ?? readExchange(raw, client.endpoint, stream);
-    const sentMs = raw.sentAtMs - origin;
-    const measured = inWindow(s.index, sent.length, sentMs, lastSent, options.warmup, options.cooldown);
-    return requestRecord(
-      reading,
-      options.tokenizer,
-      { index: s.index, plannedMs: s.plannedMs, measured },
-      origin,
-    );
+  const readings = sent.map((s) => s.reading ?? readExchange(s.raw as RawExchange, client.endpoint, stream));
+  const serverTotals = await countWithServer(readings, options.serverCount);
+  // Requests counted from the point's first (index 0): a client's share has the indices of the whole point.
+  const count = Math.max(0, ...sent.map((s) => s.index + 1));
+  const records = sent.map((s, k) => {
+    const reading = readings[k] as ExchangeReading;
+    const sentMs = reading.sentAtMs - origin;
+    const measured = inWindow(s.index, count, sentMs, lastSent, options.warmup, options.cooldown);
+    return requestRecord(reading, options.tokenizer, {
+      placement: { index: s.index, plannedMs: s.plannedMs, queueMs: s.queueMs, measured },
+      originMs: origin,
+      plannedInputTokens: s.item.inputTokens,
+      serverTotal: serverTotals[k],
+    });
   });
-  return { point, records, wallMs: end - origin, ...(stoppedEarly === undefined ? {} : { stoppedEarly }) };
+  return {
+    point,
+    records,
+    wallMs: end - origin,
+    scheduled: schedule !== undefined,
+    originEpochMs,
+    ...(stoppedEarly === undefined ? {} : { stoppedEarly }),
+  };
 }

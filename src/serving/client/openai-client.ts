@@ -162,10 +162,14 @@ export class OpenAiClient {
   }
 
   /**
-   * Sends one request body and records the exchange. Never rejects: transport failures are a `failed`
-   * {@link RawExchange}.
+   * Sends one request body (to the endpoint, or to another `url` of the same server) and records the exchange.
+   * Never rejects: transport failures are a `failed` {@link RawExchange}.
    */
-  send(body: CompletionRequest | ChatCompletionRequest, signal?: AbortSignal): Promise<RawExchange> {
+  send(
+    body: CompletionRequest | ChatCompletionRequest | object,
+    signal?: AbortSignal,
+    url = this.url,
+  ): Promise<RawExchange> {
     const payload = Buffer.from(JSON.stringify(body));
     const chunkTimesMs: number[] = [];
     const chunks: Buffer[] = [];
@@ -206,7 +210,7 @@ export class OpenAiClient {
       }
       signal?.addEventListener('abort', onAbort, { once: true });
       const attempt = (fresh: boolean): void => {
-        const current = this.#module.request(this.url, {
+        const current = this.#module.request(url, {
           ...this.#tls,
           method: 'POST',
           // A resend goes on a connection of its own: the pool may hold more sockets the server has closed.
@@ -285,6 +289,21 @@ export class OpenAiClient {
         messages.loadCertificateRejected(this.url.origin, error.message, this.#caGiven),
         { cause: error },
       );
+  }
+
+  /**
+   * Posts a JSON body to `path` of the server (absolute, e.g. `/tokenize`) and reads a JSON answer: `undefined`
+   * when the server does not answer 2xx with JSON (no such endpoint, an error, no connection).
+   */
+  async postJson(path: string, body: object, signal?: AbortSignal): Promise<unknown> {
+    const url = new URL(path, this.url);
+    const raw = await this.send(body, signal, url);
+    if (raw.status !== 'complete' || raw.httpStatus < 200 || raw.httpStatus >= 300) return undefined;
+    try {
+      return JSON.parse(Buffer.concat(raw.chunks).toString('utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Closes the kept-alive connections. */

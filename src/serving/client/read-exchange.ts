@@ -23,22 +23,28 @@ import {
 import type { RawExchange } from './openai-client.js';
 import { SseReader } from './sse-reader.js';
 
-/** Why a request failed, as counted in the results. */
-export type RequestErrorKind =
-  /** The server answered with an HTTP error status. */
-  | 'http'
-  /** The per-request time limit passed. */
-  | 'timeout'
-  /** No connection (refused, unreachable, reset before the response). */
-  | 'connection'
-  /** The body was cut off, or a stream ended without `data: [DONE]`. */
-  | 'broken-stream'
-  /** The stream carried an `event: error` or a `{"error": …}` chunk. */
-  | 'stream-error'
-  /** The body is not an OpenAI response (bad JSON, wrong shape). */
-  | 'invalid-response'
-  /** The caller cancelled it. */
-  | 'cancelled';
+/**
+ * Why a request failed, as counted in the results: `http` (the server answered with an HTTP error status),
+ * `timeout` (the per-request time limit passed), `connection` (no connection: refused, unreachable, reset before the
+ * response), `broken-stream` (the body was cut off, or a stream ended without `data: [DONE]`), `stream-error` (the
+ * stream carried an `event: error` or a `{"error": …}` chunk), `invalid-response` (the body is not an OpenAI
+ * response: bad JSON, wrong shape), `cancelled` (the caller cancelled it).
+ */
+export const REQUEST_ERROR_KINDS = [
+  'http',
+  'timeout',
+  'connection',
+  'broken-stream',
+  'stream-error',
+  'invalid-response',
+  'cancelled',
+] as const;
+
+/** Why a request failed: one of {@link REQUEST_ERROR_KINDS}. */
+export type RequestErrorKind = (typeof REQUEST_ERROR_KINDS)[number];
+
+/** Which part of a reasoning model's output a piece of text belongs to: its thinking or its answer. */
+export type TextChannel = 'reasoning' | 'answer';
 
 /** One piece of generated text and when its bytes arrived. */
 export interface TextPiece {
@@ -46,6 +52,15 @@ export interface TextPiece {
   readonly atMs: number;
   /** The text. */
   readonly text: string;
+  /** Thinking (`reasoning_content` / `reasoning`) or answer (`text` / `content`). */
+  readonly channel: TextChannel;
+  /** Index of the stream event (SSE `data:` chunk) that carried it, from 0; a chunk may carry one piece a channel. */
+  readonly event: number;
+  /**
+   * Tokens generated so far by the server's count, when the chunk carried a running `usage` (vLLM's and SGLang's
+   * `continuous_usage_stats`): set on the last piece of its event.
+   */
+  readonly serverTokensSoFar?: number;
 }
 
 /** A response that ended normally: its text pieces and the server's token counts. */
@@ -56,7 +71,7 @@ export interface ExchangeRead {
   readonly sentAtMs: number;
   /** When the last byte arrived, in ms. */
   readonly endedAtMs: number;
-  /** Non-empty text pieces in order (one per SSE chunk; one for a whole response). */
+  /** Non-empty text pieces in order (one per SSE chunk and channel; one per channel for a whole response). */
   readonly pieces: readonly TextPiece[];
   /** What the server reported, when it did. */
   readonly usage?: Usage;
@@ -98,10 +113,16 @@ function errorMessage(text: string): string {
   return clip(text.trim());
 }
 
-/** The new text of a streamed chunk (first choice; completions `text` or chat `delta.content`). */
-function chunkText(chunk: StreamChunk): string {
+/** The new text of a streamed chunk's first choice by channel: thinking first, as servers send it. */
+function chunkTexts(chunk: StreamChunk): { channel: TextChannel; text: string }[] {
   const choice = chunk.choices[0];
-  return choice?.text ?? choice?.delta?.content ?? '';
+  const delta = choice?.delta;
+  const out: { channel: TextChannel; text: string }[] = [];
+  const reasoning = delta?.reasoning_content ?? delta?.reasoning ?? '';
+  if (reasoning !== '') out.push({ channel: 'reasoning', text: reasoning });
+  const answer = choice?.text ?? delta?.content ?? '';
+  if (answer !== '') out.push({ channel: 'answer', text: answer });
+  return out;
 }
 
 /**
@@ -136,7 +157,7 @@ export function readExchange(raw: RawExchange, endpoint: Endpoint, streamed: boo
   let done = false;
   const events = raw.chunks.flatMap((c, i) => reader.push(c, raw.chunkTimesMs[i] ?? raw.endedAtMs));
   events.push(...reader.end(raw.endedAtMs));
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
     if (event.event === 'error') return failed('stream-error', errorMessage(event.data), event.atMs);
     if (event.data.trim() === STREAM_DONE) {
       done = true;
@@ -153,8 +174,16 @@ export function readExchange(raw: RawExchange, endpoint: Endpoint, streamed: boo
     const chunk = StreamChunkSchema.safeParse(json);
     if (!chunk.success)
       return failed('invalid-response', `a chunk is not a stream chunk: ${clip(event.data)}`, event.atMs);
-    const text = chunkText(chunk.data);
-    if (text !== '') pieces.push({ atMs: event.atMs, text });
+    const texts = chunkTexts(chunk.data);
+    const soFar = chunk.data.choices.length > 0 ? chunk.data.usage?.completion_tokens : undefined;
+    for (const [k, { channel, text }] of texts.entries())
+      pieces.push({
+        atMs: event.atMs,
+        text,
+        channel,
+        event: index,
+        ...(soFar === undefined || k < texts.length - 1 ? {} : { serverTokensSoFar: soFar }),
+      });
     if (chunk.data.usage) usage = chunk.data.usage;
     if (chunk.data.timings) timings = chunk.data.timings;
   }
@@ -186,13 +215,16 @@ function readWhole(
   if (typeof json === 'object' && json !== null && 'error' in json)
     return failed('stream-error', errorMessage(body));
   let text: string;
+  let reasoning = '';
   let usage: Usage | undefined;
   let timings: ServerTimings | undefined;
   if (endpoint === 'chat') {
     const r = ChatCompletionResponseSchema.safeParse(json);
     if (!r.success) return failed('invalid-response', `not a chat completion: ${clip(body)}`);
     const response: ChatCompletionResponse = r.data;
-    text = response.choices[0]?.message.content ?? '';
+    const message = response.choices[0]?.message;
+    text = message?.content ?? '';
+    reasoning = message?.reasoning_content ?? message?.reasoning ?? '';
     usage = response.usage;
     timings = response.timings;
   } else {
@@ -207,7 +239,10 @@ function readWhole(
   return {
     status: 'ok',
     ...base,
-    pieces: text === '' ? [] : [{ atMs: last, text }],
+    pieces: [
+      ...(reasoning === '' ? [] : [{ atMs: last, text: reasoning, channel: 'reasoning' as const, event: 0 }]),
+      ...(text === '' ? [] : [{ atMs: last, text, channel: 'answer' as const, event: 0 }]),
+    ],
     ...(usage === undefined ? {} : { usage }),
     ...(timings === undefined ? {} : { timings }),
     streamed: false,

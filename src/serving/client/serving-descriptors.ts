@@ -20,11 +20,16 @@ const latency = (key: string, what: string): MetricDescriptor[] => [
 
 /** Descriptors of the metrics of a serving sweep point (`errors_{kind}` counts are listed as one pattern each). */
 export const SERVING_METRICS: readonly MetricDescriptor[] = [
-  ...latency('ttft', 'Time to first token (send to the first chunk carrying a token)'),
+  ...latency('ttft', 'Time to first token (send to the first chunk carrying text, thinking included)'),
   ...latency('ttst', 'Time to second token (send to the chunk carrying token 2)'),
+  ...latency('ttfa', 'Time to the first token of the answer, after any thinking (reasoning models)'),
   ...latency('itl', 'Inter-token latency, per token (a chunk gap spread over its tokens)'),
   ...latency('tpot', 'Time per output token, (e2e − TTFT) / (output tokens − 1)'),
   ...latency('e2e', 'End-to-end latency (send to last byte)'),
+  ...latency(
+    'e2e_queue',
+    'End-to-end latency from the planned send (client queue time and schedule lateness included)',
+  ),
   {
     key: 'output_tps',
     unit: 'tok/s',
@@ -67,25 +72,95 @@ export const SERVING_METRICS: readonly MetricDescriptor[] = [
   {
     key: 'lag_ms',
     unit: 'ms',
-    description: 'Schedule lag (actual − planned send), mean.',
+    description: 'Schedule lateness (send − planned send − client queue time), mean.',
     higherIsBetter: false,
   },
-  { key: 'lag_p99_ms', unit: 'ms', description: 'Schedule lag, 99th percentile.', higherIsBetter: false },
+  { key: 'lag_p50_ms', unit: 'ms', description: 'Schedule lateness, median.', higherIsBetter: false },
+  {
+    key: 'lag_p99_ms',
+    unit: 'ms',
+    description: 'Schedule lateness, 99th percentile.',
+    higherIsBetter: false,
+  },
+  {
+    key: 'queue_ms',
+    unit: 'ms',
+    description:
+      'Client queue time: a planned request waiting for a free slot (--concurrency reached), mean.',
+    higherIsBetter: false,
+  },
+  {
+    key: 'queue_p99_ms',
+    unit: 'ms',
+    description: 'Client queue time, 99th percentile.',
+    higherIsBetter: false,
+  },
   {
     key: 'output_tokens',
     unit: 'tokens',
-    description: 'Output tokens counted by the client with the served tokenizer.',
+    description:
+      "Output tokens of successful requests: the server's counts (usage, or its /tokenize) where it gave them, else the client tokenizer's.",
+  },
+  {
+    key: 'reasoning_tokens',
+    unit: 'tokens',
+    description:
+      'Of the output tokens, tokens of thinking (reasoning_content), counted apart from the answer.',
+  },
+  {
+    key: 'client_tokens',
+    unit: 'tokens',
+    description: "Output tokens of successful requests by the client's tokenizer alone.",
   },
   {
     key: 'tokens_per_chunk',
     unit: 'tokens',
     description: 'Output tokens / streamed chunks that carried tokens.',
   },
-  { key: 'server_tokens', unit: 'tokens', description: 'Completion tokens the server reported in usage.' },
+  {
+    key: 'server_token_share',
+    unit: '1',
+    description: 'Share of successful requests whose output tokens the server counted (token_source server).',
+  },
+  {
+    key: 'tokens_exact',
+    unit: '1',
+    description:
+      "1 when every request's output tokens are the server's or a tokenizer known to be the server's; 0: per-token figures are approximate.",
+  },
+  {
+    key: 'itl_exact',
+    unit: '1',
+    description:
+      "1 when every chunk's token count is known (server's running usage, or a tokenizer that agrees with the server); 0: a chunk's gap was spread by the client's counts.",
+  },
+  {
+    key: 'server_tokens',
+    unit: 'tokens',
+    description: 'Output tokens of the requests the server counted (usage, or its /tokenize).',
+  },
   {
     key: 'token_count_diff',
     unit: 'tokens',
-    description: 'Client-counted − server-reported completion tokens.',
+    description: "Client tokenizer's − server's output tokens, over the requests the server counted.",
+  },
+  {
+    key: 'prompt_tokens',
+    unit: 'tokens',
+    description: 'Prompt tokens of successful requests as the server reported them (usage.prompt_tokens).',
+  },
+  {
+    key: 'planned_prompt_tokens',
+    unit: 'tokens',
+    description:
+      "Prompt tokens of successful requests as the workload planned them (the client's tokenizer).",
+  },
+  {
+    key: 'cache_hit_rate',
+    unit: '1',
+    description:
+      'Prompt tokens the server took from its prefix cache / prompt tokens (usage.prompt_tokens_details.cached_tokens), over requests that report it.',
+    higherIsBetter: true,
   },
   {
     key: 'server_prompt_ms',

@@ -107,13 +107,19 @@ export interface ServingSamples {
   readonly ttft_ms: readonly number[];
   /** Time to second token of each measured request with ≥ 2 tokens. */
   readonly ttst_ms: readonly number[];
+  /** Time to first answer token of each measured streamed request with answer text. */
+  readonly ttfa_ms: readonly number[];
   /** Inter-token latency of every token after each request's first chunk. */
   readonly itl_ms: readonly number[];
   /** TPOT of each measured request with ≥ 2 tokens. */
   readonly tpot_ms: readonly number[];
   /** End-to-end latency of each measured successful request. */
   readonly e2e_ms: readonly number[];
-  /** Schedule lag (actual − planned send) of each measured request. */
+  /** End-to-end latency from the planned send (client queue and schedule lateness included). */
+  readonly e2e_queue_ms: readonly number[];
+  /** Client queue time (waiting for a free slot) of each measured request. */
+  readonly queue_ms: readonly number[];
+  /** Schedule lateness (send − planned − queue) of each measured request. */
   readonly lag_ms: readonly number[];
 }
 
@@ -133,49 +139,72 @@ const errorKey = (r: Extract<RequestRecord, { status: 'failed' }>): string =>
 
 const round3 = (v: number): number => Math.round(v * 1000) / 1000;
 
+/** Schedule lateness of a request: how much later than planned it went out, beyond waiting for a slot, in ms. */
+export const lateness = (r: RequestRecord): number => r.sentMs - r.plannedMs - r.queueMs;
+
+/** The measurement window of measured requests, in seconds: first send to last end (`NaN` for none). */
+export function measurementWindowS(measured: readonly RequestRecord[]): number {
+  if (measured.length === 0) return Number.NaN;
+  const start = Math.min(...measured.map((r) => r.sentMs));
+  const end = Math.max(...measured.map((r) => r.sentMs + r.e2eMs));
+  return (end - start) / 1000;
+}
+
+/** Options of {@link servingMetrics}. */
+export interface ServingMetricsOptions {
+  /** Objectives for goodput; with none, every successful request is good. */
+  readonly slo?: Slo;
+  /**
+   * Whether the client's tokenizer is known to be the server's (checked against the server's `/tokenize`, or
+   * given by the user): its counts are then exact where the server reported none. @default false
+   */
+  readonly tokenizerVerified?: boolean;
+}
+
 /**
  * Computes the metrics of a sweep point from its requests (only `measured` ones count). Rates are over the
  * measurement window: first measured send to last measured end.
  *
  * @param records - The point's requests.
- * @param slo - Objectives for goodput; with none, every successful request is good.
+ * @param options - SLOs, and whether the client's tokenizer is the server's.
  */
-export function servingMetrics(records: readonly RequestRecord[], slo: Slo = {}): ServingMetrics {
+export function servingMetrics(
+  records: readonly RequestRecord[],
+  options: ServingMetricsOptions = {},
+): ServingMetrics {
+  const slo = options.slo ?? {};
   const measured = records.filter((r) => r.measured);
   const ok = measured.filter((r): r is SucceededRequest => r.status === 'ok');
   const failed = measured.filter((r) => r.status === 'failed');
   const errors: Record<string, number> = {};
   for (const r of failed) errors[errorKey(r)] = (errors[errorKey(r)] ?? 0) + 1;
-  const start = Math.min(...measured.map((r) => r.sentMs));
-  const end = Math.max(...measured.map((r) => r.sentMs + r.e2eMs));
-  const windowS = measured.length === 0 ? Number.NaN : (end - start) / 1000;
+  const windowS = measurementWindowS(measured);
+  const finite = (xs: readonly number[]): number[] => xs.filter(Number.isFinite).map(round3);
   const samples: ServingSamples = {
-    ttft_ms: ok
-      .map((r) => r.ttftMs)
-      .filter(Number.isFinite)
-      .map(round3),
-    ttst_ms: ok
-      .map((r) => r.ttstMs)
-      .filter(Number.isFinite)
-      .map(round3),
+    ttft_ms: finite(ok.map((r) => r.ttftMs)),
+    ttst_ms: finite(ok.map((r) => r.ttstMs)),
+    ttfa_ms: finite(ok.map((r) => r.ttfaMs)),
     itl_ms: ok.flatMap((r) => r.itlMs).map(round3),
-    tpot_ms: ok
-      .map((r) => r.tpotMs)
-      .filter(Number.isFinite)
-      .map(round3),
+    tpot_ms: finite(ok.map((r) => r.tpotMs)),
     e2e_ms: ok.map((r) => r.e2eMs).map(round3),
-    lag_ms: measured.map((r) => r.sentMs - r.plannedMs).map(round3),
+    e2e_queue_ms: ok.map((r) => r.sentMs + r.e2eMs - r.plannedMs).map(round3),
+    queue_ms: measured.map((r) => r.queueMs).map(round3),
+    lag_ms: measured.map(lateness).map(round3),
   };
   const good = ok.filter((r) => meetsSlo(r, slo)).length;
-  const outputTokens = ok.reduce((s, r) => s + r.outputTokens, 0);
-  const chunks = ok.reduce((s, r) => s + r.chunkTokens.filter((n) => n > 0).length, 0);
-  const reported = ok.filter((r) => r.serverTokens !== null);
+  const sum = (xs: readonly SucceededRequest[], f: (r: SucceededRequest) => number): number =>
+    xs.reduce((s, r) => s + f(r), 0);
+  const outputTokens = sum(ok, (r) => r.outputTokens);
+  const chunks = sum(ok, (r) => r.chunkTokens.filter((n) => n > 0).length);
+  const reported = ok.filter((r) => r.tokenSource === 'server');
+  const prompted = ok.filter((r) => r.serverPromptTokens !== null);
+  const cached = prompted.filter((r) => r.cachedTokens !== null);
   const timed = ok.filter((r) => r.serverPromptMs !== null);
   const mean = (xs: readonly number[]): number =>
     xs.length === 0 ? Number.NaN : xs.reduce((s, x) => s + x, 0) / xs.length;
   const [goodLow, goodHigh] = wilsonInterval(good, measured.length);
   const metrics: Record<string, number> = {};
-  for (const key of ['ttft', 'ttst', 'itl', 'tpot', 'e2e'] as const) {
+  for (const key of ['ttft', 'ttst', 'ttfa', 'itl', 'tpot', 'e2e', 'e2e_queue'] as const) {
     const d = distribution(samples[`${key}_ms`]);
     metrics[`${key}_ms`] = d.mean;
     metrics[`${key}_p50_ms`] = d.p50;
@@ -183,6 +212,9 @@ export function servingMetrics(records: readonly RequestRecord[], slo: Slo = {})
     metrics[`${key}_p99_ms`] = d.p99;
   }
   const rate = (n: number): number => (windowS > 0 ? n / windowS : Number.NaN);
+  const lag = distribution(samples.lag_ms);
+  const queue = distribution(samples.queue_ms);
+  const verified = options.tokenizerVerified === true;
   Object.assign(metrics, {
     output_tps: rate(outputTokens),
     requests_per_s: rate(ok.length),
@@ -194,16 +226,31 @@ export function servingMetrics(records: readonly RequestRecord[], slo: Slo = {})
     succeeded: ok.length,
     errors: failed.length,
     error_rate: measured.length === 0 ? Number.NaN : failed.length / measured.length,
-    lag_ms: distribution(samples.lag_ms).mean,
-    lag_p99_ms: distribution(samples.lag_ms).p99,
+    lag_ms: lag.mean,
+    lag_p50_ms: lag.p50,
+    lag_p99_ms: lag.p99,
+    queue_ms: queue.mean,
+    queue_p99_ms: queue.p99,
     output_tokens: outputTokens,
+    reasoning_tokens: sum(ok, (r) => r.reasoningTokens),
+    client_tokens: sum(ok, (r) => r.clientTokens),
     tokens_per_chunk: chunks === 0 ? Number.NaN : outputTokens / chunks,
-    server_tokens:
-      reported.length === 0 ? Number.NaN : reported.reduce((s, r) => s + (r.serverTokens ?? 0), 0),
+    server_token_share: ok.length === 0 ? Number.NaN : reported.length / ok.length,
+    tokens_exact: ok.length === 0 ? Number.NaN : reported.length === ok.length || verified ? 1 : 0,
+    itl_exact: ok.length === 0 ? Number.NaN : ok.every((r) => r.tokenSplit !== 'proportional') ? 1 : 0,
+    server_tokens: reported.length === 0 ? Number.NaN : sum(reported, (r) => r.outputTokens),
     token_count_diff:
-      reported.length === 0
+      reported.length === 0 ? Number.NaN : sum(reported, (r) => r.clientTokens - r.outputTokens),
+    prompt_tokens: prompted.length === 0 ? Number.NaN : sum(prompted, (r) => r.serverPromptTokens ?? 0),
+    planned_prompt_tokens: sum(ok, (r) => r.plannedInputTokens),
+    cache_hit_rate:
+      cached.length === 0
         ? Number.NaN
-        : reported.reduce((s, r) => s + r.outputTokens - (r.serverTokens ?? 0), 0),
+        : sum(cached, (r) => r.cachedTokens ?? 0) /
+          Math.max(
+            1,
+            sum(cached, (r) => r.serverPromptTokens ?? 0),
+          ),
     server_prompt_ms: mean(timed.map((r) => r.serverPromptMs ?? 0)),
     server_tpot_ms: mean(ok.flatMap((r) => (r.serverTpotMs === null ? [] : [r.serverTpotMs]))),
     ttft_outside_prompt_ms: mean(

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { brownCorpusText } from '../../benchmarking/data/brown-corpus.js';
 import { DantinoxError } from '../../errors.js';
+import { parseJsonLines } from '../../json-lines.js';
 import { messages } from '../../messages.js';
 import type { Tokenizer } from '../../models/tokenizer.js';
 import type { Rng } from '../../rng.js';
@@ -162,29 +163,26 @@ const PromptLineSchema = z.looseObject({
  * @throws {@link dantinox!DantinoxError} `IO` when unreadable; `INVALID_INPUT` naming the first bad line.
  */
 export function jsonlWorkload(path: string, outputTokens: number, tokenizer: Tokenizer): Workload {
-  const text = readTextFile(path, 'the --prompts');
-  const items: WorkItem[] = [];
-  for (const [i, line] of text.split(/\r?\n/).entries()) {
-    if (line.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      throw new DantinoxError('INVALID_INPUT', messages.loadBadPromptLine(path, i + 1, 'not JSON'));
-    }
-    const parsed = PromptLineSchema.safeParse(json);
-    if (!parsed.success)
-      throw new DantinoxError(
+  const lines = parseJsonLines(
+    readTextFile(path, 'the --prompts'),
+    PromptLineSchema,
+    (line, problem) =>
+      new DantinoxError(
         'INVALID_INPUT',
-        messages.loadBadPromptLine(path, i + 1, 'expected {"prompt": "…", "output_tokens"?: n}'),
-      );
-    const out = parsed.data.output_tokens ?? parsed.data.max_tokens ?? outputTokens;
-    items.push({
-      prompt: parsed.data.prompt,
-      inputTokens: tokenizer.encode(parsed.data.prompt).length,
-      outputTokens: out,
-    });
-  }
+        messages.loadBadPromptLine(
+          path,
+          line,
+          problem.kind === 'not-json' ? 'not JSON' : 'expected {"prompt": "…", "output_tokens"?: n}',
+        ),
+      ),
+  );
+  const items = lines.map(
+    (l): WorkItem => ({
+      prompt: l.prompt,
+      inputTokens: tokenizer.encode(l.prompt).length,
+      outputTokens: l.output_tokens ?? l.max_tokens ?? outputTokens,
+    }),
+  );
   if (items.length === 0)
     throw new DantinoxError('INVALID_INPUT', messages.loadBadPromptLine(path, 0, 'no prompt in the file'));
   return { name: path, size: items.length, timed: false, item: (i) => items[i % items.length] as WorkItem };

@@ -1,7 +1,7 @@
 /**
  * `dantinox serve`'s HTTP server: an already opened {@link Model} behind the OpenAI API — `POST /v1/completions`
- * and `POST /v1/chat/completions` (whole or streamed as Server-Sent Events), `GET /v1/models`, `GET /health` and
- * `GET /metrics` (Prometheus text format). Generations go through a {@link BatchScheduler}; errors are OpenAI
+ * and `POST /v1/chat/completions` (whole or streamed as Server-Sent Events), `GET /v1/models`, `GET /health`,
+ * `GET /metrics` (Prometheus text format), and vLLM's `POST /tokenize` and `POST /detokenize`. Generations go through a {@link BatchScheduler}; errors are OpenAI
  * error bodies (400 naming the field, 404 unknown route or model, 429 queue full, 503 shutting down, 500 engine
  * failure). It listens on loopback unless told otherwise and opens no model itself.
  *
@@ -22,6 +22,7 @@ import { readGenerationRequest, type ServedModel } from './generation-request.js
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-metrics.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { StopTextStream } from './stop-text-stream.js';
+import { detokenizeRoute, tokenizeRoute } from './tokenize-route.js';
 
 /** Options of {@link OpenAiServer}. */
 export interface OpenAiServerOptions {
@@ -68,6 +69,8 @@ const ROUTES: Readonly<Record<string, string>> = {
   '/v1/models': 'GET',
   '/health': 'GET',
   '/metrics': 'GET',
+  '/tokenize': 'POST',
+  '/detokenize': 'POST',
 };
 
 /** The OpenAI-compatible HTTP server of one model (see the module comment). */
@@ -194,6 +197,13 @@ export class OpenAiServer {
       return;
     }
     if (route === '/v1/models') return sendJson(res, 200, this.#modelList());
+    if (route === '/tokenize' || route === '/detokenize') {
+      const body = await readJsonBody(req, this.#maxBodyBytes);
+      const answer = isApiFailure(body)
+        ? body
+        : (route === '/tokenize' ? tokenizeRoute : detokenizeRoute)(body, this.#served);
+      return isApiFailure(answer) ? sendFailure(res, answer) : sendJson(res, 200, answer.body);
+    }
     try {
       await this.#generate(route === '/v1/chat/completions' ? 'chat' : 'completions', req, res);
     } finally {

@@ -9,7 +9,7 @@ import { Chart, type ChartAccepts, type ChartParam, type ChartSpec } from '../ch
 import { type ChartRow, numericCell, textCell } from '../chart-data.js';
 import type { ResolvedRenderConfig } from '../render-config.js';
 import { distinct, FIXED_SIZE, vegaLiteFrame } from '../spec-frame.js';
-import { loadAxis, SERVING_SAMPLE_TASK, servingRows } from './serving-rows.js';
+import { loadAxis, SERVING_PARAMS, SERVING_SAMPLE_TASK, servingRows } from './serving-rows.js';
 
 /** Options of {@link ServingDistributionChart}. */
 export interface ServingDistributionChartOptions {
@@ -49,9 +49,7 @@ export class ServingDistributionChart extends Chart<ServingDistributionChartOpti
     ],
     optional: [{ anyOf: ['concurrency', 'rate'], label: 'concurrency | rate' }],
   };
-  static override readonly params: readonly ChartParam[] = [
-    { name: 'series', type: 'string', default: 'model', description: 'Column naming each run.' },
-  ];
+  static override readonly params: readonly ChartParam[] = SERVING_PARAMS;
 
   protected build(rows: readonly ChartRow[], config: ResolvedRenderConfig): ChartSpec {
     const name = ServingDistributionChart.name;

@@ -10,7 +10,7 @@ import { Chart, type ChartAccepts, type ChartParam, type ChartSpec } from '../ch
 import { type ChartRow, numericCell, textCell } from '../chart-data.js';
 import type { ResolvedRenderConfig } from '../render-config.js';
 import { distinct, FIXED_SIZE, vegaLiteFrame } from '../spec-frame.js';
-import { loadAxis, SERVING_POINT_TASK, servingRows } from './serving-rows.js';
+import { loadAxis, SERVING_PARAMS, SERVING_POINT_TASK, servingRows } from './serving-rows.js';
 
 /** Options of {@link ServingLatencyChart}. */
 export interface ServingLatencyChartOptions {
@@ -56,9 +56,7 @@ export class ServingLatencyChart extends Chart<ServingLatencyChartOptions> {
     ],
     optional: [{ anyOf: ['model', 'run'], label: 'model | run' }],
   };
-  static override readonly params: readonly ChartParam[] = [
-    { name: 'series', type: 'string', default: 'model', description: 'Column naming each run.' },
-  ];
+  static override readonly params: readonly ChartParam[] = SERVING_PARAMS;
 
   protected build(rows: readonly ChartRow[], config: ResolvedRenderConfig): ChartSpec {
     const name = ServingLatencyChart.name;

@@ -1,12 +1,14 @@
 /**
  * The rows the serving charts read, and what they share: a load's sweep points (`task: serving_point`, one row
- * per point with its metrics) and its per-request samples (`task: serving_sample`, one row per sample), and which
- * offered load (concurrency or rate) the x axis shows.
+ * per point with its metrics), its per-request samples (`task: serving_sample`, one row per sample) and its
+ * requests' timelines (`task: serving_timeline`, one row per segment), and which offered load (concurrency or rate)
+ * the x axis shows.
  *
  * @packageDocumentation
  */
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
+import type { ChartParam } from '../chart.js';
 import { type ChartRow, numericCell, successfulRows, textCell } from '../chart-data.js';
 import { seriesLabeler } from '../series.js';
 import { distinct } from '../spec-frame.js';
@@ -15,6 +17,27 @@ import { distinct } from '../spec-frame.js';
 export const SERVING_POINT_TASK = 'serving_point';
 /** `task` of a per-request sample's row: `point`, `concurrency`, `rate`, `metric` (`ttft_ms`, `itl_ms`) and `value_ms`. */
 export const SERVING_SAMPLE_TASK = 'serving_sample';
+
+/**
+ * `task` of a request timeline's row: one segment of one request — `point`, `request`, `lane`, `measured`, `part`,
+ * `start_ms`, `end_ms` (ms from the point's start), `itl_ms` and `tokens` for decode, and the point's `requests`,
+ * `shown` and `every`.
+ */
+export const SERVING_TIMELINE_TASK = 'serving_timeline';
+
+/**
+ * The parts of a request on its timeline: client queue (planned → sent), time to first token (sent → first chunk),
+ * decode (one segment per chunk after the first), a whole (not streamed) response, a failure (sent → failed).
+ */
+export const TIMELINE_PARTS = ['queue', 'ttft', 'decode', 'response', 'failed'] as const;
+
+/** One of {@link TIMELINE_PARTS}. */
+export type TimelinePart = (typeof TIMELINE_PARTS)[number];
+
+/** The option every serving chart takes: the column naming each run. */
+export const SERVING_PARAMS: readonly ChartParam[] = [
+  { name: 'series', type: 'string', default: 'model', description: 'Column naming each run.' },
+];
 
 /** The offered-load column the serving charts put on x, and its axis title. */
 export interface LoadAxis {

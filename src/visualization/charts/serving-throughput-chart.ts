@@ -10,7 +10,7 @@ import { type ChartRow, numericCell, textCell } from '../chart-data.js';
 import type { ResolvedRenderConfig } from '../render-config.js';
 import { distinct } from '../spec-frame.js';
 import { servingFacetSpec } from './serving-latency-chart.js';
-import { loadAxis, SERVING_POINT_TASK, servingRows } from './serving-rows.js';
+import { loadAxis, SERVING_PARAMS, SERVING_POINT_TASK, servingRows } from './serving-rows.js';
 
 /** Options of {@link ServingThroughputChart}. */
 export interface ServingThroughputChartOptions {
@@ -60,9 +60,7 @@ export class ServingThroughputChart extends Chart<ServingThroughputChartOptions>
     ],
     optional: [{ anyOf: ['goodput_rps'], label: 'goodput_rps' }],
   };
-  static override readonly params: readonly ChartParam[] = [
-    { name: 'series', type: 'string', default: 'model', description: 'Column naming each run.' },
-  ];
+  static override readonly params: readonly ChartParam[] = SERVING_PARAMS;
 
   protected build(rows: readonly ChartRow[], config: ResolvedRenderConfig): ChartSpec {
     const name = ServingThroughputChart.name;

@@ -4,88 +4,18 @@
  * shards named from the variants' indices (the variant at index = count belongs to shard 0); unfinished and
  * never-run variants; duplicated shards; folders of other matrices and loads of other settings.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MatrixVariant } from '../../../src/benchmarking/matrix/expand-matrix.js';
 import {
-  createMatrixManifest,
   type MatrixDefinition,
   readMatrixManifest,
-  writeMatrixManifest,
 } from '../../../src/benchmarking/matrix/matrix-manifest.js';
 import { findMatrixFolders, planMerge } from '../../../src/benchmarking/matrix/plan-merge.js';
-import { SuiteReport } from '../../../src/benchmarking/report.js';
-import type { BenchmarkResult } from '../../../src/benchmarking/task.js';
 import { messages } from '../../../src/messages.js';
 import { thrown } from '../../thrown.js';
-
-const BENCH: MatrixDefinition = {
-  axes: [{ name: 'dtype', values: ['fp32', 'fp16', 'q8', 'q4'] }],
-  exclude: [],
-  benchConfig: { seed: 0 },
-  tasks: ['throughput'],
-};
-
-/** The four variants of {@link BENCH}, in canonical order. */
-const VARIANTS: readonly MatrixVariant[] = ['fp32', 'fp16', 'q8', 'q4'].map((dtype, index) => ({
-  id: dtype,
-  index,
-  axes: { dtype },
-}));
-
-/** What a variant's folder holds. */
-type Outcome = 'completed' | 'failed' | 'interrupted' | 'stream' | 'none';
-
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'dantinox-plan-merge-'));
-
-/** Writes the results of variant `id` into matrix folder `dir` as `outcome` says. */
-function writeVariant(dir: string, id: string, outcome: Outcome): void {
-  const folder = join(dir, id);
-  if (outcome === 'none') return;
-  if (outcome === 'stream') {
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(
-      join(folder, 'results.jsonl'),
-      `${JSON.stringify({ type: 'run', runId: id, tasks: ['throughput'] })}\n`,
-    );
-    return;
-  }
-  const result: BenchmarkResult =
-    outcome === 'failed'
-      ? { task: 'throughput', status: 'failed', error: 'out of memory', metrics: {} }
-      : outcome === 'interrupted'
-        ? { task: 'throughput', metrics: { tps: 1 }, meta: { interrupted: 'stopped after 1 of 2 cells' } }
-        : { task: 'throughput', metrics: { tps: 1 } };
-  new SuiteReport({ results: [result], runId: id }).save(join(folder, 'results.json'));
-}
-
-/**
- * Writes shard `index` of `count` (`null`: the whole matrix, or only `assigned` of it) into `dir`: its manifest,
- * and each assigned variant's results (completed unless `outcomes` says otherwise).
- */
-function writeShard(
-  dir: string,
-  shard: { index: number; count: number } | null,
-  outcomes: Readonly<Record<string, Outcome>> = {},
-  options: {
-    definition?: MatrixDefinition;
-    variants?: readonly MatrixVariant[];
-    assigned?: readonly string[];
-  } = {},
-): string {
-  const variants = options.variants ?? VARIANTS;
-  const assigned = variants.filter((v) =>
-    options.assigned !== undefined
-      ? options.assigned.includes(v.id)
-      : shard === null || v.index % shard.count === shard.index,
-  );
-  const spec = shard === null ? null : { ...shard, source: '--shard' };
-  writeMatrixManifest(dir, createMatrixManifest(options.definition ?? BENCH, variants, spec, assigned));
-  for (const v of assigned) writeVariant(dir, v.id, outcomes[v.id] ?? 'completed');
-  return dir;
-}
+import { BENCH, type Outcome, tmp, VARIANTS, writeShard } from './shard-folders.js';
 
 const variant = (i: number): MatrixVariant => VARIANTS[i] as MatrixVariant;
 

@@ -8,6 +8,7 @@ import { servingMetrics } from '../../../src/serving/client/serving-metrics.js';
 import type { RequestRecord } from '../../../src/serving/client/token-accounting.js';
 import { tokenWorkload } from '../../../src/serving/client/workload.js';
 import { type MockServer, startMockServer } from '../mock-openai-server.js';
+import { okRecord } from './records.js';
 
 const tokenizer = new Gpt2Tokenizer();
 const workload = tokenWorkload({
@@ -47,24 +48,24 @@ const probe = (point: LoadPoint, requests = 12, stopWhen?: StopRule) =>
   });
 
 /** A measured request, sent `gapMs` after the one before it, of a server whose time per output token is `tpotMs`. */
-const served = (index: number, tpotMs: number, gapMs: number): RequestRecord => ({
-  status: 'ok',
-  index,
-  plannedMs: 0,
-  sentMs: index * gapMs,
-  measured: true,
-  ttftMs: 5,
-  ttstMs: 5 + tpotMs,
-  e2eMs: 5 + 5 * tpotMs,
-  itlMs: Array(5).fill(tpotMs),
-  tpotMs,
-  outputTokens: 6,
-  chunkTokens: Array(6).fill(1),
-  serverTokens: 6,
-  serverPromptTokens: 8,
-  serverPromptMs: null,
-  serverTpotMs: null,
-});
+const served = (index: number, tpotMs: number, gapMs: number): RequestRecord =>
+  okRecord({
+    index,
+    sentMs: index * gapMs,
+    ttftMs: 5,
+    ttstMs: 5 + tpotMs,
+    ttfaMs: 5,
+    e2eMs: 5 + 5 * tpotMs,
+    itlMs: Array(5).fill(tpotMs),
+    tpotMs,
+    outputTokens: 6,
+    clientTokens: 6,
+    chunkTokens: Array(6).fill(1),
+    chunkAtMs: Array.from({ length: 6 }, (_, i) => 5 + i * tpotMs),
+    plannedInputTokens: 8,
+    serverTokens: 6,
+    serverPromptTokens: 8,
+  });
 
 describe('findMaxGoodput', () => {
   it('finds the capacity of the mock server with fewer requests than a fixed 10-point sweep', async () => {
@@ -91,7 +92,7 @@ describe('findMaxGoodput', () => {
     for (let c = 1; c <= 10; c++) {
       const result = await probe({ concurrency: c, rate: Number.POSITIVE_INFINITY });
       sweepRequests += result.records.length;
-      const m = servingMetrics(result.records, SLO).metrics;
+      const m = servingMetrics(result.records, { slo: SLO }).metrics;
       const goodput = m['goodput_rps'] ?? 0;
       if ((m['slo_attainment'] ?? 0) >= TARGET && (sweepBest === undefined || goodput > sweepBest.goodput))
         sweepBest = { c, goodput };
@@ -120,6 +121,8 @@ describe('findMaxGoodput', () => {
           point: { concurrency: c, rate: Number.POSITIVE_INFINITY },
           records,
           wallMs: 1000,
+          scheduled: false,
+          originEpochMs: 0,
           ...(decided ? { stoppedEarly: 'decided' as const } : {}),
         };
       },

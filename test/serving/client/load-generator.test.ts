@@ -3,9 +3,11 @@ import { Gpt2Tokenizer } from '../../../src/models/tokenizers/gpt2-tokenizer.js'
 import { Rng } from '../../../src/rng.js';
 import { arrivalTimesMs } from '../../../src/serving/client/arrival-schedule.js';
 import {
+  clientSends,
   type LoadPointOptions,
   requestBody,
   runLoadPoint,
+  shareSlots,
 } from '../../../src/serving/client/load-generator.js';
 import { OpenAiClient } from '../../../src/serving/client/openai-client.js';
 import { tokenWorkload } from '../../../src/serving/client/workload.js';
@@ -30,6 +32,17 @@ afterAll(async () => {
   client.close();
   await server.close();
 });
+
+/** A clock that moves only when the load sleeps, from 1,000 ms. */
+function manualClock() {
+  let t = 1000;
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      t += ms;
+    },
+  };
+}
 
 const run = (over: Partial<LoadPointOptions>) =>
   runLoadPoint({
@@ -100,13 +113,7 @@ describe('runLoadPoint', () => {
 
   it('on an injected clock (the client reading it too) every request goes out exactly at its planned time', async () => {
     // A manual clock: time moves only when the load sleeps, so a send is stamped at the time it was planned for.
-    let t = 1000;
-    const clock = {
-      now: () => t,
-      sleep: async (ms: number) => {
-        t += ms;
-      },
-    };
+    const clock = manualClock();
     const manual = new OpenAiClient({ baseUrl: server.url, maxSockets: 8, now: clock.now });
     try {
       const result = await run({ client: manual, clock, requests: 8, point: { concurrency: 8, rate: 40 } });
@@ -117,6 +124,90 @@ describe('runLoadPoint', () => {
       for (const [i, r] of result.records.entries())
         expect(r.sentMs).toBeCloseTo(planned[i] ?? Number.NaN, 9);
       expect(result.records.every((r) => r.status === 'ok')).toBe(true);
+    } finally {
+      manual.close();
+    }
+  });
+
+  it('deals a point over client processes: slots round-robin, open-loop requests every count-th', () => {
+    const two = (index: number) => ({ index, count: 2 });
+    expect([0, 1].map((i) => shareSlots(4, two(i)))).toEqual([2, 2]);
+    expect([0, 1].map((i) => shareSlots(3, two(i)))).toEqual([2, 1]);
+    expect([0, 1].map((i) => shareSlots(1, two(i)))).toEqual([1, 0]);
+    expect([0, 1, 2].map((i) => shareSlots(7, { index: i, count: 3 }))).toEqual([3, 2, 2]);
+    expect(shareSlots(Number.POSITIVE_INFINITY, two(1))).toBe(Number.POSITIVE_INFINITY);
+    const sends = (index: number, concurrency: number, scheduled: boolean) =>
+      Array.from({ length: 9 }, (_, k) => k).filter((k) =>
+        clientSends(k, concurrency, scheduled, two(index)),
+      );
+    expect(sends(0, 3, true)).toEqual([0, 2, 4, 6, 8]);
+    expect(sends(1, 3, true)).toEqual([1, 3, 5, 7]);
+    // Closed loop, 3 slots over 2 clients: client 0 holds slots 0 and 2, so two thirds of the requests.
+    expect(sends(0, 3, false)).toEqual([0, 2, 3, 5, 6, 8]);
+    expect(sends(1, 3, false)).toEqual([1, 4, 7]);
+    expect(sends(1, Number.POSITIVE_INFINITY, false)).toEqual([1, 3, 5, 7]);
+    // Every request is exactly one client's, for any counts.
+    for (const count of [1, 2, 3, 5])
+      for (const concurrency of [1, 2, 4, 7, Number.POSITIVE_INFINITY])
+        for (const scheduled of [true, false])
+          for (let k = 0; k < 40; k++) {
+            const owners = Array.from({ length: count }, (_, index) => index).filter((index) =>
+              clientSends(k, concurrency, scheduled, { index, count }),
+            );
+            expect(owners).toHaveLength(1);
+          }
+  });
+
+  it('two clients of an open-loop point send the requests of one process, on its schedule', async () => {
+    const point = { concurrency: 8, rate: 40 };
+    const whole = await run({ requests: 9, point });
+    const shares = await Promise.all(
+      [0, 1].map((index) => run({ requests: 9, point, share: { index, count: 2 } })),
+    );
+    expect(shares.map((r) => r.records.map((q) => q.index))).toEqual([
+      [0, 2, 4, 6, 8],
+      [1, 3, 5, 7],
+    ]);
+    const union = shares.flatMap((r) => r.records).sort((a, b) => a.index - b.index);
+    expect(union.map((r) => r.plannedMs)).toEqual(whole.records.map((r) => r.plannedMs));
+    expect(union.map((r) => (r.status === 'ok' ? r.outputTokens : 0))).toEqual(
+      whole.records.map((r) => (r.status === 'ok' ? r.outputTokens : 0)),
+    );
+  });
+
+  it('a closed-loop client keeps its share of the slots in flight and counts windows on the point’s indices', async () => {
+    const result = await run({
+      requests: 9,
+      point: { concurrency: 3, rate: Number.POSITIVE_INFINITY },
+      share: { index: 1, count: 2 },
+      cooldown: { requests: 2 },
+    });
+    expect(result.records.map((r) => r.index)).toEqual([1, 4, 7]);
+    for (const r of result.records) {
+      const inFlight = result.records.filter((o) => o.sentMs <= r.sentMs && o.sentMs + o.e2eMs > r.sentMs);
+      expect(inFlight).toHaveLength(1);
+    }
+    // The point's last two requests (7 and 8) are its cool-down: 7 is this client's.
+    expect(result.records.map((r) => r.measured)).toEqual([true, true, false]);
+  });
+
+  it('starts at a wall-clock time: time 0 is that instant and the schedule counts from it', async () => {
+    const clock = manualClock();
+    const manual = new OpenAiClient({ baseUrl: server.url, maxSockets: 8, now: clock.now });
+    try {
+      const startAtEpochMs = Date.now() + 60_000;
+      const result = await run({
+        client: manual,
+        clock,
+        requests: 4,
+        point: { concurrency: 8, rate: 40 },
+        startAtEpochMs,
+      });
+      expect(result.originEpochMs).toBe(startAtEpochMs);
+      expect(clock.now()).toBeGreaterThan(1000 + 59_000);
+      const planned = arrivalTimesMs({ rate: 40, rng: new Rng(9), count: 4 });
+      for (const [i, r] of result.records.entries())
+        expect(r.sentMs).toBeCloseTo(planned[i] ?? Number.NaN, 6);
     } finally {
       manual.close();
     }

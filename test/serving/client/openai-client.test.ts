@@ -21,6 +21,8 @@ async function load(
     stream?: boolean;
     output?: number;
     timeoutMs?: number;
+    continuousUsage?: boolean;
+    serverCount?: (text: string) => Promise<number | undefined>;
   } = {},
 ) {
   server = await startMockServer(mock);
@@ -46,6 +48,8 @@ async function load(
       rng: new Rng(2),
       requests: opts.requests ?? 4,
       stream: opts.stream ?? true,
+      continuousUsage: opts.continuousUsage,
+      serverCount: opts.serverCount,
     });
   } finally {
     client.close();
@@ -73,6 +77,90 @@ describe('OpenAiClient + runLoadPoint against the mock server', () => {
       });
     }
   }
+
+  // The defect this pins: a server whose tokens the client's tokenizer splits differently (` tok` is two GPT-2
+  // tokens) used to be counted by the client — 64 tokens for 32, ITL halved.
+  for (const perChunk of [1, 2, 4]) {
+    for (const [word, clientPerToken] of [
+      [' tok', 2],
+      [' the', 1],
+    ] as const) {
+      it(`${perChunk} token(s) of "${word}" per chunk, usage reported: the server's 32 tokens, ITL = chunk gap / ${perChunk}`, async () => {
+        const result = await load(
+          { ttftMs: 5, perTokenMs: 2, tokensPerChunk: perChunk, tokenText: () => word },
+          { output: 32, requests: 2 },
+        );
+        for (const r of result.records) {
+          if (r.status !== 'ok') throw new Error(r.message);
+          expect(r.outputTokens).toBe(32);
+          expect(r.tokenSource).toBe('server');
+          expect(r.clientTokens).toBe(32 * clientPerToken);
+          expect(r.chunkTokens).toEqual(Array(32 / perChunk).fill(perChunk));
+          // Each token's ITL is its chunk's gap since the chunk before, over the chunk's tokens.
+          const gaps = r.chunkAtMs.slice(1).map((t, i) => (t - (r.chunkAtMs[i] ?? 0)) / perChunk);
+          expect(r.itlMs).toEqual(gaps.flatMap((g) => Array(perChunk).fill(g)));
+        }
+      });
+    }
+    it(`${perChunk} token(s) of " tok" per chunk, no usage: the client's count, marked as the client's`, async () => {
+      const result = await load(
+        { ttftMs: 5, perTokenMs: 1, tokensPerChunk: perChunk, tokenText: () => ' tok', usage: false },
+        { output: 8, requests: 2 },
+      );
+      for (const r of result.records) {
+        if (r.status !== 'ok') throw new Error(r.message);
+        expect([r.outputTokens, r.tokenSource, r.serverTokens]).toEqual([16, 'client', null]);
+      }
+    });
+  }
+
+  it("no usage, but the server's /tokenize: the server's count after the point", async () => {
+    const asked: string[] = [];
+    const result = await load(
+      { ttftMs: 2, perTokenMs: 1, tokensPerChunk: 2, tokenText: () => ' tok', usage: false },
+      {
+        output: 6,
+        requests: 3,
+        serverCount: async (text) => {
+          asked.push(text);
+          return text.split(' tok').length - 1;
+        },
+      },
+    );
+    expect(asked).toEqual(Array(3).fill(' tok'.repeat(6)));
+    for (const r of result.records)
+      expect(r).toMatchObject({ status: 'ok', outputTokens: 6, clientTokens: 12, tokenSource: 'server' });
+  });
+
+  it('a running usage on every chunk (vLLM continuous_usage_stats): each chunk counted by the server', async () => {
+    const result = await load(
+      { ttftMs: 2, perTokenMs: 1, tokensPerChunk: 3, tokenText: () => ' tok', continuousUsage: true },
+      { output: 8, continuousUsage: true },
+    );
+    for (const r of result.records)
+      expect(r).toMatchObject({
+        status: 'ok',
+        outputTokens: 8,
+        tokenSplit: 'server',
+        chunkTokens: [3, 3, 2],
+      });
+  });
+
+  it('a reasoning model: thinking streamed as reasoning_content, counted apart, TTFT at its first token', async () => {
+    const result = await load(
+      { ttftMs: 2, perTokenMs: 1, tokensPerChunk: 2, reasoningTokens: 5 },
+      { output: 12, endpoint: 'chat' },
+    );
+    for (const r of result.records) {
+      if (r.status !== 'ok') throw new Error(r.message);
+      expect([r.outputTokens, r.reasoningTokens, r.tokenSplit]).toEqual([12, 5, 'tokenizer']);
+      // Chunks of two tokens: the third carries the last thinking token and the first answer token.
+      expect(r.chunkTokens).toEqual([2, 2, 1, 1, 2, 2, 2]);
+      expect(r.ttftMs).toBe(r.chunkAtMs[0]);
+      expect(r.ttfaMs).toBe(r.chunkAtMs[2]);
+      expect(r.ttfaMs).toBeGreaterThan(r.ttftMs);
+    }
+  });
 
   it('measures TTFT and per-token ITL within bounds of the configured delays', async () => {
     // Generous bounds: timers fire late under load, never early (setTimeout may round down by < 1 ms).

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ExchangeRead } from '../../../src/serving/client/read-exchange.js';
 import {
   distribution,
   meetsSlo,
@@ -7,123 +6,21 @@ import {
   servingMetrics,
   wilsonInterval,
 } from '../../../src/serving/client/serving-metrics.js';
-import {
-  type FailedRequest,
-  pieceTokenCounts,
-  type SucceededRequest,
-  tokenTimings,
-} from '../../../src/serving/client/token-accounting.js';
-
-/** One token per character: counts are obvious. */
-const chars = { encode: (t: string) => [...t].map((c) => c.charCodeAt(0)) };
-/** A tokenizer that merges `ab` into one token: a chunk boundary inside `ab` makes a 0-token chunk. */
-const merging = {
-  encode: (t: string) =>
-    t
-      .replace(/ab/g, 'X')
-      .split('')
-      .map(() => 0),
-};
-
-const read = (pieces: [number, string][], endedAtMs: number, streamed = true): ExchangeRead => ({
-  status: 'ok',
-  sentAtMs: 0,
-  endedAtMs,
-  pieces: pieces.map(([atMs, text]) => ({ atMs, text })),
-  streamed,
-});
-
-const ok = (over: Partial<SucceededRequest>): SucceededRequest => ({
-  status: 'ok',
-  index: 0,
-  plannedMs: 0,
-  sentMs: 0,
-  measured: true,
-  ttftMs: 10,
-  ttstMs: 12,
-  e2eMs: 100,
-  itlMs: [2, 2],
-  tpotMs: 45,
-  outputTokens: 3,
-  chunkTokens: [1, 1, 1],
-  serverTokens: 3,
-  serverPromptTokens: 5,
-  serverPromptMs: null,
-  serverTpotMs: null,
-  ...over,
-});
-
-const failed = (over: Partial<FailedRequest>): FailedRequest => ({
-  status: 'failed',
-  index: 0,
-  plannedMs: 0,
-  sentMs: 0,
-  measured: true,
-  kind: 'timeout',
-  message: 'x',
-  e2eMs: 50,
-  ...over,
-});
-
-describe('token accounting', () => {
-  it('counts several tokens per chunk and spreads each gap over its tokens (ITL per token, not per chunk)', () => {
-    const t = tokenTimings(
-      read(
-        [
-          [10, 'ab'],
-          [16, 'c'],
-          [20, 'de'],
-        ],
-        25,
-      ),
-      chars,
-    );
-    expect(t.chunkTokens).toEqual([2, 1, 2]);
-    expect(t.outputTokens).toBe(5);
-    expect(t.ttftMs).toBe(10);
-    expect(t.ttstMs).toBe(10); // token 2 came in the first chunk
-    expect(t.itlMs).toEqual([6, 2, 2]);
-    expect(t.tpotMs).toBe((25 - 10) / 4);
-    expect(t.e2eMs).toBe(25);
-  });
-
-  it('keeps the sum exact when a chunk boundary merges tokens (a 0-token chunk adds its gap to the next)', () => {
-    expect(pieceTokenCounts([{ text: 'a' }, { text: 'b' }, { text: 'c' }], merging)).toEqual([1, 0, 1]);
-    const t = tokenTimings(
-      read(
-        [
-          [10, 'a'],
-          [14, 'b'],
-          [20, 'c'],
-        ],
-        20,
-      ),
-      merging,
-    );
-    expect(t.outputTokens).toBe(2);
-    expect(t.itlMs).toEqual([10]);
-  });
-
-  it('one output token: no TPOT, no time to second token, no ITL', () => {
-    const t = tokenTimings(read([[7, 'a']], 9), chars);
-    expect([t.ttftMs, t.outputTokens, t.itlMs]).toEqual([7, 1, []]);
-    expect(t.tpotMs).toBeNaN();
-    expect(t.ttstMs).toBeNaN();
-  });
-
-  it('a whole response: tokens counted, no TTFT', () => {
-    const t = tokenTimings(read([[30, 'abcd']], 30, false), chars);
-    expect(t.outputTokens).toBe(4);
-    expect(t.ttftMs).toBeNaN();
-    expect(t.e2eMs).toBe(30);
-  });
-});
+import { failedRecord as failed, okRecord as ok } from './records.js';
 
 describe('servingMetrics', () => {
   it('known answers: percentiles, throughput over the window, token difference, errors by kind', () => {
     const records = [
-      ok({ sentMs: 0, e2eMs: 100, outputTokens: 3, serverTokens: 4 }),
-      ok({ sentMs: 50, e2eMs: 150, ttftMs: 30, outputTokens: 5, chunkTokens: [1, 2, 2], serverTokens: 5 }),
+      // The server counted 4 tokens where the client's tokenizer counted 3: the output tokens are the server's.
+      ok({
+        sentMs: 0,
+        e2eMs: 100,
+        outputTokens: 4,
+        clientTokens: 3,
+        serverTokens: 4,
+        chunkTokens: [1, 1, 2],
+      }),
+      ok({ sentMs: 50, e2eMs: 150, ttftMs: 30, outputTokens: 5, clientTokens: 5, chunkTokens: [1, 2, 2] }),
       failed({ sentMs: 60, e2eMs: 10, kind: 'http', httpStatus: 429 }),
       failed({ sentMs: 70, e2eMs: 10 }),
       ok({ sentMs: 1000, e2eMs: 5000, measured: false }), // warm-up: left out
@@ -135,14 +32,62 @@ describe('servingMetrics', () => {
     expect(metrics['errors_http_429']).toBe(1);
     expect(metrics['error_rate']).toBe(0.5);
     expect(metrics['window_s']).toBe(0.2); // sends 0…70, last end 50 + 150 = 200 ms
-    expect(metrics['output_tps']).toBeCloseTo(8 / 0.2, 12);
+    expect(metrics['output_tps']).toBeCloseTo(9 / 0.2, 12);
     expect(metrics['requests_per_s']).toBeCloseTo(2 / 0.2, 12);
     expect(metrics['ttft_ms']).toBe(20);
     expect(metrics['ttft_p50_ms']).toBe(20);
     expect(metrics['ttft_p90_ms']).toBeCloseTo(28, 12);
+    expect(metrics['output_tokens']).toBe(9);
+    expect(metrics['client_tokens']).toBe(8);
     expect(metrics['token_count_diff']).toBe(-1);
     expect(metrics['server_tokens']).toBe(9);
-    expect(metrics['tokens_per_chunk']).toBeCloseTo(8 / 6, 12);
+    expect(metrics['tokens_per_chunk']).toBeCloseTo(9 / 6, 12);
+    expect(metrics['server_token_share']).toBe(1);
+    expect(metrics['tokens_exact']).toBe(1);
+  });
+
+  it("token provenance: the server's share, exact only when the server or a verified tokenizer counted", () => {
+    const mixed = [ok({}), ok({ tokenSource: 'client', serverTokens: null })];
+    const m = servingMetrics(mixed).metrics;
+    expect(m['server_token_share']).toBe(0.5);
+    expect(m['tokens_exact']).toBe(0);
+    expect(m['server_tokens']).toBe(3); // the client-counted request is not a server count
+    expect(m['token_count_diff']).toBe(0);
+    expect(servingMetrics(mixed, { tokenizerVerified: true }).metrics['tokens_exact']).toBe(1);
+    expect(m['itl_exact']).toBe(1);
+    expect(servingMetrics([ok({ tokenSplit: 'proportional' })]).metrics['itl_exact']).toBe(0);
+    const none = servingMetrics([failed({})]).metrics;
+    expect([none['tokens_exact'], none['itl_exact'], none['server_token_share']]).toEqual([
+      Number.NaN,
+      Number.NaN,
+      Number.NaN,
+    ]);
+  });
+
+  it('reasoning, prompt and prefix-cache counts: sums over successful requests, the hit rate a ratio of sums', () => {
+    const m = servingMetrics([
+      ok({
+        reasoningTokens: 2,
+        ttfaMs: 30,
+        serverPromptTokens: 100,
+        cachedTokens: 60,
+        plannedInputTokens: 100,
+      }),
+      ok({
+        reasoningTokens: 1,
+        ttfaMs: 50,
+        serverPromptTokens: 100,
+        cachedTokens: 0,
+        plannedInputTokens: 100,
+      }),
+      ok({ serverPromptTokens: 200, cachedTokens: null, plannedInputTokens: 190 }), // no cache figure: left out
+    ]).metrics;
+    expect(m['reasoning_tokens']).toBe(3);
+    expect(m['ttfa_p50_ms']).toBe(30); // 10, 30, 50
+    expect(m['prompt_tokens']).toBe(400);
+    expect(m['planned_prompt_tokens']).toBe(390);
+    expect(m['cache_hit_rate']).toBe(0.3); // 60 / 200
+    expect(servingMetrics([ok({})]).metrics['cache_hit_rate']).toBeNaN();
   });
 
   it('goodput: an SLO exactly at the threshold is met, failures never are', () => {
@@ -153,7 +98,7 @@ describe('servingMetrics', () => {
     expect(meetsSlo(ok({ tpotMs: Number.NaN }), slo)).toBe(true); // one token: no TPOT to miss
     const { metrics } = servingMetrics(
       [ok({ e2eMs: 100 }), ok({ ttftMs: 11, e2eMs: 100 }), failed({ e2eMs: 100 })],
-      slo,
+      { slo },
     );
     expect(metrics['slo_attainment']).toBeCloseTo(1 / 3, 12);
     expect(metrics['goodput_rps']).toBeCloseTo(1 / 0.1, 12);
@@ -191,13 +136,20 @@ describe('servingMetrics', () => {
     ]);
   });
 
-  it('schedule lag = actual − planned send', () => {
+  it('schedule lateness = send − planned − queue time; E2E from the planned send includes both', () => {
     const { metrics, samples } = servingMetrics([
-      ok({ plannedMs: 100, sentMs: 103 }),
-      ok({ plannedMs: 200, sentMs: 201 }),
+      ok({ plannedMs: 100, sentMs: 103, e2eMs: 50 }),
+      ok({ plannedMs: 200, queueMs: 30, sentMs: 231, e2eMs: 50 }), // waited 30 ms for a slot, then 1 ms late
     ]);
     expect(samples.lag_ms).toEqual([3, 1]);
+    expect(samples.queue_ms).toEqual([0, 30]);
+    expect(samples.e2e_queue_ms).toEqual([53, 81]);
     expect(metrics['lag_ms']).toBe(2);
+    expect(metrics['lag_p50_ms']).toBe(2);
+    expect(metrics['queue_ms']).toBe(15);
+    expect(metrics['queue_p99_ms']).toBeCloseTo(29.7, 12);
+    expect(metrics['e2e_queue_p50_ms']).toBe(67);
+    expect(metrics['e2e_p50_ms']).toBe(50);
   });
 
   it('distribution: linear-interpolation percentiles', () => {

@@ -256,6 +256,26 @@ describe('OpenAiServer other routes and errors', () => {
     expect(health.status).toBe(200);
   });
 
+  it("tokenizes and detokenizes with the served model's tokenizer, in vLLM's and llama-server's shapes", async () => {
+    const post = async (path: string, body: unknown) =>
+      (await (await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) })).json()) as Record<
+        string,
+        unknown
+      >;
+    const ids = model.tokenizer?.encode('Hello, world') ?? [];
+    expect(ids.length).toBeGreaterThan(0);
+    expect(await post('/tokenize', { model: 'tiny', prompt: 'Hello, world' })).toEqual({
+      count: ids.length,
+      max_model_len: 128,
+      tokens: ids,
+    });
+    expect((await post('/tokenize', { content: 'Hello, world' }))['tokens']).toEqual(ids);
+    expect(await post('/detokenize', { tokens: ids })).toEqual({
+      prompt: 'Hello, world',
+      content: 'Hello, world',
+    });
+  });
+
   const cases: [string, string, unknown, number, string | null][] = [
     ['not JSON', '/v1/completions', '{"prompt":', 400, null],
     ['a JSON array', '/v1/completions', '[1]', 400, null],
@@ -295,6 +315,9 @@ describe('OpenAiServer other routes and errors', () => {
       'max_completion_tokens',
     ],
     ['an unknown model', '/v1/completions', { model: 'gpt-4', prompt: 'a' }, 404, 'model'],
+    ['/tokenize without text', '/tokenize', { model: 'tiny' }, 400, 'prompt'],
+    ['/tokenize for another model', '/tokenize', { model: 'gpt-4', prompt: 'a' }, 404, 'model'],
+    ['/detokenize of an id outside the vocabulary', '/detokenize', { tokens: [1, 256] }, 400, 'tokens'],
     ['an unknown path', '/v1/embeddings', { input: 'a' }, 404, null],
   ];
   it.each(cases)('answers %s with an OpenAI error body', async (_, path, body, status, param) => {
