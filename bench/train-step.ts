@@ -1,5 +1,5 @@
 /**
- * Training-step benchmark (`npm run bench:train [-- --threads N --rounds N]`): what the trainer's engine choice
+ * Training-step benchmark (`npm run bench:train [-- --threads N --rounds N --shapes tiny,small,medium]`): what the trainer's engine choice
  * rests on, measured side by side in one process, interleaved in rounds, at three shapes — the `tiny` preset and
  * a small model (dim 256, 4 blocks, 8 heads, vocab 4096, context 128), both at batch 16 × 128 tokens, and a
  * larger one (dim 384, 6 blocks, 6 heads, vocab 4096, context 256) at batch 16 × 256:
@@ -60,16 +60,18 @@ const median = (xs: readonly number[]): number => {
 };
 const fmt = (v: number, digits = 1): string => v.toFixed(digits);
 
-/** The shapes, each trained at batch × seq tokens per step. */
+/** The shapes, each trained at batch × seq tokens per step; `--shapes` picks them by key. */
 const SHAPES = [
-  { name: 'tiny', config: ModelConfig.preset('tiny'), batch: 16, seq: 128 },
+  { key: 'tiny', name: 'tiny', config: ModelConfig.preset('tiny'), batch: 16, seq: 128 },
   {
+    key: 'small',
     name: 'small (dim 256, 4 blocks, vocab 4096, context 128)',
     config: ModelConfig.parse({ dim: 256, nHeads: 8, numBlocks: 4, vocabSize: 4096, maxContext: 128 }),
     batch: 16,
     seq: 128,
   },
   {
+    key: 'medium',
     name: 'medium (dim 384, 6 blocks, vocab 4096, context 256)',
     config: ModelConfig.parse({ dim: 384, nHeads: 6, numBlocks: 6, vocabSize: 4096, maxContext: 256 }),
     batch: 16,
@@ -325,7 +327,11 @@ async function main(): Promise<void> {
     `dantinox training-step benchmark — ${readCpuInfo().model} (${cpuFamilyModel()}), ${availableParallelism()} cores, ${threads} threads, Node ${process.version}`,
   );
   console.log(`load average at start: ${load()}`);
-  for (const { name, config, batch, seq } of SHAPES)
+  const i = args.indexOf('--shapes');
+  const keys = i >= 0 ? (args[i + 1] ?? '').split(',') : SHAPES.map((s) => s.key);
+  const unknown = keys.filter((k) => !SHAPES.some((s) => s.key === k));
+  if (unknown.length > 0) throw new Error(`unknown --shapes ${unknown.join(',')}: tiny, small, medium`);
+  for (const { name, config, batch, seq } of SHAPES.filter((s) => keys.includes(s.key)))
     await measureShape(name, config, { batch, seq }, threads, rounds);
   console.log(`\nload average at end: ${load()}`);
 }
