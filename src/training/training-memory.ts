@@ -25,8 +25,8 @@ export const TRAINING_WEIGHT_COPIES = 5;
  * were fitted to the peak RSS of training processes at two shapes (dim 256 / 4 blocks / vocab 4096 / batch
  * 16 × 128: 1.07 GiB measured, 1.16 estimated; dim 384 / 6 blocks / vocab 8192 / batch 8 × 256: 2.14 measured,
  * 2.63 estimated). Against the trainer's own peak that `npm run bench:train` prints (above the process before it)
- * the estimate is 1.5× (dim 256, batch 16 × 128) and 2.2× (dim 384 / 6 blocks / vocab 4096, batch 16 × 256) the
- * measured bytes, and 0.94× at `tiny`, whose 117 MiB no machine lacks.
+ * the estimate is 1.5× (dim 256, batch 16 × 128) and 2.5× (dim 384 / 6 blocks / vocab 4096, batch 16 × 256) the
+ * measured bytes, and 0.96× at `tiny`, whose 117 MiB no machine lacks.
  */
 export function trainingMemoryBytes(config: ModelConfig, shape: BatchShape): number {
   const { dim: d, numBlocks: l, vocabSize: v, nHeads: h } = config;
