@@ -1100,9 +1100,15 @@ export const messages = {
   /** A bad line of a `--prompts` JSONL file. */
   loadBadPromptLine: (path: string, line: number, what: string): string =>
     `--prompts ${path}${line > 0 ? `, line ${line}` : ''}: ${what}. Each line must be a JSON object {"prompt": "…", "output_tokens": 128} (output_tokens optional).`,
+  /** A shared prefix not shorter than the prompt. */
+  loadPrefixTooLong: (prefix: number, input: number): string =>
+    `--shared-prefix ${prefix} must be shorter than --input-tokens ${input}: a prompt is its group's shared prefix and a rest of its own. Lower --shared-prefix or raise --input-tokens.`,
+  /** A bad line of a `--conversations` JSONL file. */
+  loadBadConversation: (path: string, line: number, what: string): string =>
+    `--conversations ${path}${line > 0 ? `, line ${line}` : ''}: ${what}. Each line must be a ShareGPT conversation {"conversations": [{"from": "human", "value": "…"}, {"from": "gpt", "value": "…"}, …]} or {"messages": [{"role": "user", "content": "…"}, …]}.`,
   /** A bad row of a `--trace` CSV. */
   loadBadTrace: (path: string, row: number, what: string): string =>
-    `--trace ${path}, row ${row}: ${what}. The trace is a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens (the Azure LLM inference trace format).`,
+    `--trace ${path}, row ${row}: ${what}. A trace is a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens (the Azure LLM inference trace format), or a .jsonl Mooncake trace of {"timestamp", "input_length", "output_length", "hash_ids"} rows.`,
   /** A sweep point where no request succeeded. */
   loadNoSuccess: (requests: number, stopped: string | undefined): string =>
     `no request of ${requests} measured succeeded${stopped === undefined ? '' : ` (sending stopped early: ${stopped})`}; see the errors_* counts, check the base URL, --endpoint and --model, and --timeout.`,
@@ -1205,6 +1211,12 @@ export const messages = {
   /** A bad line of a load's `requests.jsonl`. */
   requestsLineBad: (path: string, line: number, what: string): string =>
     `${path}, line ${line}: not a request record (${what}). The file is written by dantinox load; use the run folder's own file, or load again.`,
+  /** Worker threads asked for where the compiled package is missing (running from the TypeScript sources). */
+  loadWorkersNeedBuild: (): string =>
+    '--workers above 1 runs the load in worker threads, which need the compiled package (npm run build); from the TypeScript sources, pass --workers 1.',
+  /** A worker thread of a load failed. */
+  loadWorkerFailed: (reason: string): string =>
+    `A worker thread of the load failed (${clip(reason)}); the point's requests are lost. Run again, or with --workers 1 to send from the main thread.`,
   // ── serving: a load's self-checks (one sentence each, prefixed by the sweep point) ──────────────────
   /** Check `e2e_parts`: TTFT plus inter-token gaps never exceed a request's end-to-end latency. */
   checkE2eParts: (point: string, requests: number, bad: number, worstMs: number): string =>

@@ -119,6 +119,7 @@ export {
 } from './record-history.js';
 export {
   buildWorkload,
+  type ConversationsWorkloadSpec,
   type GoodputSearchInput,
   type LoadHooks,
   type LoadRunInput,

@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { existsSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { BenchmarkConfig } from '../benchmarking/config.js';
 import { collectEnvironment } from '../benchmarking/environment.js';
@@ -38,6 +39,9 @@ import { Gpt2Tokenizer } from '../models/tokenizers/gpt2-tokenizer.js';
 import { Rng } from '../rng.js';
 import {
   checkServerTokenizer,
+  conversationWorkload,
+  defaultWarmup,
+  defaultWorkers,
   type Endpoint,
   findMaxGoodput,
   type GoodputSearchResult,
@@ -82,6 +86,22 @@ export interface TokenWorkloadSpec {
   readonly inputTokens: number;
   /** Tokens to generate. */
   readonly outputTokens: number;
+  /** Tokens at the start of every prompt shared within its group (`--shared-prefix`). @default 0 */
+  readonly prefixTokens?: number;
+  /** Groups of prompts sharing one prefix (`--prefix-groups`). @default 1 */
+  readonly prefixGroups?: number;
+  /** Turns of each conversation (`--turns`), every message `inputTokens` long. @default 1 */
+  readonly turns?: number;
+}
+
+/** Conversations from a ShareGPT-style JSONL file, replayed turn by turn. */
+export interface ConversationsWorkloadSpec {
+  /** Always `conversations`. */
+  readonly kind: 'conversations';
+  /** The JSONL file. */
+  readonly path: string;
+  /** Tokens to generate for turns whose answer the file does not give. */
+  readonly outputTokens: number;
 }
 
 /** Prompts from a JSONL file. */
@@ -94,7 +114,7 @@ export interface PromptsWorkloadSpec {
   readonly outputTokens: number;
 }
 
-/** A trace CSV replayed at its own times. */
+/** A trace replayed at its own times: an Azure CSV, or a Mooncake JSONL with prefix blocks. */
 export interface TraceWorkloadSpec {
   /** Always `trace`. */
   readonly kind: 'trace';
@@ -103,7 +123,11 @@ export interface TraceWorkloadSpec {
 }
 
 /** What the requests of a load ask: a union on `kind`. */
-export type WorkloadSpec = TokenWorkloadSpec | PromptsWorkloadSpec | TraceWorkloadSpec;
+export type WorkloadSpec =
+  | TokenWorkloadSpec
+  | PromptsWorkloadSpec
+  | ConversationsWorkloadSpec
+  | TraceWorkloadSpec;
 
 /** Inputs of {@link runLoad}. */
 export interface LoadRunInput {
@@ -130,6 +154,11 @@ export interface LoadRunInput {
   readonly stream?: boolean;
   /** Per-request time limit in ms. @default 600000 */
   readonly timeoutMs?: number;
+  /**
+   * Worker threads that send each point's requests (1: this thread). @default one per 64 requests in flight at the
+   * point, at most one per CPU (see `defaultWorkers`)
+   */
+  readonly workers?: number;
   /** Concurrency values of the sweep (each a point); `Infinity` for unbounded. */
   readonly concurrency?: readonly number[];
   /** Rates of the sweep in requests/s (each a point); `Infinity` for as fast as possible. */
@@ -138,7 +167,10 @@ export interface LoadRunInput {
   readonly requests?: number;
   /** Duration of each sweep point, in ms. */
   readonly durationMs?: number;
-  /** Warm-up window of each point, left out of the statistics. */
+  /**
+   * Warm-up window of each point, sent before its measured requests and left out of the statistics. @default the
+   * point's concurrency in requests (see `defaultWarmup`); none for a trace
+   */
   readonly warmup?: LoadWindow;
   /** Cool-down window of each point, left out of the statistics. */
   readonly cooldown?: LoadWindow;
@@ -148,6 +180,8 @@ export interface LoadRunInput {
   readonly burstiness?: number;
   /** What the requests ask. @default synthetic 256 → 128 tokens */
   readonly workload?: WorkloadSpec;
+  /** Time between a conversation's answer and its next turn, in ms (`--turn-delay`). @default 0 */
+  readonly turnDelayMs?: number;
   /** A `tokenizer.json` (file or folder) of the served model; the built-in GPT-2 BPE otherwise. */
   readonly tokenizer?: string;
   /** Objectives of goodput. */
@@ -282,9 +316,14 @@ export function buildWorkload(
         outputTokens: spec.outputTokens,
         tokenizer,
         rng,
+        ...(spec.prefixTokens === undefined ? {} : { prefixTokens: spec.prefixTokens }),
+        ...(spec.prefixGroups === undefined ? {} : { prefixGroups: spec.prefixGroups }),
+        ...(spec.turns === undefined ? {} : { turns: spec.turns }),
       });
     case 'prompts':
       return jsonlWorkload(resolve(cwd, spec.path), spec.outputTokens, tokenizer);
+    case 'conversations':
+      return conversationWorkload(resolve(cwd, spec.path), spec.outputTokens, tokenizer);
     case 'trace':
       return traceWorkload(resolve(cwd, spec.path), tokenizer, rng);
   }
@@ -558,6 +597,15 @@ async function probeServer(
   };
 }
 
+/** A point's warm-up: the one asked, else {@link defaultWarmup}'s; none added to a trace, replayed as recorded. */
+function pointWarmup(
+  input: Pick<LoadRunInput, 'warmup'>,
+  workload: Pick<Workload, 'timed'>,
+  point: LoadPoint,
+): LoadWindow | undefined {
+  return input.warmup ?? (workload.timed ? undefined : defaultWarmup(point));
+}
+
 /**
  * Runs a load sweep against a server and writes its run folder. With `shard`, measures only that shard's sweep
  * points, each into its own folder of `dir` (the shard's folder), with a `matrix.json` recording the load's
@@ -580,6 +628,11 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     throw new DantinoxError('INVALID_OPTION', messages.loadShardedSearch(input.shard.source));
   if (input.resume === true && input.shard === undefined)
     throw new DantinoxError('INVALID_OPTION', messages.loadResumeWithoutShard());
+  if (input.workers !== undefined && !(Number.isInteger(input.workers) && input.workers >= 1))
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.invalidNumberOption('--workers', input.workers, 'a whole number ≥ 1'),
+    );
   const endpoint = input.endpoint ?? 'completions';
   const points = sweepPoints(input.concurrency, input.rate);
   checkLoadStart(input, points.map(pointId));
@@ -610,6 +663,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     input.findMaxGoodput !== undefined
       ? (input.findMaxGoodput.max ?? 1024)
       : Math.max(1, ...points.map((p) => (Number.isFinite(p.concurrency) ? p.concurrency : 256)));
+  const ca = input.caFile === undefined ? undefined : readCaFile(resolve(cwd, input.caFile));
   const client = new OpenAiClient({
     baseUrl: input.baseUrl,
     endpoint,
@@ -617,7 +671,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     maxSockets,
     ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
     ...(input.clock === undefined ? {} : { now: input.clock.now }),
-    ...(input.caFile === undefined ? {} : { ca: readCaFile(resolve(cwd, input.caFile)) }),
+    ...(ca === undefined ? {} : { ca }),
   });
   try {
     // An untrusted certificate stops the load here, in one line, before any folder is written.
@@ -646,7 +700,7 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
           scheduled: workload.timed || Number.isFinite(point.rate),
           startAtEpochMs: input.startAtEpochMs,
           slo: input.slo ?? {},
-          warmup: input.warmup,
+          warmup: pointWarmup(input, workload, point),
           cooldown: input.cooldown,
         }),
       );
@@ -669,6 +723,13 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
     };
     const slo = input.slo ?? {};
     const stream = input.stream ?? true;
+    const laneClient = {
+      baseUrl: input.baseUrl,
+      endpoint,
+      apiKey: input.apiKey,
+      ca,
+      timeoutMs: input.timeoutMs ?? 600_000,
+    };
     const probed = await probeServer(input, client, tokenizer, workload, logger);
     const meta: Record<string, MetaValue> = {
       base_url: client.url.origin + client.url.pathname,
@@ -703,9 +764,12 @@ export async function runLoad(input: LoadRunInput): Promise<LoadRunResult> {
         exactLengths: input.exactLengths ?? true,
         continuousUsage: probed.continuousUsage,
         serverCount: probed.serverCount,
+        turnDelayMs: input.turnDelayMs,
+        workers: input.workers ?? defaultWorkers(point.concurrency, availableParallelism()),
+        laneClient,
         requests: input.requests,
         durationMs: input.durationMs,
-        warmup: input.warmup,
+        warmup: pointWarmup(input, workload, point),
         cooldown: input.cooldown,
         rampMs: input.rampMs,
         burstiness: input.burstiness,

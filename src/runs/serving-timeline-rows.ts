@@ -82,7 +82,7 @@ export function timelineStep(
 /**
  * The `serving_timeline` rows of a load's requests (its `requests.jsonl` lines): per sweep point (in order of first
  * appearance), every k-th request in send order ({@link timelineStep}), each segment a row with `point`, `request`
- * (its index in the point), `lane` (its place among the drawn ones, from 0), `measured`, `part`, `start_ms`,
+ * (its index in the point), `turn` (0, or a conversation's later turn), `lane` (its place among the drawn ones, from 0), `measured`, `part`, `start_ms`,
  * `end_ms` (ms from the point's start), `itl_ms` and `tokens` (decode), and the point's `requests`, `shown` and
  * `every`; then `identity` (the run's model columns). Empty for no requests.
  */
@@ -105,7 +105,15 @@ export function servingTimelineRows(
     const common = { task: SERVING_TIMELINE_TASK, point, requests: sent.length, shown: drawn.length, every };
     for (const [lane, { r, segments: parts }] of drawn.entries())
       for (const segment of parts)
-        out.push({ ...common, request: r.index, lane, measured: r.measured, ...segment, ...identity });
+        out.push({
+          ...common,
+          request: r.index,
+          turn: r.turn,
+          lane,
+          measured: r.measured,
+          ...segment,
+          ...identity,
+        });
   }
   return out;
 }

@@ -10,36 +10,47 @@
 
 export { type ArrivalOptions, arrivalTimesMs, gammaDraw } from './client/arrival-schedule.js';
 export {
+  type ClientShare,
+  clientSends,
+  shareSlots,
+} from './client/client-share.js';
+export { type ConversationPlan, runConversation } from './client/conversation.js';
+export {
   findMaxGoodput,
   type GoodputProbe,
   type GoodputSearchOptions,
   type GoodputSearchResult,
 } from './client/find-max-goodput.js';
 export {
-  type ClientShare,
-  clientSends,
+  ConnectionPool,
+  type ConnectionTarget,
+  HttpConnection,
+  type RawExchange,
+  type SocketRead,
+  type TransportFailure,
+} from './client/http-connection.js';
+export {
+  defaultWarmup,
   inWindow,
-  type LoadClock,
   type LoadPoint,
   type LoadPointOptions,
   type LoadPointResult,
   type LoadWindow,
-  REAL_CLOCK,
   type RequestWindow,
   requestBody,
   runLoadPoint,
   type StopRule,
-  shareSlots,
   type TimeWindow,
+  WORKER_START_MS,
 } from './client/load-generator.js';
+export { defaultWorkers, type LaneClientOptions, STREAMS_PER_WORKER } from './client/load-lanes.js';
 export { LOAD_CHECK_LIMITS, type LoadCheckContext, validateLoadPoint } from './client/load-validation.js';
 export {
   apiBaseUrl,
   isCertificateError,
   OpenAiClient,
   type OpenAiClientOptions,
-  type RawExchange,
-  type TransportFailure,
+  type PreparedRequest,
 } from './client/openai-client.js';
 export { readCaFile } from './client/read-ca-file.js';
 export {
@@ -52,6 +63,7 @@ export {
   type TextChannel,
   type TextPiece,
 } from './client/read-exchange.js';
+export type { RequestBodyOptions } from './client/request-body.js';
 export {
   REQUEST_COLUMNS,
   type RequestLine,
@@ -59,6 +71,27 @@ export {
   readRequestLines,
   requestCsvRow,
 } from './client/request-rows.js';
+export {
+  type BodyPiece,
+  bodyPieces,
+  FramingError,
+  parseHead,
+  type ResponseBody,
+  ResponseFramer,
+  type ResponseHead,
+} from './client/response-framer.js';
+export {
+  type EarlyStop,
+  type LoadClock,
+  monotonicMs,
+  PACER_SPIN_MS,
+  REAL_CLOCK,
+  type SendLoopOptions,
+  type SendLoopResult,
+  type SentRequest,
+  sendLoop,
+  type TurnExchange,
+} from './client/send-loop.js';
 export {
   checkServerTokenizer,
   type ServerTokens,
@@ -103,15 +136,19 @@ export {
   tokenTimings,
 } from './client/token-accounting.js';
 export {
+  conversationWorkload,
   exactTokenText,
   jsonlWorkload,
+  parseMooncakeTrace,
   parseTrace,
   type TokenWorkloadOptions,
+  TRACE_BLOCK_TOKENS,
   type TraceRow,
   tokenWorkload,
   traceWorkload,
   type WorkItem,
   type Workload,
+  type WorkTurn,
 } from './client/workload.js';
 export type {
   ChatChoice,

@@ -107,8 +107,9 @@ describe('dantinox load --client i/n and merge', () => {
     const merged = requestsOf('merged');
     const one = requestsOf('single');
     expect(merged.map((r) => r.index)).toEqual(one.map((r) => r.index));
+    // 24 measured after 2 warm-up requests: 26, every other one client 0's.
     expect(requestsOf('clients/client-0-of-2').map((r) => r.index)).toEqual([
-      0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+      0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
     ]);
     expect(merged.map((r) => r.plannedMs)).toEqual(one.map((r) => r.plannedMs));
     expect(merged.map((r) => r.measured)).toEqual(one.map((r) => r.measured));
@@ -181,12 +182,16 @@ describe('dantinox load --client i/n and merge', () => {
       ),
     );
     expect(runs.map((r) => r.status)).toEqual(['completed', 'completed']);
-    expect(requestsOf('closed/client-0-of-2').map((r) => r.index)).toEqual([0, 2, 3, 5, 6, 8]);
-    expect(requestsOf('closed/client-1-of-2').map((r) => r.index)).toEqual([1, 4, 7]);
+    // 9 measured after the default warm-up of 3 (the concurrency): 12, by slot (k mod 3) 0 and 2 to client 0.
+    expect(requestsOf('closed/client-0-of-2').map((r) => r.index)).toEqual([0, 2, 3, 5, 6, 8, 9, 11]);
+    expect(requestsOf('closed/client-1-of-2').map((r) => r.index)).toEqual([1, 4, 7, 10]);
     expect(readLoadClientManifest(join(cwd, 'closed/client-0-of-2')).slots).toBe(2);
     const merge = await cli(['merge', 'closed', '--out', 'closed-merged', '--no-charts']);
     expect(merge.code).toBe(ExitCode.ok);
-    expect(requestsOf('closed-merged').map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(requestsOf('closed-merged').map((r) => r.index)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(requestsOf('closed-merged').map((r) => r.measured)).toEqual(
+      Array.from({ length: 12 }, (_, i) => i >= 3),
+    );
     expect(requestsOf('closed-merged').every((r) => r.originEpochMs === startAtEpochMs)).toBe(true);
   });
 
@@ -364,8 +369,9 @@ describe('the Kubernetes and Slurm forms of docs/ (their commands, scaled down, 
     expect(merge.code, merge.stderr).toBe(0);
     expect(merge.stdout).toContain(`Merged ${completions} of ${completions} client(s) of one sweep point`);
     const merged = readRequestLines(join(cwd, 'k8s-results/c256-merged/requests.jsonl'));
-    expect(merged.map((r) => r.index)).toEqual(Array.from({ length: 16 }, (_, i) => i));
-    expect(merged.map((r) => r.measured)).toEqual(Array.from({ length: 16 }, (_, i) => i >= 2));
+    // 16 measured after 2 warm-up requests.
+    expect(merged.map((r) => r.index)).toEqual(Array.from({ length: 18 }, (_, i) => i));
+    expect(merged.map((r) => r.measured)).toEqual(Array.from({ length: 18 }, (_, i) => i >= 2));
   }, 120_000);
 
   it('the Slurm array: every task a client from SLURM_ARRAY_TASK_ID, then the merge script', async () => {
@@ -391,7 +397,7 @@ describe('the Kubernetes and Slurm forms of docs/ (their commands, scaled down, 
       env,
     });
     expect(merge.code, merge.stderr).toBe(0);
-    expect(readRequestLines(join(dir, 'results/c256-merged/requests.jsonl'))).toHaveLength(16);
+    expect(readRequestLines(join(dir, 'results/c256-merged/requests.jsonl'))).toHaveLength(18);
     // Without START_AT the script stops before dantinox runs, saying how to submit it.
     const unset = await runProcess('bash', [join(ROOT, 'docs/slurm/dantinox-load-clients.sbatch')], {
       cwd: dir,

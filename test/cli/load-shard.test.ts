@@ -194,6 +194,8 @@ describe('dantinox load --shard and merge', () => {
       model: 'mock',
       concurrency: [1, 2, 3, 4],
       requests: 4,
+      // No warm-up, so that the server's request 5 (after the continuous-usage probe, 0) is in the second point.
+      warmup: { requests: 0 },
       workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
       charts: false,
     } as const;

@@ -75,9 +75,12 @@ describe('dantinox load', () => {
     expect(run.code).toBe(ExitCode.ok);
     // One record a request of the two points, and the points' metrics recomputed from them agree.
     const requests = readRequestLines(join(cwd, 'r1', 'requests.jsonl'));
-    expect(requests.map((r) => r.point)).toEqual([
-      ...Array(12).fill('concurrency=4,rate=50'),
-      ...Array(12).fill('concurrency=4,rate=inf'),
+    // 12 measured requests a point, after a warm-up of 4 (the concurrency).
+    expect(requests.map((r) => [r.point, r.measured])).toEqual([
+      ...Array(4).fill(['concurrency=4,rate=50', false]),
+      ...Array(12).fill(['concurrency=4,rate=50', true]),
+      ...Array(4).fill(['concurrency=4,rate=inf', false]),
+      ...Array(12).fill(['concurrency=4,rate=inf', true]),
     ]);
     const cells = RunDirectory.load(join(cwd, 'r1')).results[0]?.cells ?? [];
     for (const cell of cells) {
@@ -92,7 +95,7 @@ describe('dantinox load', () => {
     const csv = readFileSync(join(cwd, 'r1', 'requests.csv'), 'utf8')
       .trim()
       .split('\n');
-    expect(csv).toHaveLength(1 + 24);
+    expect(csv).toHaveLength(1 + 32);
     const compare = await runCli(['compare', 'r1', 'r1', '--noise-floor', '50%'], captureIo(cwd));
     expect(compare).toBe(ExitCode.ok);
     // results.csv: one row per sweep point, its metrics as columns, read back as the points of the serving row.

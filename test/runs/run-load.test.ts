@@ -54,11 +54,13 @@ describe('runLoad', () => {
     const row = again.results.find((r) => r.task === SERVING_TASK);
     expect(row?.cells?.map((c) => c.cell)).toEqual(['concurrency=2,rate=inf', 'concurrency=4,rate=inf']);
     const cell = row?.cells?.[0];
-    expect(cell?.metrics['requests']).toBe(22);
-    expect(cell?.metrics['output_tokens']).toBe(22 * 12);
+    // 24 measured requests; the 2 of the warm-up are sent before them and left out.
+    expect(cell?.metrics['requests']).toBe(24);
+    expect(cell?.metrics['excluded_requests']).toBe(2);
+    expect(cell?.metrics['output_tokens']).toBe(24 * 12);
     expect(cell?.metrics['token_count_diff']).toBe(0);
     expect(cell?.metrics['tokens_per_chunk']).toBe(2);
-    expect(cell?.metricSamples?.['itl_ms']).toHaveLength(22 * 10);
+    expect(cell?.metricSamples?.['itl_ms']).toHaveLength(24 * 10);
     const { comparisons } = compareRuns([[join(cwd, 'fast')], [join(cwd, 'slow')]], { cwd, noiseFloor: 0.2 });
     const rows = comparisons[0]?.rows ?? [];
     const tpot = rows.find((r) => r.cell === 'concurrency=2,rate=inf' && r.metric === 'tpot_ms');
@@ -102,9 +104,9 @@ describe('runLoad', () => {
       proxy.close();
       await server.close();
     }
-    // The two requests, and before them the probes: /tokenize at the root and under /v1 (the mock has neither), and
-    // one short streamed request asking for a running usage.
-    expect(seen).toEqual(Array(5).fill('Bearer sk-do-not-write-me'));
+    // The two requests and the default warm-up of one (the concurrency), and before them the probes: /tokenize at
+    // the root and under /v1 (the mock has neither), and one short streamed request asking for a running usage.
+    expect(seen).toEqual(Array(6).fill('Bearer sk-do-not-write-me'));
     const { readdirSync, readFileSync } = await import('node:fs');
     const files = readdirSync(join(cwd, 'keyed'), { recursive: true, withFileTypes: true }).filter((f) =>
       f.isFile(),

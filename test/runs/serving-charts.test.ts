@@ -61,17 +61,26 @@ describe('serving charts of a load run', () => {
     );
     expect(rows.filter((r) => r['task'] === 'serving_sample')).toHaveLength(samples);
     expect(samples).toBeGreaterThan(0);
-    // The timeline: every request of both points (12 each, none thinned), a TTFT bar each, as report.html holds it.
+    // The timeline: every request of both points, the default warm-up (as many as the concurrency) on top of the
+    // 12 measured, none thinned, a TTFT bar each, as report.html holds it.
     const timeline = (await loadRuns('fast', cwd))[0]?.chartRows?.filter(
       (r) => r['task'] === 'serving_timeline',
     );
     const ttft = timeline?.filter((r) => r['part'] === 'ttft') ?? [];
     expect(ttft.map((r) => r['point'])).toEqual([
-      ...Array(12).fill('concurrency=1,rate=inf'),
-      ...Array(12).fill('concurrency=3,rate=inf'),
+      ...Array(13).fill('concurrency=1,rate=inf'),
+      ...Array(15).fill('concurrency=3,rate=inf'),
     ]);
-    expect(ttft.every((r) => r['every'] === 1 && r['shown'] === 12)).toBe(true);
-    expect(html).toContain('concurrency=3,rate=inf: all 12 requests');
+    expect(ttft.map((r) => r['measured'])).toEqual([
+      ...[false, ...Array(12).fill(true)],
+      ...[false, false, false, ...Array(12).fill(true)],
+    ]);
+    expect(
+      ttft.every(
+        (r) => r['every'] === 1 && r['shown'] === (r['point'] === 'concurrency=1,rate=inf' ? 13 : 15),
+      ),
+    ).toBe(true);
+    expect(html).toContain('concurrency=3,rate=inf: all 15 requests');
   });
 
   it('report over two servers draws each chart with both runs', async () => {

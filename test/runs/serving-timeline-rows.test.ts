@@ -83,7 +83,7 @@ describe('requestSegments', () => {
             { status: 'ok', sentAtMs, endedAtMs: at + 1, pieces, streamed: true },
             words,
             {
-              placement: { index: 0, plannedMs: 0, queueMs: 0, measured: true },
+              placement: { index: 0, turn: 0, plannedMs: 0, queueMs: 0, measured: true },
               originMs: 0,
               plannedInputTokens: 1,
             },

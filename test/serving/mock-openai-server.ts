@@ -50,6 +50,15 @@ export interface MockOptions {
    */
   readonly tokenize?: (text: string) => number;
   /**
+   * Count prompts with this tokenizer (`usage.prompt_tokens`; 10 without it) and, with `prefixCache`, report the
+   * tokens of the longest prefix a request shares with an earlier one as `prompt_tokens_details.cached_tokens`.
+   */
+  readonly promptTokens?: (text: string) => number;
+  /** Report prefix-cache hits (needs `promptTokens`). @default false */
+  readonly prefixCache?: boolean;
+  /** Sees every completion request's body as parsed. */
+  readonly onBody?: (body: unknown) => void;
+  /**
    * Drop a connection that brings a second request, without answering (as llama-server does with the kept-alive
    * socket of a finished stream): the client finds its pooled socket closed. @default false
    */
@@ -83,6 +92,7 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
   const tokenText = options.tokenText ?? mockToken;
   const thinking = options.reasoningTokens ?? 0;
   let received = 0;
+  const seenPrompts: string[] = [];
   let busy = 0;
   let generating = 0;
   const tokenDelay = (tokens: number): number =>
@@ -120,11 +130,28 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
       return;
     }
     const n = received++;
+    options.onBody?.(JSON.parse(raw));
     const body = JSON.parse(raw) as {
       max_tokens?: number;
       stream?: boolean;
       stream_options?: { include_usage?: boolean; continuous_usage_stats?: boolean };
+      prompt?: string;
+      messages?: { content: string }[];
     };
+    const promptText = body.prompt ?? (body.messages ?? []).map((m) => m.content).join('\n');
+    const promptTokens = options.promptTokens?.(promptText) ?? 10;
+    let cached = 0;
+    if (options.prefixCache === true && options.promptTokens !== undefined) {
+      for (const earlier of seenPrompts) {
+        let k = 0;
+        while (k < earlier.length && k < promptText.length && earlier[k] === promptText[k]) k++;
+        // Whole tokens of the shared text only (the text up to its last space).
+        const shared = promptText.slice(0, k);
+        const cut = k === promptText.length ? shared : shared.slice(0, Math.max(0, shared.lastIndexOf(' ')));
+        cached = Math.max(cached, cut === '' ? 0 : options.promptTokens(cut));
+      }
+      seenPrompts.push(promptText);
+    }
     const chat = req.url?.endsWith('/chat/completions') === true;
     const fault = options.fault?.(n);
     if (fault?.kind === 'http') {
@@ -154,9 +181,10 @@ export async function startMockServer(options: MockOptions = {}): Promise<MockSe
           : { index: 0, text: answer, finish_reason: null };
       };
       const usageAt = (done: number) => ({
-        prompt_tokens: 10,
+        prompt_tokens: promptTokens,
+        ...(options.prefixCache === true ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
         completion_tokens: done,
-        total_tokens: 10 + done,
+        total_tokens: promptTokens + done,
         ...(chat && thinking > 0
           ? { completion_tokens_details: { reasoning_tokens: Math.min(done, thinking) } }
           : {}),

@@ -49,6 +49,11 @@ interface LoadCliOptions {
   readonly outputTokens: number;
   readonly prompts: string;
   readonly trace?: string;
+  readonly conversations?: string;
+  readonly turns?: number;
+  readonly turnDelay?: number;
+  readonly sharedPrefix?: number;
+  readonly prefixGroups?: number;
   readonly tokenizer?: string;
   readonly slo?: Slo;
   readonly ignoreEos: boolean;
@@ -65,6 +70,7 @@ interface LoadCliOptions {
   readonly client?: string;
   readonly clients?: number;
   readonly startAt?: number;
+  readonly workers?: number;
 }
 
 const EXAMPLES = `
@@ -234,13 +240,18 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
     .option('--duration <duration>', 'length of each sweep point, e.g. 60s', parseDurationOption)
     .option('--requests <n>', 'requests per sweep point', parsePositiveInt)
     .option(
+      '--workers <n>',
+      'worker threads that send the requests (default: one per 64 in flight, at most one per CPU; 1 sends from the main thread)',
+      parsePositiveInt,
+    )
+    .option(
       '--warmup <window>',
-      'leading requests left out of the statistics: a count (20) or a duration (10s)',
+      "requests sent before each point's measured ones and left out: a count (20) or a duration (10s) (default: the point's concurrency; 0 for none)",
       parseWindow,
     )
     .option(
       '--cooldown <window>',
-      'trailing requests left out of the statistics: a count or a duration',
+      "requests sent after each point's measured ones and left out: a count or a duration",
       parseWindow,
     )
     .option('--input-tokens <n>', 'prompt tokens of synthetic and brown prompts', parsePositiveInt, 256)
@@ -251,9 +262,29 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
       'synthetic',
     )
     .option(
-      '--trace <file.csv>',
-      'replay a trace: CSV with TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM inference trace)',
+      '--trace <file>',
+      'replay a trace at its times: a CSV with TIMESTAMP,ContextTokens,GeneratedTokens (Azure) or a .jsonl Mooncake trace (timestamp, input_length, output_length, hash_ids)',
     )
+    .option(
+      '--conversations <file.jsonl>',
+      'replay multi-turn conversations (ShareGPT {"conversations": [{"from", "value"}]} or {"messages": [{"role", "content"}]} lines), each turn after the answer before it, with the history',
+    )
+    .option(
+      '--turns <n>',
+      'turns of each synthetic or brown conversation (default: 1, single requests)',
+      parsePositiveInt,
+    )
+    .option(
+      '--turn-delay <duration>',
+      "time between an answer's end and the conversation's next turn",
+      parseDurationOption,
+    )
+    .option(
+      '--shared-prefix <tokens>',
+      "tokens at the start of every prompt shared within its group (a prefix cache's share: --shared-prefix / --input-tokens)",
+      parsePositiveInt,
+    )
+    .option('--prefix-groups <n>', 'groups of prompts each sharing one prefix (default: 1)', parsePositiveInt)
     .option('--tokenizer <path>', "the served model's tokenizer.json (file or folder); default: GPT-2 BPE")
     .option('--slo <list>', 'objectives of goodput, e.g. ttft=500ms,tpot=50ms,e2e=10s', parseSloOption)
     .option(
@@ -307,13 +338,37 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
 
 /** The workload the flags ask for. */
 function workloadOf(options: LoadCliOptions): WorkloadSpec {
+  const conflict = (a: string, b: string): DantinoxError =>
+    new DantinoxError('INVALID_OPTION', messages.loadFlagsConflict(a, b));
+  const shaped =
+    options.turns !== undefined || options.sharedPrefix !== undefined || options.prefixGroups !== undefined;
+  const shapeFlag =
+    options.turns !== undefined
+      ? '--turns'
+      : options.sharedPrefix !== undefined
+        ? '--shared-prefix'
+        : '--prefix-groups';
   if (options.trace !== undefined) {
-    if (options.prompts !== 'synthetic')
-      throw new DantinoxError('INVALID_OPTION', messages.loadFlagsConflict('--trace', '--prompts'));
+    if (options.prompts !== 'synthetic') throw conflict('--trace', '--prompts');
+    if (options.conversations !== undefined) throw conflict('--trace', '--conversations');
+    if (shaped) throw conflict('--trace', shapeFlag);
     return { kind: 'trace', path: options.trace };
   }
+  if (options.conversations !== undefined) {
+    if (options.prompts !== 'synthetic') throw conflict('--conversations', '--prompts');
+    if (shaped) throw conflict('--conversations', shapeFlag);
+    return { kind: 'conversations', path: options.conversations, outputTokens: options.outputTokens };
+  }
   if (options.prompts === 'synthetic' || options.prompts === 'brown')
-    return { kind: options.prompts, inputTokens: options.inputTokens, outputTokens: options.outputTokens };
+    return {
+      kind: options.prompts,
+      inputTokens: options.inputTokens,
+      outputTokens: options.outputTokens,
+      ...(options.sharedPrefix === undefined ? {} : { prefixTokens: options.sharedPrefix }),
+      ...(options.prefixGroups === undefined ? {} : { prefixGroups: options.prefixGroups }),
+      ...(options.turns === undefined ? {} : { turns: options.turns }),
+    };
+  if (shaped) throw conflict(`--prompts ${options.prompts}`, shapeFlag);
   return { kind: 'prompts', path: options.prompts, outputTokens: options.outputTokens };
 }
 
@@ -405,10 +460,12 @@ async function runLoadCommand(
       ...(options.ramp === undefined ? {} : { rampMs: options.ramp }),
       ...(options.duration === undefined ? {} : { durationMs: options.duration }),
       ...(options.requests === undefined ? {} : { requests: options.requests }),
+      ...(options.workers === undefined ? {} : { workers: options.workers }),
       ...(options.warmup === undefined ? {} : { warmup: options.warmup }),
       ...(options.cooldown === undefined ? {} : { cooldown: options.cooldown }),
       workload,
       ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
+      ...(options.turnDelay === undefined ? {} : { turnDelayMs: options.turnDelay }),
       ...(options.slo === undefined ? {} : { slo: options.slo }),
       exactLengths: options.ignoreEos,
       ...(options.findMaxGoodput === undefined

@@ -2,24 +2,33 @@
  * `runLoadPoint`: one sweep point of a load against an OpenAI-compatible server — a closed loop (at most
  * `concurrency` requests in flight, the next sent as soon as one ends), an open loop (requests sent at planned
  * times, Poisson or gamma arrivals at `rate`), or both (planned times, but never more than `concurrency` in
- * flight: a late request's schedule lag says so). While the load runs, the client only stamps bytes; token
+ * flight: a request that waits for a slot records its queue time). While the load runs, the client only stamps
+ * bytes — in this thread, or spread over worker threads (`workers`) when one event loop cannot keep up; token
  * counting and every metric come after the last request ended.
  *
  * @packageDocumentation
  */
-import { setMaxListeners } from 'node:events';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import type { Tokenizer } from '../../models/tokenizer.js';
 import type { Rng } from '../../rng.js';
-import type { ChatCompletionRequest, CompletionRequest } from '../openai-protocol.js';
 import { arrivalTimesMs } from './arrival-schedule.js';
-import type { OpenAiClient, RawExchange } from './openai-client.js';
+import { type ClientShare, shareSlots } from './client-share.js';
+import {
+  canRunWorkers,
+  type LaneClientOptions,
+  type LanePlan,
+  runLane,
+  runLaneWorkers,
+} from './load-lanes.js';
+import type { OpenAiClient } from './openai-client.js';
 import { type ExchangeReading, readExchange } from './read-exchange.js';
+import { requestBody } from './request-body.js';
+import { type LoadClock, REAL_CLOCK, type SentRequest } from './send-loop.js';
 import { type RequestRecord, requestRecord } from './token-accounting.js';
 import type { WorkItem, Workload } from './workload.js';
+
+export { requestBody } from './request-body.js';
 
 /** One sweep point: the most requests in flight and the planned arrival rate (`Infinity` for either: no limit). */
 export interface LoadPoint {
@@ -27,36 +36,6 @@ export interface LoadPoint {
   readonly concurrency: number;
   /** Planned arrivals per second; `Infinity` sends as fast as the concurrency allows. */
   readonly rate: number;
-}
-
-/**
- * One client process's share of a sweep point whose requests are split over `count` processes (pods, array tasks)
- * that start together: this process is client `index` (0-based).
- */
-export interface ClientShare {
-  /** 0-based client index, `0 ≤ index < count`. */
-  readonly index: number;
-  /** Number of client processes. */
-  readonly count: number;
-}
-
-/**
- * The concurrency slots of client `share.index` when a point's `concurrency` slots are dealt round-robin (slot s to
- * client s mod count): ⌈(concurrency − index) / count⌉, 0 when concurrency ≤ index; unbounded stays unbounded.
- */
-export function shareSlots(concurrency: number, share: ClientShare): number {
-  if (!Number.isFinite(concurrency)) return concurrency;
-  return Math.max(0, Math.ceil((concurrency - share.index) / share.count));
-}
-
-/**
- * Whether request k of a point is client `share.index`'s: with planned send times (an open loop, a trace) every
- * count-th, k mod count = index; in a closed loop the requests of its slots, (k mod concurrency) mod count = index,
- * so that each client sends in proportion to its slots.
- */
-export function clientSends(k: number, concurrency: number, scheduled: boolean, share: ClientShare): boolean {
-  const slot = scheduled || !Number.isFinite(concurrency) ? k : k % concurrency;
-  return slot % share.count === share.index;
 }
 
 /** A window counted in requests. */
@@ -80,20 +59,6 @@ export type LoadWindow = RequestWindow | TimeWindow;
  */
 export type StopRule = (finished: RequestRecord) => boolean;
 
-/** The clock a load runs on: a time in ms and a sleep (a manual clock in tests). */
-export interface LoadClock {
-  /** Current time in ms. */
-  now(): number;
-  /** Resolves after `ms` (or when `signal` aborts). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** `performance.now()` and timers: the clock of real loads. */
-export const REAL_CLOCK: LoadClock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) => sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined),
-};
-
 /** Options of {@link runLoadPoint}. */
 export interface LoadPointOptions {
   /** The client (its agent should allow `concurrency` sockets). */
@@ -112,13 +77,16 @@ export interface LoadPointOptions {
   readonly stream?: boolean;
   /** Ask for exact output lengths: `ignore_eos: true` and `min_tokens` = `max_tokens`. @default true */
   readonly exactLengths?: boolean;
-  /** Requests to send. At least one of `requests` and `durationMs` must be given. */
+  /** Measured requests to send. At least one of `requests` and `durationMs` must be given. */
   readonly requests?: number | undefined;
-  /** Stop sending after this long, in ms. */
+  /** Stop sending after this long of measured requests, in ms. */
   readonly durationMs?: number | undefined;
-  /** Leading requests left out of the statistics. */
+  /**
+   * Leading requests sent before the measured ones and left out of the statistics: a count (added to `requests`)
+   * or a time (added to `durationMs`). A trace is replayed as recorded: its first rows are the warm-up.
+   */
   readonly warmup?: LoadWindow | undefined;
-  /** Trailing requests left out of the statistics. */
+  /** Trailing requests sent after the measured ones and left out of the statistics, counted as `warmup` is. */
   readonly cooldown?: LoadWindow | undefined;
   /** Ramp the rate (open loop) or the concurrency (closed loop) linearly from 0 over this long, in ms. @default 0 */
   readonly rampMs?: number | undefined;
@@ -155,6 +123,16 @@ export interface LoadPointOptions {
    * ({@link shareSlots}); the requests keep their index in the whole point. @default every request
    */
   readonly share?: ClientShare | undefined;
+  /**
+   * Worker threads that send the point's requests, each with its share of the concurrency and its own connections
+   * (1: this thread). Only the real clock runs in workers: with an injected `clock`, a `stopWhen` rule, or from the
+   * TypeScript sources (no compiled worker), the point runs in this thread whatever this says. @default 1
+   */
+  readonly workers?: number | undefined;
+  /** Time between a conversation's answer and its next turn, in ms. @default 0 */
+  readonly turnDelayMs?: number | undefined;
+  /** How workers build their clients (the same server and settings as `client`); needed for `workers` > 1. */
+  readonly laneClient?: LaneClientOptions | undefined;
 }
 
 /** What {@link runLoadPoint} measured. */
@@ -176,32 +154,15 @@ export interface LoadPointResult {
   readonly stoppedEarly?: 'saturated' | 'decided' | 'aborted';
 }
 
-/** The request body of one work item. */
-export function requestBody(
-  item: WorkItem,
-  endpoint: 'completions' | 'chat',
-  options: {
-    model?: string | undefined;
-    stream: boolean;
-    exactLengths: boolean;
-    continuousUsage?: boolean | undefined;
-  },
-): CompletionRequest | ChatCompletionRequest {
-  const streamOptions = {
-    include_usage: true,
-    ...(options.continuousUsage === true ? { continuous_usage_stats: true } : {}),
-  };
-  const common = {
-    ...(options.model === undefined ? {} : { model: options.model }),
-    max_tokens: item.outputTokens,
-    temperature: 0,
-    stream: options.stream,
-    ...(options.stream ? { stream_options: streamOptions } : {}),
-    ...(options.exactLengths ? { ignore_eos: true, min_tokens: item.outputTokens } : {}),
-  };
-  return endpoint === 'chat'
-    ? { ...common, messages: [{ role: 'user', content: item.prompt }] }
-    : { ...common, prompt: item.prompt };
+/**
+ * The warm-up a point gets unless told: as many requests as it keeps in flight (its concurrency), one second of
+ * arrivals for an open loop without a concurrency cap, one request when both are unbounded — so that no measured
+ * request meets a cold connection, cache or batch.
+ */
+export function defaultWarmup(point: LoadPoint): LoadWindow {
+  if (Number.isFinite(point.concurrency)) return { requests: Math.max(1, point.concurrency) };
+  if (Number.isFinite(point.rate)) return { requests: Math.max(1, Math.ceil(point.rate)) };
+  return { requests: 1 };
 }
 
 /**
@@ -224,6 +185,9 @@ export function inWindow(
     return false;
   return true;
 }
+
+/** Time between creating a point's worker threads and its start, in ms: enough for them to load and connect. */
+export const WORKER_START_MS = 300;
 
 /** Requests to the server's `/tokenize` at once while counting responses without `usage`. */
 const COUNT_CONCURRENCY = 8;
@@ -255,7 +219,8 @@ async function countWithServer(
 /**
  * Runs one sweep point and measures every request.
  *
- * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when neither `requests` nor `durationMs` is given.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when neither `requests` nor `durationMs` is given;
+ *   `RUNTIME_ERROR` when a worker thread fails.
  */
 export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPointResult> {
   const { client, point, workload, signal } = options;
@@ -263,14 +228,22 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
   const stream = options.stream ?? true;
   const exactLengths = options.exactLengths ?? true;
   const rampMs = options.rampMs ?? 0;
-  // A trace ends with its last row unless told to stop before.
+  if (options.requests === undefined && options.durationMs === undefined && !workload.timed)
+    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
+  // The warm-up and cool-down windows come on top of the measured requests (or time); a trace ends with its last row
+  // unless told to stop before, its first and last rows being the windows.
+  const extra = (unit: 'requests' | 'ms'): number =>
+    workload.timed
+      ? 0
+      : [options.warmup, options.cooldown].reduce(
+          (sum, w) => sum + (w !== undefined && unit in w ? (w as Record<typeof unit, number>)[unit] : 0),
+          0,
+        );
   const total = Math.min(
-    options.requests ?? Number.POSITIVE_INFINITY,
+    (options.requests ?? Number.POSITIVE_INFINITY) + extra('requests'),
     workload.timed ? workload.size : Number.POSITIVE_INFINITY,
   );
-  const durationMs = options.durationMs ?? Number.POSITIVE_INFINITY;
-  if (!Number.isFinite(total) && !Number.isFinite(durationMs))
-    throw new DantinoxError('INVALID_OPTION', messages.loadNeedsBound());
+  const durationMs = (options.durationMs ?? Number.POSITIVE_INFINITY) + extra('ms');
   const first = options.firstItem ?? 0;
   let schedule: readonly number[] | undefined;
   if (workload.timed) {
@@ -288,130 +261,108 @@ export async function runLoadPoint(options: LoadPointOptions): Promise<LoadPoint
       ...(Number.isFinite(durationMs) ? { durationMs } : {}),
     });
   }
-  const { share } = options;
-  const concurrency = share === undefined ? point.concurrency : shareSlots(point.concurrency, share);
-  const mine = (k: number): boolean =>
-    share === undefined || clientSends(k, point.concurrency, schedule !== undefined, share);
-  const closedRamp = schedule === undefined && rampMs > 0 && Number.isFinite(concurrency);
-  const limitAt = (t: number): number =>
-    closedRamp ? Math.max(1, Math.ceil(concurrency * Math.min(1, t / rampMs))) : concurrency;
-
-  const sent: {
-    index: number;
-    plannedMs: number;
-    queueMs: number;
-    item: WorkItem;
-    raw?: RawExchange;
-    reading?: ExchangeReading;
-  }[] = [];
-  const inFlight = new Set<Promise<void>>();
-  let active = 0;
-  let wake: (() => void) | undefined;
-  let stoppedEarly: LoadPointResult['stoppedEarly'];
-  let decided = false;
-  const aborted = (): boolean => signal?.aborted === true;
-  // Every request in flight listens to the signal: as many listeners as the concurrency is expected.
-  if (signal !== undefined) setMaxListeners(0, signal);
-  let origin = clock.now();
-  let originEpochMs = Date.now();
-  if (options.startAtEpochMs !== undefined) {
-    const wait = options.startAtEpochMs - originEpochMs;
-    origin += wait;
-    originEpochMs = options.startAtEpochMs;
-    if (wait > 0) await clock.sleep(wait, signal);
-  }
-  const last = schedule === undefined ? total : Math.min(total, schedule.length);
-  for (let i = 0; i < last; i++) {
-    if (!mine(i)) continue;
-    if (aborted()) {
-      stoppedEarly = 'aborted';
-      break;
-    }
-    const planned = schedule?.[i];
-    if (planned !== undefined) {
-      const wait = origin + planned - clock.now();
-      if (wait > 0) await clock.sleep(wait, signal);
-    }
-    let queuedAt: number | undefined;
-    while (active >= limitAt(clock.now() - origin) && !aborted() && !decided) {
-      queuedAt ??= clock.now() - origin;
-      const step = closedRamp ? Math.max(1, rampMs / point.concurrency) : undefined;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        if (step !== undefined) void clock.sleep(step).then(resolve);
-      });
-    }
-    if (decided) {
-      stoppedEarly = 'decided';
-      break;
-    }
-    const now = clock.now() - origin;
-    if (now >= durationMs || aborted()) break;
-    const plannedMs = planned ?? now;
-    // A planned request that found every slot taken waited from its planned time until one freed.
-    const queueMs = planned === undefined || queuedAt === undefined ? 0 : Math.max(0, now - planned);
-    if (options.maxLagMs !== undefined && now - plannedMs > options.maxLagMs) {
-      stoppedEarly = 'saturated';
-      break;
-    }
-    const item = workload.item(first + i);
-    const entry: (typeof sent)[number] = { index: i, plannedMs, queueMs, item };
-    sent.push(entry);
-    active++;
-    const body = requestBody(item, client.endpoint, {
-      model: options.model,
-      stream,
-      exactLengths,
-      continuousUsage: options.continuousUsage,
-    });
-    const task = client.send(body, signal).then((raw) => {
-      entry.raw = raw;
-      if (options.stopWhen !== undefined && !decided) {
-        entry.reading = readExchange(raw, client.endpoint, stream);
-        const measured = inWindow(
-          entry.index,
-          Number.POSITIVE_INFINITY,
-          raw.sentAtMs - origin,
-          0,
-          options.warmup,
-        );
-        decided = options.stopWhen(
-          requestRecord(entry.reading, options.tokenizer, {
-            placement: { index: entry.index, plannedMs, queueMs, measured },
-            originMs: origin,
-            plannedInputTokens: item.inputTokens,
-          }),
-        );
-      }
-      active--;
-      inFlight.delete(task);
-      wake?.();
-    });
-    inFlight.add(task);
-  }
-  await Promise.all(inFlight);
-  if (aborted()) stoppedEarly ??= 'aborted';
+  // Every distinct request prepared before the first send: sending is then one socket write.
+  const items = Array.from(
+    { length: Math.min(workload.size, Number.isFinite(total) ? total : workload.size) },
+    (_, j) => workload.item(first + j),
+  );
+  const body = { model: options.model, stream, exactLengths, continuousUsage: options.continuousUsage };
+  const prepared = items.map((item) => client.prepare(requestBody(item, client.endpoint, body)));
+  const conversational = items.some((item) => (item.followUps?.length ?? 0) > 0);
+  /** Prompt tokens the workload planned for a turn (its message; a later turn's history comes on top). */
+  const plannedTokens = (index: number, turn: number): number => {
+    const item = items[index % items.length] as WorkItem;
+    return turn === 0 ? item.inputTokens : (item.followUps?.[turn - 1]?.inputTokens ?? 0);
+  };
+  // Requests are read as they finish only for a stop rule (a search's probes), which then decides in this thread.
+  const readings = new Map<string, ExchangeReading>();
+  const key = (s: SentRequest): string => `${s.index}/${s.turn}`;
+  let originMs = clock.now();
+  const stopWhen =
+    options.stopWhen === undefined
+      ? undefined
+      : (finished: SentRequest): boolean => {
+          const reading = readExchange(finished.raw, client.endpoint, stream);
+          readings.set(key(finished), reading);
+          const measured = inWindow(
+            finished.index,
+            Number.POSITIVE_INFINITY,
+            reading.sentAtMs - originMs,
+            0,
+            options.warmup,
+          );
+          const { queueMs, plannedMs, index, turn } = finished;
+          return (options.stopWhen as StopRule)(
+            requestRecord(reading, options.tokenizer, {
+              placement: { index, turn, plannedMs, queueMs, measured },
+              originMs,
+              plannedInputTokens: plannedTokens(index, turn),
+            }),
+          );
+        };
+  const workers = options.workers ?? 1;
+  const inWorkers =
+    workers > 1 &&
+    options.clock === undefined &&
+    stopWhen === undefined &&
+    options.laneClient !== undefined &&
+    canRunWorkers();
+  // Workers start a few milliseconds after they are created, all at the same origin; client processes started
+  // together at the wall-clock instant they were given.
+  const { share, startAtEpochMs } = options;
+  originMs =
+    startAtEpochMs === undefined
+      ? clock.now() + (inWorkers ? WORKER_START_MS : 0)
+      : clock.now() + (startAtEpochMs - Date.now());
+  const originEpochMs = startAtEpochMs ?? Date.now() + (originMs - clock.now());
+  const plan: LanePlan = {
+    requests: prepared.map((p) => p.bytes),
+    ...(conversational
+      ? {
+          conversations: {
+            first: items,
+            followUps: items.map((item) => item.followUps ?? []),
+            endpoint: client.endpoint,
+            body,
+            turnDelayMs: options.turnDelayMs ?? 0,
+          },
+        }
+      : {}),
+    schedule,
+    total,
+    durationMs,
+    concurrency: share === undefined ? point.concurrency : shareSlots(point.concurrency, share),
+    ...(share === undefined ? {} : { share: { client: share, pointConcurrency: point.concurrency } }),
+    rampMs,
+    maxLagMs: options.maxLagMs,
+    originMs,
+  };
+  const lanes = inWorkers
+    ? await runLaneWorkers(options.laneClient as LaneClientOptions, plan, workers, signal)
+    : await runLane(client, plan, 0, 1, { clock, signal, stopWhen });
   const end = clock.now();
-  const lastSent = Math.max(0, ...sent.map((s) => (s.raw?.sentAtMs ?? origin) - origin));
-  const readings = sent.map((s) => s.reading ?? readExchange(s.raw as RawExchange, client.endpoint, stream));
-  const serverTotals = await countWithServer(readings, options.serverCount);
+  const sent = lanes.sent;
+  const lastSent = sent.reduce((t, s) => Math.max(t, s.raw.sentAtMs - originMs), 0);
+  const read = sent.map((s) => readings.get(key(s)) ?? readExchange(s.raw, client.endpoint, stream));
+  const serverTotals = await countWithServer(read, options.serverCount);
   // Requests counted from the point's first (index 0): a client's share has the indices of the whole point.
-  const count = Math.max(0, ...sent.map((s) => s.index + 1));
+  const count = sent.reduce((n, s) => Math.max(n, s.index + 1), 0);
   const records = sent.map((s, k) => {
-    const reading = readings[k] as ExchangeReading;
-    const sentMs = reading.sentAtMs - origin;
+    const reading = read[k] as ExchangeReading;
+    const sentMs = reading.sentAtMs - originMs;
     const measured = inWindow(s.index, count, sentMs, lastSent, options.warmup, options.cooldown);
     return requestRecord(reading, options.tokenizer, {
-      placement: { index: s.index, plannedMs: s.plannedMs, queueMs: s.queueMs, measured },
-      originMs: origin,
-      plannedInputTokens: s.item.inputTokens,
+      placement: { index: s.index, turn: s.turn, plannedMs: s.plannedMs, queueMs: s.queueMs, measured },
+      originMs,
+      plannedInputTokens: plannedTokens(s.index, s.turn),
       serverTotal: serverTotals[k],
     });
   });
+  const stoppedEarly = lanes.stoppedEarly ?? (signal?.aborted === true ? 'aborted' : undefined);
   return {
     point,
     records,
-    wallMs: end - origin,
+    wallMs: end - originMs,
     scheduled: schedule !== undefined,
     originEpochMs,
     ...(stoppedEarly === undefined ? {} : { stoppedEarly }),

@@ -103,12 +103,14 @@ function throughput(measured: readonly RequestRecord[], context: LoadCheckContex
 
 /** `rate_achieved` and `schedule_lateness`, for a point with planned send times (an open loop or a trace). */
 function schedule(records: readonly RequestRecord[], context: LoadCheckContext): ValidationCheck[] {
-  if (!context.scheduled || records.length < 2) return [];
-  const sent = records.map((r) => r.sentMs).sort((a, b) => a - b);
-  const planned = records.map((r) => r.plannedMs).sort((a, b) => a - b);
+  // The schedule plans first turns; a conversation's later turns follow its answers.
+  const first = records.filter((r) => r.turn === 0);
+  if (!context.scheduled || first.length < 2) return [];
+  const sent = first.map((r) => r.sentMs).sort((a, b) => a - b);
+  const planned = first.map((r) => r.plannedMs).sort((a, b) => a - b);
   const span = (xs: readonly number[]): number => (xs.at(-1) ?? 0) - (xs[0] ?? 0);
-  const achieved = ((records.length - 1) * 1000) / span(sent);
-  const plannedRate = ((records.length - 1) * 1000) / span(planned);
+  const achieved = ((first.length - 1) * 1000) / span(sent);
+  const plannedRate = ((first.length - 1) * 1000) / span(planned);
   const ratio = achieved / plannedRate - 1;
   const queued = records.some((r) => r.queueMs > 0);
   const late = records.map(lateness).sort((a, b) => a - b);
@@ -150,7 +152,8 @@ function tokens(ok: readonly SucceededRequest[], context: LoadCheckContext): Val
       ),
     );
   }
-  const prompted = ok.filter((r) => r.serverPromptTokens !== null);
+  // A later turn's prompt carries its history, which the workload cannot plan: first turns only.
+  const prompted = ok.filter((r) => r.serverPromptTokens !== null && r.turn === 0);
   if (prompted.length > 0) {
     const server = prompted.reduce((s, r) => s + (r.serverPromptTokens ?? 0), 0);
     const planned = prompted.reduce((s, r) => s + r.plannedInputTokens, 0);

@@ -20,7 +20,8 @@ import {
   StreamChunkSchema,
   type Usage,
 } from '../openai-protocol.js';
-import type { RawExchange } from './openai-client.js';
+import type { RawExchange } from './http-connection.js';
+import { type BodyPiece, bodyPieces, FramingError } from './response-framer.js';
 import { SseReader } from './sse-reader.js';
 
 /**
@@ -126,6 +127,23 @@ function chunkTexts(chunk: StreamChunk): { channel: TextChannel; text: string }[
 }
 
 /**
+ * The body of a recorded exchange, piece by piece with arrival times: what arrived of it when the exchange failed
+ * (nothing when even the response's head did not).
+ */
+function recordedBody(raw: RawExchange): BodyPiece[] {
+  try {
+    return bodyPieces(raw.reads).pieces;
+  } catch (error) {
+    if (error instanceof FramingError) return [];
+    throw error;
+  }
+}
+
+/** The body as UTF-8 text. */
+const bodyText = (pieces: readonly BodyPiece[]): string =>
+  Buffer.concat(pieces.map((p) => p.bytes)).toString('utf8');
+
+/**
  * Reads a recorded exchange: a streamed body as Server-Sent Events, a whole body as the endpoint's JSON response.
  *
  * @param raw - What the client recorded.
@@ -134,6 +152,7 @@ function chunkTexts(chunk: StreamChunk): { channel: TextChannel; text: string }[
  */
 export function readExchange(raw: RawExchange, endpoint: Endpoint, streamed: boolean): ExchangeReading {
   const base = { sentAtMs: raw.sentAtMs, endedAtMs: raw.endedAtMs };
+  const body = recordedBody(raw);
   const status = raw.httpStatus;
   const failed = (kind: RequestErrorKind, message: string, at = raw.endedAtMs): ExchangeFailed => ({
     status: 'failed',
@@ -144,18 +163,18 @@ export function readExchange(raw: RawExchange, endpoint: Endpoint, streamed: boo
     ...(status === undefined ? {} : { httpStatus: status }),
   });
   if (status !== undefined && (status < 200 || status >= 300)) {
-    return failed('http', errorMessage(Buffer.concat(raw.chunks).toString('utf8')));
+    return failed('http', errorMessage(bodyText(body)));
   }
   if (!streamed) {
     if (raw.status === 'failed') return failed(raw.failure, raw.message);
-    return readWhole(raw, endpoint, base, failed);
+    return readWhole(body, endpoint, base, failed);
   }
   const reader = new SseReader();
   const pieces: TextPiece[] = [];
   let usage: Usage | undefined;
   let timings: ServerTimings | undefined;
   let done = false;
-  const events = raw.chunks.flatMap((c, i) => reader.push(c, raw.chunkTimesMs[i] ?? raw.endedAtMs));
+  const events = body.flatMap((piece) => reader.push(piece.bytes, piece.atMs));
   events.push(...reader.end(raw.endedAtMs));
   for (const [index, event] of events.entries()) {
     if (event.event === 'error') return failed('stream-error', errorMessage(event.data), event.atMs);
@@ -200,12 +219,12 @@ export function readExchange(raw: RawExchange, endpoint: Endpoint, streamed: boo
 }
 
 function readWhole(
-  raw: RawExchange,
+  pieces: readonly BodyPiece[],
   endpoint: Endpoint,
   base: { sentAtMs: number; endedAtMs: number },
   failed: (kind: RequestErrorKind, message: string) => ExchangeFailed,
 ): ExchangeReading {
-  const body = Buffer.concat(raw.chunks).toString('utf8');
+  const body = bodyText(pieces);
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -235,7 +254,7 @@ function readWhole(
     usage = response.usage;
     timings = response.timings;
   }
-  const last = raw.chunkTimesMs.at(-1) ?? raw.endedAtMs;
+  const last = pieces.at(-1)?.atMs ?? base.endedAtMs;
   return {
     status: 'ok',
     ...base,

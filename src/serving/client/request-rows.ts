@@ -28,6 +28,7 @@ export type RequestLine = RequestRecord & {
 export const REQUEST_COLUMNS = [
   'point',
   'index',
+  'turn',
   'status',
   'measured',
   'planned_ms',
@@ -64,6 +65,7 @@ export function requestCsvRow(
   const common = {
     point,
     index: r.index,
+    turn: r.turn,
     status: r.status,
     measured: r.measured,
     planned_ms: r.plannedMs,
@@ -129,6 +131,7 @@ const placement = {
   point: z.string(),
   originEpochMs: z.number(),
   index: count.nonnegative(),
+  turn: count.nonnegative(),
   plannedMs: ms,
   queueMs: ms,
   sentMs: ms,

@@ -65,10 +65,26 @@ export const SERVING_METRICS: readonly MetricDescriptor[] = [
     description: 'Upper bound of the 95% Wilson interval of the SLO attainment.',
   },
   { key: 'requests', unit: 'requests', description: 'Measured requests (outside warm-up and cool-down).' },
+  {
+    key: 'excluded_requests',
+    unit: 'requests',
+    description: 'Requests of the warm-up and cool-down windows, sent but left out of the statistics.',
+  },
   { key: 'succeeded', unit: 'requests', description: 'Measured requests that ended normally.' },
   { key: 'errors', unit: 'requests', description: 'Measured requests that failed, of any kind.' },
   { key: 'error_rate', unit: '1', description: 'Failed / measured requests.', higherIsBetter: false },
   { key: 'errors_http_{X}', unit: 'requests', description: 'Failed requests answered with HTTP status X.' },
+  {
+    key: 'ttft_turn_{k}_p50_ms',
+    unit: 'ms',
+    description: "A multi-turn load: median TTFT of the conversations' turn k (1-based), history included.",
+    higherIsBetter: false,
+  },
+  {
+    key: 'turns_per_conversation',
+    unit: 'requests',
+    description: 'A multi-turn load: successful turns per conversation, mean.',
+  },
   {
     key: 'lag_ms',
     unit: 'ms',

@@ -223,6 +223,7 @@ export function servingMetrics(
     slo_attainment_low: goodLow,
     slo_attainment_high: goodHigh,
     requests: measured.length,
+    excluded_requests: records.length - measured.length,
     succeeded: ok.length,
     errors: failed.length,
     error_rate: measured.length === 0 ? Number.NaN : failed.length / measured.length,
@@ -258,6 +259,15 @@ export function servingMetrics(
     ),
     window_s: windowS,
   });
+  // A multi-turn load: TTFT by turn (1-based), which grows with the history a turn carries.
+  const lastTurn = Math.max(0, ...ok.map((r) => r.turn));
+  if (lastTurn > 0) {
+    for (let t = 0; t <= lastTurn; t++)
+      metrics[`ttft_turn_${t + 1}_p50_ms`] = distribution(
+        ok.filter((r) => r.turn === t).map((r) => r.ttftMs),
+      ).p50;
+    metrics['turns_per_conversation'] = ok.length / new Set(ok.map((r) => r.index)).size;
+  }
   for (const [key, n] of Object.entries(errors)) metrics[`errors_${key}`] = n;
   return { metrics, samples, errors };
 }

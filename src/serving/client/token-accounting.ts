@@ -264,8 +264,10 @@ export function tokenTimings(
 
 /** Where a request stood against the load's plan, in milliseconds from the start of its sweep point. */
 export interface RequestPlacement {
-  /** Position of the request in its sweep point, from 0. */
+  /** Position of the request in its sweep point, from 0 (a conversation's: all its turns share it). */
   readonly index: number;
+  /** Turn of its conversation, from 0 (0 for a single request). */
+  readonly turn: number;
   /** Planned send time (a closed loop's request is planned when its virtual user is ready: when it is sent). */
   readonly plannedMs: number;
   /**

@@ -15,7 +15,17 @@ import type { Tokenizer } from '../../models/tokenizer.js';
 import type { Rng } from '../../rng.js';
 import { readTextFile } from '../../text-file.js';
 
-/** What one request asks for. */
+/** A later turn of a conversation: the user's next message, and the answer's length. */
+export interface WorkTurn {
+  /** The user's message. */
+  readonly prompt: string;
+  /** Tokens of the message by the client's tokenizer (the conversation's history comes on top). */
+  readonly inputTokens: number;
+  /** Tokens to generate for it. */
+  readonly outputTokens: number;
+}
+
+/** What one request asks for — or, with `followUps`, the first turn of a conversation. */
 export interface WorkItem {
   /** The prompt text (a chat request sends it as one user message). */
   readonly prompt: string;
@@ -25,6 +35,11 @@ export interface WorkItem {
   readonly outputTokens: number;
   /** Planned send time from the start of the load, in ms (trace replay only). */
   readonly atMs?: number;
+  /**
+   * The conversation's later turns: each is sent when the answer before it has ended, with the whole history (every
+   * earlier message and the model's own answers) before its message.
+   */
+  readonly followUps?: readonly WorkTurn[];
 }
 
 /** The requests of a load, drawn in order; `size` is finite for files and traces (they cycle). */
@@ -121,29 +136,81 @@ export interface TokenWorkloadOptions {
   readonly tokenizer: Tokenizer;
   /** Random source of words or passage offsets. */
   readonly rng: Rng;
-  /** Distinct prompts to make (the load cycles through them). @default 64 */
+  /** Distinct prompts (conversations) to make (the load cycles through them). @default 64 */
   readonly distinct?: number;
+  /**
+   * Tokens at the start of every prompt that are shared: the same text across the prompts of a group, then a
+   * different rest. @default 0
+   */
+  readonly prefixTokens?: number;
+  /** Groups of prompts sharing one prefix (prompt i belongs to group i mod groups). @default 1 */
+  readonly prefixGroups?: number;
+  /** Turns of each conversation, the first included; each turn's message has `inputTokens` tokens. @default 1 */
+  readonly turns?: number;
 }
 
-/** Prompts of exactly `inputTokens` tokens, each different (no shared prefix for a cache to reuse). */
+/**
+ * Prompts of exactly `inputTokens` tokens: each different, or with a shared prefix of `prefixTokens` tokens per
+ * group (a controlled share for a server's prefix cache: prefixTokens / inputTokens of a prompt after its group's
+ * first); with `turns` > 1, conversations whose every message has `inputTokens` tokens.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when the prefix is not shorter than the prompt.
+ */
 export function tokenWorkload(options: TokenWorkloadOptions): Workload {
   const { inputTokens, outputTokens, tokenizer, rng } = options;
   const distinct = options.distinct ?? 64;
-  const items: WorkItem[] = [];
-  const corpus = options.source === 'brown' ? brownCorpusText() : '';
-  for (let i = 0; i < distinct; i++) {
-    let text: string;
+  const prefixTokens = options.prefixTokens ?? 0;
+  const groups = options.prefixGroups ?? 1;
+  const turns = options.turns ?? 1;
+  if (prefixTokens >= inputTokens && prefixTokens > 0)
+    throw new DantinoxError('INVALID_OPTION', messages.loadPrefixTooLong(prefixTokens, inputTokens));
+  const corpus = options.source === 'brown' || prefixTokens > 0 ? brownCorpusText() : '';
+  const text = (n: number): string => {
     if (options.source === 'brown') {
-      const from = rng.int(Math.max(1, corpus.length - inputTokens * 12 - 64));
-      text = exactTokenText(corpus, inputTokens, tokenizer, from);
-    } else {
-      const words = Array.from({ length: inputTokens + 8 }, () => WORDS[rng.int(WORDS.length)] as string);
-      text = exactTokenText(words.join(' '), inputTokens, tokenizer);
+      const from = rng.int(Math.max(1, corpus.length - n * 12 - 64));
+      return exactTokenText(corpus, n, tokenizer, from);
     }
-    items.push({ prompt: text, inputTokens, outputTokens });
-  }
+    const words = Array.from({ length: n + 8 }, () => WORDS[rng.int(WORDS.length)] as string);
+    return exactTokenText(words.join(' '), n, tokenizer);
+  };
+  // A group's prefix is a Brown passage; a prompt is its group's prefix and a rest, cut so the whole is exact.
+  const prefixes = Array.from({ length: prefixTokens > 0 ? groups : 0 }, () =>
+    exactTokenText(
+      corpus,
+      prefixTokens,
+      tokenizer,
+      rng.int(Math.max(1, corpus.length - prefixTokens * 12 - 64)),
+    ),
+  );
+  const prompt = (i: number): string => {
+    const prefix = prefixes[i % Math.max(1, prefixes.length)];
+    if (prefix === undefined) return text(inputTokens);
+    return exactTokenText(`${prefix}\n${text(inputTokens - prefixTokens + 8)}`, inputTokens, tokenizer);
+  };
+  const items = Array.from(
+    { length: distinct },
+    (_, i): WorkItem => ({
+      prompt: prompt(i),
+      inputTokens,
+      outputTokens,
+      ...(turns > 1
+        ? {
+            followUps: Array.from({ length: turns - 1 }, () => ({
+              prompt: text(inputTokens),
+              inputTokens,
+              outputTokens,
+            })),
+          }
+        : {}),
+    }),
+  );
+  const shape = [
+    `${options.source} ${inputTokens}→${outputTokens} tokens`,
+    ...(prefixTokens > 0 ? [`shared prefix ${prefixTokens} × ${groups} group(s)`] : []),
+    ...(turns > 1 ? [`${turns} turns`] : []),
+  ];
   return {
-    name: `${options.source} ${inputTokens}→${outputTokens} tokens`,
+    name: shape.join(', '),
     size: items.length,
     timed: false,
     item: (i) => items[i % items.length] as WorkItem,
@@ -188,6 +255,65 @@ export function jsonlWorkload(path: string, outputTokens: number, tokenizer: Tok
   return { name: path, size: items.length, timed: false, item: (i) => items[i % items.length] as WorkItem };
 }
 
+/** One message of a conversation file, in either of the two shapes read. */
+const ShareGptTurnSchema = z.union([
+  z.looseObject({ from: z.string(), value: z.string() }).transform((m) => ({ role: m.from, text: m.value })),
+  z
+    .looseObject({ role: z.string(), content: z.string() })
+    .transform((m) => ({ role: m.role, text: m.content })),
+]);
+
+/** Roles of the user's messages (ShareGPT's `human`) and of the model's answers (ShareGPT's `gpt`). */
+const USER_ROLES = new Set(['human', 'user']);
+const MODEL_ROLES = new Set(['gpt', 'assistant', 'chatgpt', 'bard', 'bing']);
+
+const ConversationLineSchema = z
+  .union([
+    z.looseObject({ conversations: z.array(ShareGptTurnSchema) }).transform((c) => c.conversations),
+    z.looseObject({ messages: z.array(ShareGptTurnSchema) }).transform((c) => c.messages),
+  ])
+  .refine((turns) => turns.some((m) => USER_ROLES.has(m.role) && m.text !== ''));
+
+/**
+ * Conversations from a JSONL file, one per line, ShareGPT's shape (`{"conversations": [{"from": "human" | "gpt",
+ * "value"}]}`) or the chat API's (`{"messages": [{"role": "user" | "assistant", "content"}]}`): each user message is
+ * a turn, sent with the whole history before it (the model's own answers in it, not the file's); the answer
+ * after it in the file gives its length in tokens (by the client's tokenizer), else `outputTokens`. System and
+ * other messages are skipped, and so is a leading answer.
+ *
+ * @throws {@link dantinox!DantinoxError} `IO` when unreadable; `INVALID_INPUT` naming the first bad line or a line
+ *   without a user message.
+ */
+export function conversationWorkload(path: string, outputTokens: number, tokenizer: Tokenizer): Workload {
+  const bad = (line: number, what: string): DantinoxError =>
+    new DantinoxError('INVALID_INPUT', messages.loadBadConversation(path, line, what));
+  const lines = parseJsonLines(
+    readTextFile(path, 'the --conversations'),
+    ConversationLineSchema,
+    (line, problem) =>
+      bad(line, problem.kind === 'not-json' ? 'not JSON' : 'not a conversation with a message from the user'),
+  );
+  const items = lines.map((messages_): WorkItem => {
+    const turns: WorkTurn[] = [];
+    for (const [k, m] of messages_.entries()) {
+      if (!USER_ROLES.has(m.role) || m.text === '') continue;
+      const answer = messages_[k + 1];
+      turns.push({
+        prompt: m.text,
+        inputTokens: tokenizer.encode(m.text).length,
+        outputTokens:
+          answer !== undefined && MODEL_ROLES.has(answer.role) && answer.text !== ''
+            ? tokenizer.encode(answer.text).length
+            : outputTokens,
+      });
+    }
+    const [first, ...followUps] = turns as [WorkTurn, ...WorkTurn[]];
+    return { ...first, ...(followUps.length > 0 ? { followUps } : {}) };
+  });
+  if (items.length === 0) throw bad(0, 'no conversation in the file');
+  return { name: path, size: items.length, timed: false, item: (i) => items[i % items.length] as WorkItem };
+}
+
 /** A trace row: seconds since the first row, prompt and output lengths in tokens. */
 export interface TraceRow {
   /** Seconds after the first row. */
@@ -196,6 +322,54 @@ export interface TraceRow {
   readonly inputTokens: number;
   /** Generated tokens. */
   readonly outputTokens: number;
+  /**
+   * The prompt's blocks of {@link TRACE_BLOCK_TOKENS} tokens by id (a Mooncake trace's `hash_ids`): rows that share
+   * leading ids share that prefix of their prompts.
+   */
+  readonly blocks?: readonly number[];
+}
+
+/** Tokens of one prefix block of a Mooncake trace (its `hash_ids` count blocks of this many tokens). */
+export const TRACE_BLOCK_TOKENS = 512;
+
+const MooncakeRowSchema = z.looseObject({
+  timestamp: z.number().nonnegative(),
+  input_length: z.number().int().positive(),
+  output_length: z.number().int().positive(),
+  hash_ids: z.array(z.number().int()).optional(),
+});
+
+/**
+ * Reads a Mooncake trace: JSONL rows `{"timestamp": ms, "input_length": n, "output_length": m, "hash_ids": [...]}`
+ * (`hash_ids` optional), times from the first row.
+ *
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` naming the first bad row.
+ */
+export function parseMooncakeTrace(text: string, path: string): TraceRow[] {
+  const parsed = parseJsonLines(
+    text,
+    MooncakeRowSchema,
+    (row, problem) =>
+      new DantinoxError(
+        'INVALID_INPUT',
+        messages.loadBadTrace(
+          path,
+          row,
+          problem.kind === 'not-json'
+            ? 'not JSON'
+            : `field ${problem.path === '' ? '(row)' : problem.path}: expected {"timestamp": ms ≥ 0, "input_length": n ≥ 1, "output_length": n ≥ 1, "hash_ids"?: [ids]}`,
+        ),
+      ),
+  );
+  if (parsed.length === 0)
+    throw new DantinoxError('INVALID_INPUT', messages.loadBadTrace(path, 1, 'no rows'));
+  const first = parsed[0]?.timestamp ?? 0;
+  return parsed.map((r) => ({
+    atS: (r.timestamp - first) / 1000,
+    inputTokens: r.input_length,
+    outputTokens: r.output_length,
+    ...(r.hash_ids === undefined ? {} : { blocks: r.hash_ids }),
+  }));
 }
 
 /** Seconds since the epoch of an Azure trace timestamp (`2023-11-16 18:15:46.6805900`, UTC) or a plain number. */
@@ -242,18 +416,59 @@ export function parseTrace(text: string, path: string): TraceRow[] {
   return rows;
 }
 
-/** A trace replayed: each row a request of its lengths (Brown-corpus text), sent at its time. */
+/**
+ * A trace replayed: each row a request of its lengths, sent at its time, its prompt Brown-corpus text — a Mooncake
+ * row's blocks the same text wherever the same block id appears (so rows sharing leading blocks share that prefix,
+ * as the trace's prefix-cache hits did), the rest of its prompt its own. A `.jsonl` file is a Mooncake trace, any
+ * other an Azure CSV trace (see {@link parseTrace}). Prompts are made when first sent.
+ */
 export function traceWorkload(path: string, tokenizer: Tokenizer, rng: Rng): Workload {
-  const rows = parseTrace(readTextFile(path, 'the --trace'), path);
+  const text = readTextFile(path, 'the --trace');
+  const rows = path.toLowerCase().endsWith('.jsonl')
+    ? parseMooncakeTrace(text, path)
+    : parseTrace(text, path);
   const corpus = brownCorpusText();
-  const items = rows.map((row): WorkItem => {
-    const from = rng.int(Math.max(1, corpus.length - row.inputTokens * 12 - 64));
-    return {
-      prompt: exactTokenText(corpus, row.inputTokens, tokenizer, from),
-      inputTokens: row.inputTokens,
-      outputTokens: row.outputTokens,
-      atMs: row.atS * 1000,
-    };
-  });
-  return { name: path, size: items.length, timed: true, item: (i) => items[i % items.length] as WorkItem };
+  const passage = (n: number, from: number): string =>
+    exactTokenText(corpus, n, tokenizer, from % Math.max(1, corpus.length - n * 12 - 64));
+  const blockTexts = new Map<number, string>();
+  // A block's text is a function of its id alone (Knuth's multiplicative hash picks its passage).
+  const block = (id: number): string => {
+    let b = blockTexts.get(id);
+    if (b === undefined) {
+      b = passage(TRACE_BLOCK_TOKENS, Math.abs(Math.imul(id, 2654435761)));
+      blockTexts.set(id, b);
+    }
+    return b;
+  };
+  const seeds = rows.map(() => rng.int(2 ** 31));
+  const items = new Map<number, WorkItem>();
+  const make = (i: number): WorkItem => {
+    const row = rows[i] as TraceRow;
+    const shared = (row.blocks ?? []).slice(0, Math.floor(row.inputTokens / TRACE_BLOCK_TOKENS)).map(block);
+    const own = row.inputTokens - shared.length * TRACE_BLOCK_TOKENS;
+    const prompt =
+      shared.length === 0
+        ? passage(row.inputTokens, seeds[i] ?? 0)
+        : // Blocks end on a line break, so that no token of a block merges with the text after it.
+          exactTokenText(
+            `${shared.map((b) => `${b}\n`).join('')}${passage(own + 8, seeds[i] ?? 0)}`,
+            row.inputTokens,
+            tokenizer,
+          );
+    return { prompt, inputTokens: row.inputTokens, outputTokens: row.outputTokens, atMs: row.atS * 1000 };
+  };
+  return {
+    name: path,
+    size: rows.length,
+    timed: true,
+    item: (i) => {
+      const k = i % rows.length;
+      let item = items.get(k);
+      if (item === undefined) {
+        item = make(k);
+        items.set(k, item);
+      }
+      return item;
+    },
+  };
 }

@@ -3,11 +3,10 @@ import { Gpt2Tokenizer } from '../../../src/models/tokenizers/gpt2-tokenizer.js'
 import { Rng } from '../../../src/rng.js';
 import { arrivalTimesMs } from '../../../src/serving/client/arrival-schedule.js';
 import {
-  clientSends,
+  defaultWarmup,
   type LoadPointOptions,
   requestBody,
   runLoadPoint,
-  shareSlots,
 } from '../../../src/serving/client/load-generator.js';
 import { OpenAiClient } from '../../../src/serving/client/openai-client.js';
 import { tokenWorkload } from '../../../src/serving/client/workload.js';
@@ -75,20 +74,23 @@ describe('runLoadPoint', () => {
     });
   });
 
-  it('leaves warm-up and cool-down requests out of the statistics', async () => {
+  it('sends warm-up and cool-down requests around the measured ones and leaves them out of the statistics', async () => {
     const result = await run({ requests: 10, warmup: { requests: 2 }, cooldown: { requests: 3 } });
     expect(result.records.map((r) => r.measured)).toEqual([
-      false,
-      false,
-      true,
-      true,
-      true,
-      true,
-      true,
-      false,
-      false,
-      false,
+      ...Array(2).fill(false),
+      ...Array(10).fill(true),
+      ...Array(3).fill(false),
     ]);
+  });
+
+  it('the default warm-up: the concurrency, one second of an uncapped open loop, else one request', () => {
+    expect(defaultWarmup({ concurrency: 16, rate: Number.POSITIVE_INFINITY })).toEqual({ requests: 16 });
+    expect(defaultWarmup({ concurrency: 16, rate: 2 })).toEqual({ requests: 16 });
+    expect(defaultWarmup({ concurrency: Number.POSITIVE_INFINITY, rate: 2.5 })).toEqual({ requests: 3 });
+    expect(defaultWarmup({ concurrency: Number.POSITIVE_INFINITY, rate: 0.2 })).toEqual({ requests: 1 });
+    expect(defaultWarmup({ concurrency: Number.POSITIVE_INFINITY, rate: Number.POSITIVE_INFINITY })).toEqual({
+      requests: 1,
+    });
   });
 
   it('stops sending at the duration, and keeps at most the concurrency in flight', async () => {
@@ -129,35 +131,6 @@ describe('runLoadPoint', () => {
     }
   });
 
-  it('deals a point over client processes: slots round-robin, open-loop requests every count-th', () => {
-    const two = (index: number) => ({ index, count: 2 });
-    expect([0, 1].map((i) => shareSlots(4, two(i)))).toEqual([2, 2]);
-    expect([0, 1].map((i) => shareSlots(3, two(i)))).toEqual([2, 1]);
-    expect([0, 1].map((i) => shareSlots(1, two(i)))).toEqual([1, 0]);
-    expect([0, 1, 2].map((i) => shareSlots(7, { index: i, count: 3 }))).toEqual([3, 2, 2]);
-    expect(shareSlots(Number.POSITIVE_INFINITY, two(1))).toBe(Number.POSITIVE_INFINITY);
-    const sends = (index: number, concurrency: number, scheduled: boolean) =>
-      Array.from({ length: 9 }, (_, k) => k).filter((k) =>
-        clientSends(k, concurrency, scheduled, two(index)),
-      );
-    expect(sends(0, 3, true)).toEqual([0, 2, 4, 6, 8]);
-    expect(sends(1, 3, true)).toEqual([1, 3, 5, 7]);
-    // Closed loop, 3 slots over 2 clients: client 0 holds slots 0 and 2, so two thirds of the requests.
-    expect(sends(0, 3, false)).toEqual([0, 2, 3, 5, 6, 8]);
-    expect(sends(1, 3, false)).toEqual([1, 4, 7]);
-    expect(sends(1, Number.POSITIVE_INFINITY, false)).toEqual([1, 3, 5, 7]);
-    // Every request is exactly one client's, for any counts.
-    for (const count of [1, 2, 3, 5])
-      for (const concurrency of [1, 2, 4, 7, Number.POSITIVE_INFINITY])
-        for (const scheduled of [true, false])
-          for (let k = 0; k < 40; k++) {
-            const owners = Array.from({ length: count }, (_, index) => index).filter((index) =>
-              clientSends(k, concurrency, scheduled, { index, count }),
-            );
-            expect(owners).toHaveLength(1);
-          }
-  });
-
   it('two clients of an open-loop point send the requests of one process, on its schedule', async () => {
     const point = { concurrency: 8, rate: 40 };
     const whole = await run({ requests: 9, point });
@@ -182,13 +155,14 @@ describe('runLoadPoint', () => {
       share: { index: 1, count: 2 },
       cooldown: { requests: 2 },
     });
-    expect(result.records.map((r) => r.index)).toEqual([1, 4, 7]);
+    // The cool-down comes on top: 11 requests, client 1 holding slot 1 of 3.
+    expect(result.records.map((r) => r.index)).toEqual([1, 4, 7, 10]);
     for (const r of result.records) {
       const inFlight = result.records.filter((o) => o.sentMs <= r.sentMs && o.sentMs + o.e2eMs > r.sentMs);
       expect(inFlight).toHaveLength(1);
     }
-    // The point's last two requests (7 and 8) are its cool-down: 7 is this client's.
-    expect(result.records.map((r) => r.measured)).toEqual([true, true, false]);
+    // The point's last two requests (9 and 10) are its cool-down: 10 is this client's.
+    expect(result.records.map((r) => r.measured)).toEqual([true, true, true, false]);
   });
 
   it('starts at a wall-clock time: time 0 is that instant and the schedule counts from it', async () => {

@@ -162,6 +162,64 @@ describe('OpenAiClient + runLoadPoint against the mock server', () => {
     }
   });
 
+  it('a conversation sends each turn after the answer before it, with the history and the answers it got', async () => {
+    const bodies: { messages?: { role: string; content: string }[] }[] = [];
+    server = await startMockServer({
+      ttftMs: 2,
+      perTokenMs: 1,
+      onBody: (b) => bodies.push(b as (typeof bodies)[0]),
+    });
+    const client = new OpenAiClient({ baseUrl: server.url, endpoint: 'chat', maxSockets: 2 });
+    const turns = (n: number) =>
+      Array.from({ length: n }, (_, k) => ({ prompt: `q${k}`, inputTokens: 1, outputTokens: 3 }));
+    try {
+      const result = await runLoadPoint({
+        client,
+        point: { concurrency: 2, rate: Number.POSITIVE_INFINITY },
+        workload: {
+          name: 'conversations',
+          size: 1,
+          timed: false,
+          item: () => ({ prompt: 'q', inputTokens: 1, outputTokens: 3, followUps: turns(2) }),
+        },
+        tokenizer,
+        rng: new Rng(2),
+        requests: 2,
+      });
+      expect(result.records.map((r) => [r.index, r.turn, r.status])).toEqual([
+        [0, 0, 'ok'],
+        [0, 1, 'ok'],
+        [0, 2, 'ok'],
+        [1, 0, 'ok'],
+        [1, 1, 'ok'],
+        [1, 2, 'ok'],
+      ]);
+      // A turn goes out after the answer before it has ended.
+      for (const index of [0, 1]) {
+        const mine = result.records.filter((r) => r.index === index);
+        for (let t = 1; t < mine.length; t++) {
+          const [before, now] = [mine[t - 1], mine[t]];
+          expect((now?.sentMs ?? 0) - ((before?.sentMs ?? 0) + (before?.e2eMs ?? 0))).toBeGreaterThanOrEqual(
+            0,
+          );
+        }
+      }
+      // The last turn carries the conversation so far: every message and the three-token answer the mock gave.
+      const answer = ' the of and';
+      const last = bodies.filter((b) => (b.messages?.length ?? 0) === 5);
+      expect(last).toHaveLength(2);
+      expect(last[0]?.messages).toEqual([
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: answer },
+        { role: 'user', content: 'q0' },
+        { role: 'assistant', content: answer },
+        { role: 'user', content: 'q1' },
+      ]);
+    } finally {
+      client.close();
+    }
+  });
+
   it('measures TTFT and per-token ITL within bounds of the configured delays', async () => {
     // Generous bounds: timers fire late under load, never early (setTimeout may round down by < 1 ms).
     const result = await load({ ttftMs: 60, perTokenMs: 10, tokensPerChunk: 2 }, { output: 10 });
@@ -205,7 +263,7 @@ describe('OpenAiClient + runLoadPoint against the mock server', () => {
   it('classifies a stall as a timeout', async () => {
     const result = await load(
       { ttftMs: 2, perTokenMs: 1, fault: (n) => (n === 0 ? { kind: 'stall' } : undefined) },
-      { timeoutMs: 300 },
+      { timeoutMs: 1500 },
     );
     expect(
       result.records.filter((r) => r.status === 'failed').map((r) => r.status === 'failed' && r.kind),

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RawExchange } from '../../../src/serving/client/openai-client.js';
 import { readExchange } from '../../../src/serving/client/read-exchange.js';
+import { completeExchange } from './http-reads.js';
 
 /** A complete exchange whose body arrived as `chunks`, one per millisecond from 10. */
-const raw = (...chunks: string[]): RawExchange => ({
-  status: 'complete',
-  sentAtMs: 0,
-  httpStatus: 200,
-  chunkTimesMs: chunks.map((_, i) => 10 + i),
-  chunks: chunks.map((c) => Buffer.from(c)),
-  endedAtMs: 10 + chunks.length,
-});
+const raw = (...chunks: string[]) => completeExchange(chunks);
 
 const timings = {
   cache_n: 0,

@@ -8,6 +8,7 @@ import type { FailedRequest, SucceededRequest } from '../../../src/serving/clien
 export const okRecord = (over: Partial<SucceededRequest> = {}): SucceededRequest => ({
   status: 'ok',
   index: 0,
+  turn: 0,
   plannedMs: 0,
   queueMs: 0,
   sentMs: 0,
@@ -38,6 +39,7 @@ export const okRecord = (over: Partial<SucceededRequest> = {}): SucceededRequest
 export const failedRecord = (over: Partial<FailedRequest> = {}): FailedRequest => ({
   status: 'failed',
   index: 0,
+  turn: 0,
   plannedMs: 0,
   queueMs: 0,
   sentMs: 0,
