@@ -217,7 +217,7 @@ export const messages = {
     `"${folder}" has no float32 initializer "${name}" of shape [${dims.join(', ')}] in onnx/model.onnx: only folders written by exportHfModel / "dantinox export --format hf" (fp32 file) can be converted. Export the built-in model directly instead.`,
   /** `export --model` with options that choose another source or format. */
   exportModelAlone: (): string =>
-    'export --model converts a Hugging Face folder to GGUF: drop --config and --weights (the folder has its config and weights) and --format hf.',
+    'export --model converts a Hugging Face folder to GGUF: drop --config, --weights and --tokenizer (the folder has its config, weights and tokenizer) and --format hf.',
   /** An execution provider given to an engine that runs on the CPU only. */
   engineCpuOnly: (engine: string, provider: string): string =>
     `The ${engine} engine runs on the CPU only; --ep ${provider} applies to --engine ort. Drop --ep or use --engine ort.`,
@@ -484,6 +484,9 @@ export const messages = {
   /** A loaded model used after dispose(). */
   hfModelDisposed: (folder: string): string =>
     `the model loaded from "${folder}" was disposed; load it again with loadHfModel().`,
+  /** An export of a vocabulary no built-in tokenizer fits, without a tokenizer. */
+  exportNoTokenizer: (vocabSize: number): string =>
+    `No built-in tokenizer fits a vocabulary of ${vocabSize} (bytes need exactly 256, GPT-2's BPE 50257 or more), so the export would carry a tokenizer the model was not trained with: pass --tokenizer with the model's tokenizer.json (from TypeScript, the tokenizer option).`,
   /** A tokenizer choice that does not fit the model's vocabulary. */
   hfExportTokenizer: (tokenizer: string, needs: number, vocabSize: number): string =>
     `tokenizer "${tokenizer}" needs vocabSize ≥ ${needs}, the model has ${vocabSize}; pass tokenizer 'bytes' (vocabSize ≥ 256), 'gpt2' (≥ 50257) or your own tokenizer.json object.`,
@@ -1285,6 +1288,12 @@ export const messages = {
   /** `--config` names neither a preset nor an existing file. */
   unknownConfig: (value: string, presets: readonly string[]): string =>
     `Unknown preset ${excerpt(value)}.${suggestion(value, presets)} Available presets: ${list(presets)}; or pass the path of a YAML/JSON model config, e.g. --config my-model.yaml.`,
+  /** A built-in trained preset whose shipped folder lacks a file. */
+  trainedPresetMissing: (name: string, dir: string, missing: readonly string[]): string =>
+    `The trained preset "${name}" is incomplete: ${list(missing)} missing from ${dir}. Reinstall dantinox (npm install dantinox), or rebuild the folder with npm run train:builtin in a clone of its repository.`,
+  /** A built-in trained preset's file whose contents differ from the shipped ones. */
+  trainedPresetCorrupt: (name: string, file: string, expected: string | undefined, actual: string): string =>
+    `The trained preset "${name}"'s ${file} is not the shipped file (SHA-256 ${actual.slice(0, 16)}…, ${expected === undefined ? 'and SHA256SUMS does not list it' : `SHA256SUMS says ${expected.slice(0, 16)}…`}). Reinstall dantinox (npm install dantinox), or rebuild the folder with npm run train:builtin in a clone of its repository.`,
   /** `--config` looks like a path but the file does not exist. */
   configFileMissing: (path: string, presets: readonly string[]): string =>
     `Model config file "${path}" not found. Pass an existing YAML/JSON file or a preset (${list(presets)}).`,

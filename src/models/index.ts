@@ -111,7 +111,7 @@ export {
   hfModelTypeOf,
 } from './hf/hf-export.js';
 export { HfModel, type LoadHfModelOptions, loadHfModel } from './hf/hf-model.js';
-export { HfTokenizer, loadHfTokenizer } from './hf/hf-tokenizer.js';
+export { HfTokenizer, loadHfTokenizer, loadHfTokenizerFiles } from './hf/hf-tokenizer.js';
 export {
   type ByteLevelBpe,
   byteLevelBpeFiles,
@@ -251,6 +251,18 @@ export { GPT2_SPLIT_PATTERN, gpt2PreTokenize } from './tokenizers/gpt2-pre-token
 export { GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer } from './tokenizers/gpt2-tokenizer.js';
 export { modelTokenizer } from './tokenizers/model-tokenizer.js';
 export { MIN_BPE_VOCAB_SIZE, type TrainBpeOptions, trainBpe } from './tokenizers/train-bpe.js';
+export {
+  checkTrainedPreset,
+  readSha256Sums,
+  sha256SumsText,
+  TRAINED_PRESET_FILES,
+  TRAINED_PRESET_HASHED_FILES,
+  TRAINED_PRESETS,
+  type TrainedPreset,
+  type TrainedPresetName,
+  trainedPresetConfigFile,
+  trainedPresetDir,
+} from './trained-presets.js';
 export {
   checkWeights,
   countParameters,

@@ -76,14 +76,14 @@ export interface CheckedSelection {
   /** The absolute `--reference` folder, when given. */
   readonly reference?: string;
   /**
-   * The dantinox model folder (absolute) whose weights and tokenizer the built-in `config` runs, for `--model` of
-   * such a folder (a trained model; see `model-folder.ts`).
+   * The dantinox model folder (absolute) whose weights and tokenizer the built-in `config` runs: a trained
+   * preset's shipped folder, or `--model` of such a folder (a trained model; see `model-folder.ts`).
    */
   readonly weightsFolder?: string;
 }
 
-/** The preset `dantinox bench` runs when neither `--config` nor `--model` is given. */
-export const DEFAULT_PRESET = 'small';
+/** The preset `dantinox bench` runs when neither `--config` nor `--model` is given: the trained one. */
+export const DEFAULT_PRESET = 'brown';
 
 /**
  * Checks the selection without building anything (fast, so usage errors come before any model is built) and
@@ -119,18 +119,23 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     const dtype = checkFolderDtype(modelFolder, selection.dtype ?? 'fp32');
     return { name: basename(modelFolder), isPreset: false, dtype, ...reference };
   }
-  if (trained !== undefined && selection.paradigm !== undefined && selection.paradigm !== trained.paradigm)
-    throw new DantinoxError(
-      'INVALID_OPTION',
-      messages.paradigmOnTrainedModel(selection.paradigm, trained.paradigm),
-    );
   defaultEngines.check(engine, { source: { kind: 'config' }, ...request });
   // The browser is looked for now: a missing one is a usage error, not a failed variant after a model was built.
   if (selection.target === 'browser') findBrowser(selection.browserPath);
   const resolved =
     trained === undefined || modelFolder === undefined
       ? resolveModelConfig(selection.config ?? DEFAULT_PRESET, cwd)
-      : { config: trained, name: basename(modelFolder), isPreset: false };
+      : { config: trained, name: basename(modelFolder), isPreset: false, weightsFolder: modelFolder };
+  // Trained weights are trained for their paradigm: another would run them on a task they never learned.
+  if (
+    resolved.weightsFolder !== undefined &&
+    selection.paradigm !== undefined &&
+    selection.paradigm !== resolved.config.paradigm
+  )
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.paradigmOnTrainedModel(selection.paradigm, resolved.config.paradigm),
+    );
   const config =
     selection.paradigm === undefined || selection.paradigm === resolved.config.paradigm
       ? resolved.config
@@ -147,7 +152,7 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     isPreset: resolved.isPreset,
     precision,
     ...reference,
-    ...(trained === undefined || modelFolder === undefined ? {} : { weightsFolder: modelFolder }),
+    ...(resolved.weightsFolder === undefined ? {} : { weightsFolder: resolved.weightsFolder }),
   };
 }
 

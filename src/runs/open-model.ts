@@ -111,7 +111,7 @@ export async function openModel(
     return {
       model,
       paradigm: Paradigm.for(model.config),
-      description: `${name} (dantinox model folder ${selection.model}, trained weights): ${describeModel(model.config)}`,
+      description: `${name} (${checked.isPreset ? 'built-in preset' : `dantinox model folder ${selection.model}`}, trained weights): ${describeModel(model.config)}`,
       randomWeights: false,
       weights: weightFileHash(join(checked.weightsFolder, MODEL_FOLDER_FILES.weights)),
     };

@@ -18,14 +18,11 @@ export async function benchModelPerplexity(
   data: string,
   out: string,
 ): Promise<{ printed: string; cells: Record<string, string | undefined> }> {
-  const io = captureIo(cwd);
-  const code = await runCli(
+  return benchPerplexity(
+    cwd,
     [
-      'bench',
       '--model',
       model,
-      '--tasks',
-      'perplexity',
       '--data',
       data,
       '--eval-batches',
@@ -34,11 +31,23 @@ export async function benchModelPerplexity(
       '32',
       '--eval-batch-size',
       '2',
-      '--no-calibrate',
-      '--no-charts',
-      '--out',
-      out,
     ],
+    out,
+  );
+}
+
+/**
+ * `dantinox bench --tasks perplexity <args> --no-calibrate --no-charts --out <out>` under `cwd`; expects exit 0 and
+ * returns its stdout + stderr and the cells of its `results.csv` row by column name.
+ */
+export async function benchPerplexity(
+  cwd: string,
+  args: readonly string[],
+  out: string,
+): Promise<{ printed: string; cells: Record<string, string | undefined> }> {
+  const io = captureIo(cwd);
+  const code = await runCli(
+    ['bench', '--tasks', 'perplexity', ...args, '--no-calibrate', '--no-charts', '--out', out],
     io,
   );
   expect(code, io.err.join('')).toBe(0);

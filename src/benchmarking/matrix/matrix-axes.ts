@@ -68,7 +68,8 @@ export const MATRIX_AXES = [
     example: 'tiny,small',
     flag: '--config',
     short: '-c',
-    description: 'built-in model: preset (tiny, small, gpt2-small) or YAML/JSON config file',
+    description:
+      'built-in model: preset (tiny, small, gpt2-small; brown: trained weights) or YAML/JSON config file',
     check: anyValue,
     idPart: sourceName,
   },

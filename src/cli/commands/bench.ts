@@ -200,7 +200,7 @@ export type BenchCliOptions = CalibrationFlags & {
 
 const EXAMPLES = `
 Examples:
-  $ dantinox bench                                   # default suite on the "${DEFAULT_PRESET}" preset, a few minutes
+  $ dantinox bench                                   # default suite on the trained "${DEFAULT_PRESET}" preset, a few minutes
   $ dantinox bench --config tiny --tasks throughput --seq-lens 32,64 --out results/tiny
   $ dantinox bench --config gpt2-small --threads 2 --n-measure 50
   $ dantinox bench --config my-model.yaml --bench-config bench.yaml --data valid.txt
