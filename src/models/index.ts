@@ -245,7 +245,11 @@ export { checkTokenBatch } from './token-checks.js';
 export type { Tokenizer } from './tokenizer.js';
 // ── tokenizers ──────────────────────────────────────────────────────────────
 export { type BpeMerge, BpeTokenizer, MAX_BPE_VOCAB_SIZE } from './tokenizers/bpe-tokenizer.js';
-export { builtinTokenizer } from './tokenizers/builtin-tokenizer.js';
+export {
+  type BuiltinTokenizerKind,
+  builtinTokenizer,
+  builtinTokenizerKind,
+} from './tokenizers/builtin-tokenizer.js';
 export { ByteTokenizer } from './tokenizers/byte-tokenizer.js';
 export { GPT2_SPLIT_PATTERN, gpt2PreTokenize } from './tokenizers/gpt2-pre-tokenizer.js';
 export { GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer } from './tokenizers/gpt2-tokenizer.js';

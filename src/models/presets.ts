@@ -47,5 +47,5 @@ export const PRESETS = {
   },
 } as const satisfies Record<string, ModelConfigInput>;
 
-/** Name of a built-in preset: a random-weight one of {@link PRESETS} or a trained one (`trained-presets.ts`). */
+/** Name of a built-in preset: a random-weight one of `PRESETS` or a trained one (`trained-presets.ts`). */
 export type PresetName = keyof typeof PRESETS | TrainedPresetName;

@@ -56,7 +56,7 @@ export const TRAINED_PRESET_HASHED_FILES = Object.freeze([
 ] as const);
 
 /** The built-in trained presets, by name. */
-export const TRAINED_PRESETS = {
+export const TRAINED_PRESETS: Readonly<Record<'brown', TrainedPreset>> = {
   /**
    * dim 256, 8 heads, 4 blocks, a 4,096-token byte-level BPE learned on the Brown corpus's training split, context
    * 128, SwiGLU, RMSNorm, rotary, dropout 0.1 (5.2 M parameters), trained 12,000 steps of 16 × 128 tokens there.
@@ -86,7 +86,7 @@ export const TRAINED_PRESETS = {
       '1000',
     ],
   },
-} as const satisfies Record<string, TrainedPreset>;
+};
 
 /** Name of a built-in trained preset. */
 export type TrainedPresetName = keyof typeof TRAINED_PRESETS;
