@@ -43,11 +43,14 @@ import { runBenchPlan } from '../run-bench-plan.js';
 
 /**
  * The sweep `dantinox bench` runs when no `--bench-config` is given: the library defaults
- * ({@link BenchmarkConfig.defaults}) with a shorter batch sweep, fewer perplexity batches and slow cells timed for
- * about 3 s (at least ten calls) rather than twenty calls, so the default run on the default preset takes about
- * 70 s on 2 cores. Flags override it field by field.
+ * ({@link BenchmarkConfig.defaults}) with sequence lengths and perplexity windows that fit the default preset's
+ * context (128 tokens), a shorter batch sweep, fewer perplexity batches and slow cells timed for about 3 s (at
+ * least ten calls) rather than twenty calls, so the default run on the default preset takes about a minute on
+ * 2 cores. Flags override it field by field (`--seq-lens 64,128,256,512` for a model with a longer context).
  */
 export const CLI_BENCH_DEFAULTS: BenchmarkConfigInput = Object.freeze({
+  seqLens: [32, 64, 128],
+  evalSeqLen: 128,
   batchSizes: [1, 4, 16],
   evalBatches: 16,
   maxMeasureMs: 3000,
