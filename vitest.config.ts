@@ -4,15 +4,16 @@ import { standardDecorators } from './test/standard-decorators-plugin.js';
 /**
  * Files that need a fresh module cache or process: they mock modules (`vi.mock` has no effect on a module an earlier
  * file of the same process already imported), measure their own process's CPU time beside other processes' (the
- * busy-machine test: sessions left by earlier files would take CPU from its hogs), or drive the CLI, engines,
- * browsers and child processes, whose global state (signal handlers, loaded native bindings, environment
- * variables) must not reach the next file.
+ * busy-machine test: sessions left by earlier files would take CPU from its hogs), or drive the CLI, engines (the
+ * models' and the trainer's), browsers and child processes, whose global state (signal handlers, loaded native
+ * bindings, environment variables) must not reach the next file.
  */
 const ISOLATED = [
   'test/cli/**/*.test.ts',
   'test/docs/**/*.test.ts',
   'test/fuzz/**/*.test.ts',
   'test/models/**/*.test.ts',
+  'test/training/**/*.test.ts',
   'test/benchmarking/tasks/eval-windows.test.ts',
   'test/benchmarking/busy-machine.test.ts',
 ];

@@ -35,6 +35,7 @@ import { quantizeBlock4, quantizeInt8 } from '../src/models/onnx/quantize.js';
 import { ARParadigm } from '../src/models/paradigms/ar-paradigm.js';
 import { countFlops } from '../src/profiling/flops.js';
 import { Rng } from '../src/rng.js';
+import { numberArg } from './bench-args.js';
 
 const WARMUP_MS = 1000;
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -220,10 +221,7 @@ async function modelWorkloads(
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const arg = (name: string, fallback: number): number => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? Number(args[i + 1]) : fallback;
-  };
+  const arg = (name: string, fallback: number): number => numberArg(args, name, fallback);
   const threads = arg('threads', availableParallelism());
   const steps = arg('steps', 16);
   const rounds = arg('rounds', 5);

@@ -17,6 +17,7 @@
  * that a ratio is taken between measurements made under the same machine load; it prints the medians (with the
  * 10th–90th percentile spread) and the median of the per-round ratios.
  */
+
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MALLOC_TUNING, respawnWithMallocTuning } from '../src/cli/malloc-tuning.js';
@@ -27,6 +28,7 @@ import { createModel } from '../src/models/onnx/onnx-model.js';
 import { countFlops } from '../src/profiling/flops.js';
 import { memoryFootprint } from '../src/profiling/memory.js';
 import { countParameters } from '../src/profiling/parameters.js';
+import { numberArg } from './bench-args.js';
 
 const WARMUP_MS = 1000;
 
@@ -156,10 +158,7 @@ async function bandwidthWorkloads(threads: number): Promise<(Workload & { bytes:
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const arg = (name: string, fallback: number): number => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? Number(args[i + 1]) : fallback;
-  };
+  const arg = (name: string, fallback: number): number => numberArg(args, name, fallback);
   const threads = arg('threads', availableParallelism());
   const steps = arg('steps', 32);
   const rounds = arg('rounds', 7);

@@ -32,5 +32,5 @@ export { ModelConfig, type ModelConfigInput, type PresetName } from './models/mo
 export { formatSignificant } from './number-format.js';
 export type { DantinoxPlugin, PluginRegistries } from './plugin.js';
 export { type RegisterOptions, Registry } from './registry.js';
-export { Rng } from './rng.js';
+export { Rng, xoshiro128 } from './rng.js';
 export { CLIENT_FLAGS, type IndexFlags, SHARD_FLAGS } from './scheduler-index.js';

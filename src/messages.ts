@@ -217,7 +217,7 @@ export const messages = {
     `"${folder}" has no float32 initializer "${name}" of shape [${dims.join(', ')}] in onnx/model.onnx: only folders written by exportHfModel / "dantinox export --format hf" (fp32 file) can be converted. Export the built-in model directly instead.`,
   /** `export --model` with options that choose another source or format. */
   exportModelAlone: (): string =>
-    'export --model converts a Hugging Face folder to GGUF: drop --config and --weights (the folder has its config and weights) and --format hf.',
+    'export --model converts a Hugging Face folder to GGUF: drop --config, --weights and --tokenizer (the folder has its config, weights and tokenizer) and --format hf.',
   /** An execution provider given to an engine that runs on the CPU only. */
   engineCpuOnly: (engine: string, provider: string): string =>
     `The ${engine} engine runs on the CPU only; --ep ${provider} applies to --engine ort. Drop --ep or use --engine ort.`,
@@ -484,6 +484,9 @@ export const messages = {
   /** A loaded model used after dispose(). */
   hfModelDisposed: (folder: string): string =>
     `the model loaded from "${folder}" was disposed; load it again with loadHfModel().`,
+  /** An export of a vocabulary no built-in tokenizer fits, without a tokenizer. */
+  exportNoTokenizer: (vocabSize: number): string =>
+    `No built-in tokenizer fits a vocabulary of ${vocabSize} (bytes need exactly 256, GPT-2's BPE 50257 or more), so the export would carry a tokenizer the model was not trained with: pass --tokenizer with the model's tokenizer.json (from TypeScript, the tokenizer option).`,
   /** A tokenizer choice that does not fit the model's vocabulary. */
   hfExportTokenizer: (tokenizer: string, needs: number, vocabSize: number): string =>
     `tokenizer "${tokenizer}" needs vocabSize ≥ ${needs}, the model has ${vocabSize}; pass tokenizer 'bytes' (vocabSize ≥ 256), 'gpt2' (≥ 50257) or your own tokenizer.json object.`,
@@ -1293,6 +1296,12 @@ export const messages = {
   /** `--config` names neither a preset nor an existing file. */
   unknownConfig: (value: string, presets: readonly string[]): string =>
     `Unknown preset ${excerpt(value)}.${suggestion(value, presets)} Available presets: ${list(presets)}; or pass the path of a YAML/JSON model config, e.g. --config my-model.yaml.`,
+  /** A built-in trained preset whose shipped folder lacks a file. */
+  trainedPresetMissing: (name: string, dir: string, missing: readonly string[]): string =>
+    `The trained preset "${name}" is incomplete: ${list(missing)} missing from ${dir}. Reinstall dantinox (npm install dantinox), or rebuild the folder with npm run train:builtin in a clone of its repository.`,
+  /** A built-in trained preset's file whose contents differ from the shipped ones. */
+  trainedPresetCorrupt: (name: string, file: string, expected: string | undefined, actual: string): string =>
+    `The trained preset "${name}"'s ${file} is not the shipped file (SHA-256 ${actual.slice(0, 16)}…, ${expected === undefined ? 'and SHA256SUMS does not list it' : `SHA256SUMS says ${expected.slice(0, 16)}…`}). Reinstall dantinox (npm install dantinox), or rebuild the folder with npm run train:builtin in a clone of its repository.`,
   /** `--config` looks like a path but the file does not exist. */
   configFileMissing: (path: string, presets: readonly string[]): string =>
     `Model config file "${path}" not found. Pass an existing YAML/JSON file or a preset (${list(presets)}).`,
@@ -1323,9 +1332,16 @@ export const messages = {
   /** An `--out` folder that already holds a run (bench, merge). */
   outDirHoldsRun: (dir: string, found: readonly string[]): string =>
     `--out "${dir}" already holds a run (${list(found)}). Pass another --out <dir>, or --force to replace that run.`,
-  /** An `--out` folder another live dantinox process is writing (its lock file). */
-  outDirLocked: (dir: string, pid: number, host: string, since: string, lock: string): string =>
-    `--out "${dir}" is being written by another dantinox process (pid ${pid} on ${host}, since ${since}); --force does not override that. Wait for it to end or pass another --out <dir>; if that process is gone, delete ${lock}.`,
+  /** A run folder another live dantinox process is writing (its lock file), given as `flag` (`--out`, `--resume`). */
+  outDirLocked: (
+    dir: string,
+    pid: number,
+    host: string,
+    since: string,
+    lock: string,
+    flag: '--out' | '--resume' = '--out',
+  ): string =>
+    `${flag} "${dir}" is being written by another dantinox process (pid ${pid} on ${host}, since ${since}); --force does not override that. Wait for it to end${flag === '--out' ? ' or pass another --out <dir>' : ''}; if that process is gone, delete ${lock}.`,
   /** An output directory that cannot be created or written. */
   outDirNotWritable: (dir: string, cause: unknown): string =>
     errorCode(cause) === 'ENOSPC'
@@ -1383,7 +1399,7 @@ export const messages = {
   pluginFailed: (spec: string, cause: string): string => `Plugin "${spec}" failed: ${cause}`,
   /** `--config` and `--model` given together. */
   configAndModel: (): string =>
-    'Pass either --config <file|preset> (a built-in model) or --model <folder> (a Hugging Face ONNX folder), not both.',
+    'Pass either --config <file|preset> (a built-in model) or --model <folder> (a Hugging Face ONNX folder or a dantinox model folder), not both.',
   /** `--paradigm diffusion` on a loaded decoder. */
   paradigmOnLoadedModel: (paradigm: string): string =>
     `--paradigm ${paradigm} applies to built-in models only: a Hugging Face decoder folder is autoregressive (ar). Drop --paradigm or use --config.`,
@@ -1477,6 +1493,74 @@ export const messages = {
   /** The line a bench run ends with when a signal stopped it. */
   benchStopped: (signal: string): string =>
     `Stopped by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}: every cell measured before is in every output above.`,
+  // ── training ──────────────────────────────────────────────────────────────
+  /** A mixture-of-experts config given to the trainer. */
+  trainMoe: (): string =>
+    'The trainer cannot train a mixture-of-experts FFN (ffn "moe"): its top-k routing has no gradient rule and needs a load-balancing loss it does not have. Train a dense config (ffn "mlp") with --config.',
+  /** A training sequence longer than the model's context. */
+  trainSeqTooLong: (seq: number, maxContext: number): string =>
+    `The training sequence length ${seq} exceeds the model's maxContext (${maxContext}): pass --seq-len ${maxContext} or less, or a --config with a larger maxContext.`,
+  /** Training text that is empty (or only whitespace). */
+  trainEmptyText: (name: string): string =>
+    `The training text ${name} is empty: pass --data with a UTF-8 text file that has some text in it (or leave --data out to train on the Brown corpus).`,
+  /** A training text of too few paragraphs to hold one out. */
+  trainFewParagraphs: (name: string, paragraphs: number, every: number): string =>
+    `The training text ${name} has ${paragraphs} paragraph${paragraphs === 1 ? '' : 's'}, but every ${every}th paragraph is held out for validation, so it needs at least ${every}: separate the --data file's paragraphs with blank lines.`,
+  /** Held-out text shorter than one validation window. */
+  trainHeldOutTooShort: (tokens: number, needed: number): string =>
+    `The held-out text has ${tokens} tokens, fewer than one validation window (${needed}): pass a longer --data file, or a smaller --seq-len.`,
+  /** Training text shorter than one batch. */
+  trainTextTooShort: (tokens: number, batch: number, window: number): string =>
+    `The training text has ${tokens} tokens, fewer than one batch (${batch} × ${window} = ${batch * window}): pass a longer --data file, or a smaller --batch-size or --seq-len.`,
+  /** ONNX Runtime failing on a training or evaluation graph. */
+  trainingEngineFailed: (cause: unknown): string =>
+    `ONNX Runtime failed on the training graph: ${errorText(cause)}`,
+  /** A training run of no steps. */
+  trainNoSteps: (steps: unknown): string =>
+    `A training run needs at least one step, received ${String(steps)}: pass --steps 1 or more (library: \`steps\`).`,
+  /** A learning-rate floor above the peak. */
+  trainMinLr: (minLr: number, lr: number): string =>
+    `The final learning rate --min-lr (${minLr}) must be between 0 and the peak --lr (${lr}) (library: \`minLr\`, \`lr\`).`,
+  /** What a training run's memory estimate is for. */
+  trainingBuild: (dim: number, blocks: number, vocab: number, batch: number, seq: number): string =>
+    `Training a model of dim ${dim}, ${blocks} blocks and vocabulary ${vocab} on batches of ${batch} × ${seq} tokens (weights, gradients, AdamW moments and activations; a smaller --batch-size or --seq-len needs less)`,
+  /** A loss that is no longer finite. */
+  trainDiverged: (step: number, loss: number, lr: number): string =>
+    `Training diverged at step ${step}: the loss is ${String(loss)}. Lower the learning rate (--lr, now ${lr}) or keep --grad-clip on, and start again.`,
+  /** A config whose vocabulary fits no built-in tokenizer, with no --tokenizer. */
+  trainNoTokenizer: (vocabSize: number): string =>
+    `No built-in tokenizer fits a vocabulary of ${vocabSize} (bytes need 256, GPT-2's BPE 50257): pass --tokenizer with a tokenizer.json of at most ${vocabSize} ids, or a --config with a larger vocab_size.`,
+  /** A tokenizer that produces ids beyond the config's vocabulary. */
+  trainTokenizerTooLarge: (name: string, tokenizerVocab: number, modelVocab: number): string =>
+    `The tokenizer ${name} has ${tokenizerVocab} ids but the model's vocab_size is ${modelVocab}: pass a --config with vocab_size ${tokenizerVocab} or more, or a --tokenizer of at most ${modelVocab} ids.`,
+  /** Settings given with --resume. */
+  trainResumeSettings: (given: readonly string[]): string =>
+    `--resume continues a run with its own config, data, tokenizer and settings; drop ${list(given.map((g) => (g === 'options' ? 'the training flags' : `--${g}`)))} (library: leave \`${given.join('`, `')}\` out), or start a new run in another --out.`,
+  /** --resume of a folder without a checkpoint. */
+  trainNoCheckpoint: (dir: string): string =>
+    `There is no training checkpoint in "${dir}" to resume (no checkpoint/trainer.json): pass the --out folder of a training run to --resume.`,
+  /** --resume with another thread count than the run's. */
+  trainResumeThreads: (given: number, recorded: number): string =>
+    `The run was trained with --threads ${recorded}; a resume must use the same count to continue bit for bit: drop --threads ${given} (or pass ${recorded}).`,
+  /** Training text that changed since the checkpoint. */
+  trainDataChanged: (name: string): string =>
+    `The training text ${name} is not the one the checkpoint was trained on (its SHA-256 differs): restore it, or start a new run.`,
+  /** The training curve could not be drawn. */
+  trainCurveNotDrawn: (reason: string): string => `The training curve was not drawn: ${reason}`,
+  /** --resume with --out. */
+  trainResumeAndOut: (): string =>
+    '--resume <dir> continues the run in <dir>: drop --out (the run stays in its own folder).',
+  /** The line a stopped training run ends with: where its checkpoint is, if it has one. */
+  trainStopped: (step: number, steps: number, dir: string, checkpoint: boolean): string =>
+    checkpoint
+      ? `Stopped at step ${step} of ${steps}: the checkpoint of that step is in ${dir}/checkpoint; \`dantinox train --resume ${dir}\` continues the run.`
+      : `Stopped before the first step: nothing was trained or checkpointed; run the command again (with --force to reuse ${dir}).`,
+  /** The notice of a training run's first stop signal. */
+  trainStopping: (signal: string): string =>
+    `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping after the current training step and writing a checkpoint of it (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once; the last checkpoint stays).`,
+  /** `--paradigm` other than a trained model folder's own. */
+  paradigmOnTrainedModel: (paradigm: string, own: string): string =>
+    `--paradigm ${paradigm} does not apply to this trained model: its weights were trained as ${own}. Drop --paradigm.`,
   // ── quantization and quality ─────────────────────────────────────────────
   /** A 4-bit block size that is not a power of two ≥ 16. */
   invalidBlockSize: (blockSize: unknown): string =>

@@ -105,3 +105,34 @@ export class Rng {
     return children;
   }
 }
+
+/**
+ * A fast stream of random 32-bit integers (xoshiro128**, Blackman & Vigna), for draws too many for {@link Rng}'s
+ * bigint arithmetic (weight initialisation, dropout masks): its 128-bit state is seeded by two
+ * {@link Rng.nextBigUint64} draws of `rng`, so the stream is as reproducible as `rng`. Each call returns a signed
+ * 32-bit integer (divide by 2³¹ for a uniform float in [−1, 1)).
+ */
+export function xoshiro128(rng: Rng): () => number {
+  const a = rng.nextBigUint64();
+  const b = rng.nextBigUint64();
+  let s0 = Number(a & 0xffffffffn) | 0;
+  let s1 = Number(a >> 32n) | 0;
+  let s2 = Number(b & 0xffffffffn) | 0;
+  let s3 = Number(b >> 32n) | 0;
+  if ((s0 | s1 | s2 | s3) === 0) s0 = 1;
+  return () => {
+    const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9);
+    const t = s1 << 9;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl(s3, 11);
+    return result;
+  };
+}
+
+function rotl(x: number, k: number): number {
+  return (x << k) | (x >>> (32 - k));
+}

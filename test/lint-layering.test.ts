@@ -30,6 +30,12 @@ const CASES: readonly (readonly [string, string, boolean])[] = [
   ['src/runs/s.ts', '../serving/index.js', false],
   ['src/m.ts', './cli/exit-code.js', true],
   ['src/cli/commands/n.ts', '../../runs/index.js', false],
+  ['src/training/autodiff/t.ts', '../../models/onnx/graph-builder.js', false],
+  ['src/training/u.ts', '../benchmarking/data/brown-corpus.js', false],
+  ['src/training/v.ts', '../visualization/index.js', true],
+  ['src/training/autodiff/w.ts', '../../runs/index.js', true],
+  ['src/runs/x.ts', '../training/index.js', false],
+  ['src/models/y.ts', '../training/index.js', true],
 ];
 
 describe('layering lint rules', () => {

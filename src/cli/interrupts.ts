@@ -42,6 +42,8 @@ export interface InterruptOptions {
    * default action at once, even in the middle of a long engine call.
    */
   readonly underLauncher: boolean;
+  /** The notice the first signal prints. @default a benchmark's: stopping after the current engine call */
+  readonly notice?: (signal: StopSignal) => string;
 }
 
 /**
@@ -55,7 +57,7 @@ export function watchInterrupts(options: InterruptOptions): Interrupts {
   const handler = (signal: StopSignal): void => {
     if (first !== undefined) return;
     first = signal;
-    options.stderr.write(`\n${messages.stoppingAfterCall(signal)}\n`);
+    options.stderr.write(`\n${(options.notice ?? messages.stoppingAfterCall)(signal)}\n`);
     if (!options.underLauncher) dispose();
     controller.abort(new DantinoxError('RUNTIME_ERROR', messages.runInterrupted(signal)));
   };

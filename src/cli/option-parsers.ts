@@ -93,6 +93,17 @@ export function parseNonNegativeNumber(value: string): number {
   return n;
 }
 
+/** Parses a fraction in [0, 1) such as `0.1` (dropout) or `0.95` (Adam's β₂). */
+export function parseUnitFraction(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n >= 1) {
+    throw new InvalidArgumentError(
+      messages.badCliValue(value, 'a number from 0 up to (not including) 1', '0.1'),
+    );
+  }
+  return n;
+}
+
 /** Parses a positive number such as `2` or `1.0625` (bytes per element). */
 export function parsePositiveNumber(value: string): number {
   const n = Number(value);

@@ -22,7 +22,7 @@ function packageVersion(): string {
 
 const EXAMPLES = `
 Examples:
-  $ dantinox bench                         # default suite on the built-in "small" model
+  $ dantinox bench                         # default suite on the built-in trained "brown" model
   $ dantinox bench --config tiny --tasks throughput --seq-lens 32,64
   $ dantinox flops --config gpt2-small --seq-len 1024 --batch-size 1
   $ dantinox export --config small --dtype q8 --out small-q8.gguf
@@ -74,6 +74,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> = {
   report: async () => (await import('./commands/report.js')).registerReportCommand,
   serve: async () => (await import('./commands/serve.js')).registerServeCommand,
   tokenizer: async () => (await import('./commands/tokenizer.js')).registerTokenizerCommand,
+  train: async () => (await import('./commands/train.js')).registerTrainCommand,
 };
 
 /**

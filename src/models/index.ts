@@ -111,7 +111,7 @@ export {
   hfModelTypeOf,
 } from './hf/hf-export.js';
 export { HfModel, type LoadHfModelOptions, loadHfModel } from './hf/hf-model.js';
-export { HfTokenizer, loadHfTokenizer } from './hf/hf-tokenizer.js';
+export { HfTokenizer, loadHfTokenizer, loadHfTokenizerFiles } from './hf/hf-tokenizer.js';
 export {
   type ByteLevelBpe,
   byteLevelBpeFiles,
@@ -152,6 +152,13 @@ export {
   type PosEncoding,
   type PresetName,
 } from './model-config.js';
+export {
+  MODEL_FOLDER_FILES,
+  type ModelFolder,
+  modelFolderConfig,
+  readModelFolder,
+  writeModelFolder,
+} from './model-folder.js';
 export { modelFootprint } from './model-footprint.js';
 export {
   type CheckedSelection,
@@ -198,7 +205,13 @@ export {
 } from './onnx/graph-flops.js';
 export { type CreateModelOptions, createModel, OnnxModel } from './onnx/onnx-model.js';
 export { buildTransformerGraph, type TransformerGraph } from './onnx/transformer-graph.js';
-export { CONFIG_METADATA_KEY, loadModel, loadWeights, saveWeights } from './onnx/weights-io.js';
+export {
+  CONFIG_METADATA_KEY,
+  configOfMetadata,
+  loadModel,
+  loadWeights,
+  saveWeights,
+} from './onnx/weights-io.js';
 export {
   type GenerateOptions,
   type GenerationResult,
@@ -212,6 +225,8 @@ export {
   DEFAULT_DIFFUSION_STEPS,
   DEFAULT_GEN_LENGTH,
   DiffusionParadigm,
+  type MaskedTokens,
+  maskTokens,
   unmaskCount,
 } from './paradigms/diffusion-paradigm.js';
 export { crossEntropy, logSoftmax, logSumExp } from './paradigms/log-probs.js';
@@ -220,16 +235,38 @@ export { argmax, type SamplingOptions, sampleToken } from './paradigms/sampling.
 export { ReferenceModel, type ReferenceModelOptions } from './reference-model.js';
 export { type ResolvedModelConfig, resolveModelConfig } from './resolve-model-config.js';
 // ── weights ─────────────────────────────────────────────────────────────────
-export { loadSafetensors, type SafetensorsFile, saveSafetensors } from './safetensors.js';
+export {
+  loadSafetensors,
+  readSafetensorsMetadata,
+  type SafetensorsFile,
+  saveSafetensors,
+} from './safetensors.js';
 export { checkTokenBatch } from './token-checks.js';
 export type { Tokenizer } from './tokenizer.js';
 // ── tokenizers ──────────────────────────────────────────────────────────────
 export { type BpeMerge, BpeTokenizer, MAX_BPE_VOCAB_SIZE } from './tokenizers/bpe-tokenizer.js';
-export { builtinTokenizer } from './tokenizers/builtin-tokenizer.js';
+export {
+  type BuiltinTokenizerKind,
+  builtinTokenizer,
+  builtinTokenizerKind,
+} from './tokenizers/builtin-tokenizer.js';
 export { ByteTokenizer } from './tokenizers/byte-tokenizer.js';
 export { GPT2_SPLIT_PATTERN, gpt2PreTokenize } from './tokenizers/gpt2-pre-tokenizer.js';
 export { GPT2_END_OF_TEXT, GPT2_VOCAB_SIZE, Gpt2Tokenizer } from './tokenizers/gpt2-tokenizer.js';
+export { modelTokenizer } from './tokenizers/model-tokenizer.js';
 export { MIN_BPE_VOCAB_SIZE, type TrainBpeOptions, trainBpe } from './tokenizers/train-bpe.js';
+export {
+  checkTrainedPreset,
+  readSha256Sums,
+  sha256SumsText,
+  TRAINED_PRESET_FILES,
+  TRAINED_PRESET_HASHED_FILES,
+  TRAINED_PRESETS,
+  type TrainedPreset,
+  type TrainedPresetName,
+  trainedPresetConfigFile,
+  trainedPresetDir,
+} from './trained-presets.js';
 export {
   checkWeights,
   countParameters,

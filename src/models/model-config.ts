@@ -12,6 +12,7 @@ import { readTextFile } from '../text-file.js';
 import { parseYamlText } from '../yaml-text.js';
 import { PRESETS, type PresetName } from './presets.js';
 import { flattenSections, normaliseSeedKeys } from './seed-config-keys.js';
+import { isTrainedPreset, TRAINED_PRESETS, trainedPresetConfigFile } from './trained-presets.js';
 
 /** Attention kind: multi-head (`mha`) or grouped-query (`gqa`, `kvHeads` < `nHeads`). */
 export type AttentionKind = 'mha' | 'gqa';
@@ -273,30 +274,49 @@ export const ModelConfig = {
       );
     }
     if (raw === null || raw === undefined)
-      throw new DantinoxError('INVALID_MODEL_CONFIG', messages.emptyModelConfig(path, Object.keys(PRESETS)));
+      throw new DantinoxError(
+        'INVALID_MODEL_CONFIG',
+        messages.emptyModelConfig(path, ModelConfig.presetNames()),
+      );
     return ModelConfig.parse(raw);
   },
 
-  /** Names of the built-in presets. */
+  /** Names of the built-in presets: the random-weight ones, then the trained ones. */
   presetNames(): PresetName[] {
-    return Object.keys(PRESETS) as PresetName[];
+    return [...Object.keys(PRESETS), ...Object.keys(TRAINED_PRESETS)] as PresetName[];
   },
 
   /**
-   * A built-in preset, optionally with fields overridden.
+   * A built-in preset, optionally with fields overridden. A trained preset's config is read from the `model.yaml`
+   * shipped with its weights (`trained-presets.ts`); this returns the config alone — `--config <name>` and
+   * `openModel` run it with its trained weights and tokenizer.
    *
-   * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` for an unknown preset name.
+   * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` for an unknown preset name; `IO` when a trained
+   * preset's shipped config is missing.
    */
   preset(name: string, overrides: ModelConfigInput = {}): ModelConfig {
-    if (!Object.hasOwn(PRESETS, name)) {
-      throw new DantinoxError('INVALID_OPTION', messages.unknownName('preset', name, Object.keys(PRESETS)));
+    if (isTrainedPreset(name)) {
+      const config = ModelConfig.load(trainedPresetConfigFile(name));
+      if (Object.keys(overrides).length === 0) return config;
+      const fields = Object.fromEntries(
+        Object.keys(DEFAULTS).map((k) => [k, config[k as keyof ModelConfig]]),
+      );
+      return ModelConfig.parse({ ...fields, ...overrides });
     }
-    return ModelConfig.parse({ ...PRESETS[name as PresetName], ...overrides });
+    if (!Object.hasOwn(PRESETS, name)) {
+      throw new DantinoxError(
+        'INVALID_OPTION',
+        messages.unknownName('preset', name, ModelConfig.presetNames()),
+      );
+    }
+    return ModelConfig.parse({ ...PRESETS[name as keyof typeof PRESETS], ...overrides });
   },
 
   /** Resolves `nameOrPath`: a preset name, or a path to a JSON/YAML config file. */
   resolve(nameOrPath: string): ModelConfig {
-    return Object.hasOwn(PRESETS, nameOrPath) ? ModelConfig.preset(nameOrPath) : ModelConfig.load(nameOrPath);
+    return ModelConfig.presetNames().includes(nameOrPath as PresetName)
+      ? ModelConfig.preset(nameOrPath)
+      : ModelConfig.load(nameOrPath);
   },
 
   /** The config as a plain object with the seed's snake_case keys (for YAML/CSV interchange with the seed). */

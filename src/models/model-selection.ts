@@ -15,6 +15,7 @@ import type { ExecutionProvider } from './engines/ort/index.js';
 import type { TargetName } from './engines/target-name.js';
 import { hfDtypeFile } from './hf/hf-dtype-files.js';
 import { ModelConfig, type ParadigmKind } from './model-config.js';
+import { modelFolderConfig } from './model-folder.js';
 import {
   BUILTIN_DTYPES,
   type BuiltinDtype,
@@ -74,10 +75,15 @@ export interface CheckedSelection {
   readonly dtype?: BuiltinDtype;
   /** The absolute `--reference` folder, when given. */
   readonly reference?: string;
+  /**
+   * The dantinox model folder (absolute) whose weights and tokenizer the built-in `config` runs: a trained
+   * preset's shipped folder, or `--model` of such a folder (a trained model; see `model-folder.ts`).
+   */
+  readonly weightsFolder?: string;
 }
 
-/** The preset `dantinox bench` runs when neither `--config` nor `--model` is given. */
-export const DEFAULT_PRESET = 'small';
+/** The preset `dantinox bench` runs when neither `--config` nor `--model` is given: the trained one. */
+export const DEFAULT_PRESET = 'brown';
 
 /**
  * Checks the selection without building anything (fast, so usage errors come before any model is built) and
@@ -88,7 +94,12 @@ export const DEFAULT_PRESET = 'small';
  * without the asked dtype's file (listing the dtypes it has); and the errors of {@link resolveModelConfig}.
  */
 export function checkModelSelection(selection: ModelSelection, cwd: string): CheckedSelection {
-  const referenceFolder = selection.reference ?? selection.model;
+  if (selection.model !== undefined && selection.config !== undefined)
+    throw new DantinoxError('INVALID_OPTION', messages.configAndModel());
+  const modelFolder = selection.model === undefined ? undefined : folderOf(selection.model, cwd, '--model');
+  // A dantinox model folder is a built-in config with its own weights: every engine runs it like a preset.
+  const trained = modelFolder === undefined ? undefined : modelFolderConfig(modelFolder);
+  const referenceFolder = selection.reference ?? (trained === undefined ? selection.model : undefined);
   if (selection.referenceEngine !== undefined && referenceFolder !== undefined)
     defaultEngines.check(selection.referenceEngine, { source: { kind: 'folder', path: referenceFolder } });
   const reference =
@@ -100,20 +111,31 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     ...(selection.executionProvider === undefined ? {} : { executionProvider: selection.executionProvider }),
     ...(selection.target === undefined ? {} : { target: selection.target }),
   };
-  if (selection.model !== undefined) {
-    if (selection.config !== undefined) throw new DantinoxError('INVALID_OPTION', messages.configAndModel());
-    defaultEngines.check(engine, { source: { kind: 'folder', path: selection.model }, ...request });
+  if (modelFolder !== undefined && trained === undefined) {
+    defaultEngines.check(engine, { source: { kind: 'folder', path: selection.model as string }, ...request });
     if (selection.paradigm !== undefined && selection.paradigm !== 'ar') {
       throw new DantinoxError('INVALID_OPTION', messages.paradigmOnLoadedModel(selection.paradigm));
     }
-    const folder = folderOf(selection.model, cwd, '--model');
-    const dtype = checkFolderDtype(folder, selection.dtype ?? 'fp32');
-    return { name: basename(folder), isPreset: false, dtype, ...reference };
+    const dtype = checkFolderDtype(modelFolder, selection.dtype ?? 'fp32');
+    return { name: basename(modelFolder), isPreset: false, dtype, ...reference };
   }
   defaultEngines.check(engine, { source: { kind: 'config' }, ...request });
   // The browser is looked for now: a missing one is a usage error, not a failed variant after a model was built.
   if (selection.target === 'browser') findBrowser(selection.browserPath);
-  const resolved = resolveModelConfig(selection.config ?? DEFAULT_PRESET, cwd);
+  const resolved =
+    trained === undefined || modelFolder === undefined
+      ? resolveModelConfig(selection.config ?? DEFAULT_PRESET, cwd)
+      : { config: trained, name: basename(modelFolder), isPreset: false, weightsFolder: modelFolder };
+  // Trained weights are trained for their paradigm: another would run them on a task they never learned.
+  if (
+    resolved.weightsFolder !== undefined &&
+    selection.paradigm !== undefined &&
+    selection.paradigm !== resolved.config.paradigm
+  )
+    throw new DantinoxError(
+      'INVALID_OPTION',
+      messages.paradigmOnTrainedModel(selection.paradigm, resolved.config.paradigm),
+    );
   const config =
     selection.paradigm === undefined || selection.paradigm === resolved.config.paradigm
       ? resolved.config
@@ -124,7 +146,14 @@ export function checkModelSelection(selection: ModelSelection, cwd: string): Che
     ...(headDtype === undefined ? {} : { headDtype }),
     ...(blockSize === undefined ? {} : { blockSize }),
   });
-  return { config, name: resolved.name, isPreset: resolved.isPreset, precision, ...reference };
+  return {
+    config,
+    name: resolved.name,
+    isPreset: resolved.isPreset,
+    precision,
+    ...reference,
+    ...(resolved.weightsFolder === undefined ? {} : { weightsFolder: resolved.weightsFolder }),
+  };
 }
 
 /**

@@ -4,8 +4,9 @@
  * @packageDocumentation
  */
 import type { ModelConfigInput } from './model-config.js';
+import type { TrainedPresetName } from './trained-presets.js';
 
-/** Built-in model presets: partial configs that {@link ModelConfig.preset} validates. */
+/** Built-in random-weight model presets: partial configs that {@link ModelConfig.preset} validates. */
 export const PRESETS = {
   /** A few-thousand-parameter model for tests: dim 32, 2 blocks, vocab 256 (byte-level). */
   tiny: {
@@ -46,5 +47,5 @@ export const PRESETS = {
   },
 } as const satisfies Record<string, ModelConfigInput>;
 
-/** Name of a built-in preset. */
-export type PresetName = keyof typeof PRESETS;
+/** Name of a built-in preset: a random-weight one of `PRESETS` or a trained one (`trained-presets.ts`). */
+export type PresetName = keyof typeof PRESETS | TrainedPresetName;

@@ -8,6 +8,7 @@ import { extname, isAbsolute, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { ModelConfig } from './model-config.js';
+import { checkTrainedPreset, isTrainedPreset } from './trained-presets.js';
 
 /** A resolved `--config` value: the config and a short name for it (the preset name or the file's path). */
 export interface ResolvedModelConfig {
@@ -17,17 +18,26 @@ export interface ResolvedModelConfig {
   readonly name: string;
   /** Whether `name` is a built-in preset. */
   readonly isPreset: boolean;
+  /**
+   * For a trained preset: its shipped folder (absolute, its weights and tokenizer checked against their recorded
+   * SHA-256), a dantinox model folder whose weights and tokenizer the config runs with.
+   */
+  readonly weightsFolder?: string;
 }
 
 /**
  * Resolves `value` as a preset name first, then as a file path relative to `cwd`. A value that is neither
- * gets a did-you-mean error listing the presets.
+ * gets a did-you-mean error listing the presets. A trained preset comes with its shipped folder, checked.
  *
  * @throws {@link dantinox!DantinoxError} with code `INVALID_OPTION` for an unknown preset, `IO` for a missing or
- * malformed file, and `INVALID_MODEL_CONFIG` for an invalid config.
+ * malformed file or a trained preset's missing or altered file, and `INVALID_MODEL_CONFIG` for an invalid config.
  */
 export function resolveModelConfig(value: string, cwd: string): ResolvedModelConfig {
   const presets = ModelConfig.presetNames();
+  if (isTrainedPreset(value)) {
+    const weightsFolder = checkTrainedPreset(value);
+    return { config: ModelConfig.preset(value), name: value, isPreset: true, weightsFolder };
+  }
   if ((presets as string[]).includes(value)) {
     return { config: ModelConfig.preset(value), name: value, isPreset: true };
   }

@@ -7,6 +7,7 @@
  *
  * @packageDocumentation
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { TENSOR_TYPES } from '../dtype.js';
@@ -181,6 +182,55 @@ function parseHeader(
   return { entries, meta };
 }
 
+/** The header length stored in `prefix`, checked against the file's size. */
+function headerLength(path: string, prefix: Uint8Array, fileBytes: number): number {
+  const headerBytes = Buffer.from(prefix).readBigUInt64LE(0);
+  if (headerBytes > BigInt(Math.min(MAX_HEADER_BYTES, fileBytes - 8))) {
+    throw new DantinoxError(
+      'IO',
+      messages.badSafetensors(
+        path,
+        `header length ${headerBytes} exceeds the file size (${fileBytes} bytes) or 100 MB`,
+      ),
+    );
+  }
+  return Number(headerBytes);
+}
+
+/**
+ * The `__metadata__` of a safetensors file, read synchronously from its header alone (no tensor data is read).
+ *
+ * @throws {@link dantinox!DantinoxError} `IO` when the file cannot be read or its header is malformed.
+ */
+export function readSafetensorsMetadata(path: string): Readonly<Record<string, string>> {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (cause) {
+    throw new DantinoxError('IO', messages.cannotRead(path, 'safetensors', cause), { cause });
+  }
+  try {
+    const fileBytes = fstatSync(fd).size;
+    const prefix = new Uint8Array(8);
+    if (fileBytes < 8 || readSync(fd, prefix, 0, 8, 0) < 8) {
+      throw new DantinoxError(
+        'IO',
+        messages.badSafetensors(path, `file is ${fileBytes} bytes, shorter than the 8-byte header length`),
+      );
+    }
+    const n = headerLength(path, prefix, fileBytes);
+    const header = new Uint8Array(n);
+    for (let done = 0; done < n; ) {
+      const read = readSync(fd, header, done, n - done, 8 + done);
+      if (read === 0) break;
+      done += read;
+    }
+    return parseHeader(path, Buffer.from(header).toString('utf8'), fileBytes - 8 - n).meta;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Reads a safetensors file, converting F16 and BF16 tensors to float32. Tensors are read one by one straight
  * into their own buffers (F32) or through one temporary buffer per tensor (F16/BF16).
@@ -206,17 +256,7 @@ export async function loadSafetensors(path: string): Promise<SafetensorsFile> {
         messages.badSafetensors(path, `file is ${fileBytes} bytes, shorter than the 8-byte header length`),
       );
     }
-    const headerBytes = Buffer.from(prefix).readBigUInt64LE(0);
-    if (headerBytes > BigInt(Math.min(MAX_HEADER_BYTES, fileBytes - 8))) {
-      throw new DantinoxError(
-        'IO',
-        messages.badSafetensors(
-          path,
-          `header length ${headerBytes} exceeds the file size (${fileBytes} bytes) or 100 MB`,
-        ),
-      );
-    }
-    const n = Number(headerBytes);
+    const n = headerLength(path, prefix, fileBytes);
     const headerBuf = new Uint8Array(n);
     await readExactly(fh, headerBuf, 8);
     const dataStart = 8 + n;

@@ -9,6 +9,11 @@
 export interface Tokenizer {
   /** Short identity, e.g. `gpt2 (r50k_base)`, `bytes` or the `tokenizer.json` model type. */
   readonly name: string;
+  /**
+   * What makes two tokenizers encode alike, when `name` does not say it (a Hugging Face tokenizer's is the SHA-256
+   * of its files: every BPE is named `hf:BPE`). @default `name`
+   */
+  readonly identity?: string;
   /** Number of ids the tokenizer can produce; ≤ the model's `vocabSize`. */
   readonly vocabSize: number;
   /** Token ids of `text`, with no special tokens added. */

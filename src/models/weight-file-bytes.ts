@@ -18,9 +18,14 @@ export function weightFileBytes(path: string): number {
 
 /** `sha256:<16 hex digits>` of an ONNX file and its external data file, read in 8 MiB chunks. */
 export function weightFileHash(path: string): string {
+  return `sha256:${filesSha256([path, `${path}_data`].filter((f) => existsSync(f))).slice(0, 16)}`;
+}
+
+/** SHA-256 (hex) of the concatenated contents of the files at `paths`, read in 8 MiB chunks. */
+export function filesSha256(paths: readonly string[]): string {
   const hash = createHash('sha256');
   const chunk = Buffer.allocUnsafe(8 * 2 ** 20);
-  for (const file of [path, `${path}_data`].filter((f) => existsSync(f))) {
+  for (const file of paths) {
     const fd = openSync(file, 'r');
     try {
       for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) hash.update(chunk.subarray(0, n));
@@ -28,5 +33,5 @@ export function weightFileHash(path: string): string {
       closeSync(fd);
     }
   }
-  return `sha256:${hash.digest('hex').slice(0, 16)}`;
+  return hash.digest('hex');
 }

@@ -10,7 +10,7 @@
  */
 import { DantinoxError, ValidationError, type ValidationIssue } from '../errors.js';
 import { messages } from '../messages.js';
-import { Rng } from '../rng.js';
+import { Rng, xoshiro128 } from '../rng.js';
 import type { ModelConfig } from './model-config.js';
 
 /** One weight tensor: float32 values, row-major over `dims`. */
@@ -119,30 +119,14 @@ function fnv1a64(text: string): bigint {
 }
 
 /**
- * Fills `out` with N(0, std²) samples from a xoshiro128** stream seeded by `rng` (Marsaglia's polar method: no
- * trigonometry, about twice as fast as Box–Muller). The bigint {@link Rng} only seeds the stream: drawing
+ * Fills `out` with N(0, std²) samples from a {@link xoshiro128} stream seeded by `rng` (Marsaglia's polar method:
+ * no trigonometry, about twice as fast as Box–Muller). The bigint {@link Rng} only seeds the stream: drawing
  * millions of weights through it would take tens of seconds.
  */
 function fillNormalFast(out: Float32Array, std: number, rng: Rng): void {
-  const seed64a = rng.nextBigUint64();
-  const seed64b = rng.nextBigUint64();
-  let s0 = Number(seed64a & 0xffffffffn) | 0;
-  let s1 = Number(seed64a >> 32n) | 0;
-  let s2 = Number(seed64b & 0xffffffffn) | 0;
-  let s3 = Number(seed64b >> 32n) | 0;
-  if ((s0 | s1 | s2 | s3) === 0) s0 = 1;
+  const bits = xoshiro128(rng);
   /** A uniform float in [−1, 1). */
-  const next = (): number => {
-    const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9);
-    const t = s1 << 9;
-    s2 ^= s0;
-    s3 ^= s1;
-    s1 ^= s2;
-    s0 ^= s3;
-    s2 ^= t;
-    s3 = rotl(s3, 11);
-    return result / 2147483648;
-  };
+  const next = (): number => bits() / 2147483648;
   for (let i = 0; i < out.length; i += 2) {
     let u: number;
     let v: number;
@@ -156,10 +140,6 @@ function fillNormalFast(out: Float32Array, std: number, rng: Rng): void {
     out[i] = u * f;
     if (i + 1 < out.length) out[i + 1] = v * f;
   }
-}
-
-function rotl(x: number, k: number): number {
-  return (x << k) | (x >>> (32 - k));
 }
 
 /** The generator of tensor `name` under `seed`: depends only on both, so tensors never shift each other. */

@@ -8,7 +8,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
-import type { GgufExportResult, HfExportResult, WeightMap } from '../models/index.js';
+import type { GgufExportResult, HfExportResult, HfTokenizerFiles, WeightMap } from '../models/index.js';
 import { DEFAULT_PRESET } from '../models/model-selection.js';
 import type { BuiltinDtype } from '../models/onnx/precision.js';
 import { resolveModelConfig } from '../models/resolve-model-config.js';
@@ -22,6 +22,12 @@ export interface ExportModelInput {
   readonly weights?: string;
   /** A Hugging Face folder written by a `hf` export, converted to GGUF (alone: no `config`, `weights`, `hf`). */
   readonly model?: string;
+  /**
+   * A Hugging Face `tokenizer.json` the export carries (its `tokenizer_config.json` beside it is read too), e.g. the
+   * BPE a model was trained with. @default a trained preset's own tokenizer, else the built-in one of the
+   * vocabulary size (bytes for 256 ids, GPT-2's BPE from 50,257; none for other sizes: then this is required)
+   */
+  readonly tokenizer?: string;
   /** Seed of the random weights (without `weights`). @default 0 */
   readonly seed?: number;
   /** `gguf` (a llama.cpp file) or `hf` (a Hugging Face ONNX folder). @default 'gguf' */
@@ -54,7 +60,7 @@ export type ModelExport =
 /**
  * Exports a model as `input` says.
  *
- * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for `model` with `config`, `weights` or `hf`, or an `out`
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for `model` with `config`, `weights`, `tokenizer` or `hf`, or an `out`
  * that exists (without `force`); the errors of the config, weights and exporters.
  */
 export async function exportModel(input: ExportModelInput): Promise<ModelExport> {
@@ -65,16 +71,29 @@ export async function exportModel(input: ExportModelInput): Promise<ModelExport>
   const dtype = input.dtype ?? 'fp32';
   const models = await import('../models/index.js');
   if (input.model !== undefined) {
-    if (input.config !== undefined || input.weights !== undefined || format !== 'gguf')
+    if (
+      input.config !== undefined ||
+      input.weights !== undefined ||
+      input.tokenizer !== undefined ||
+      format !== 'gguf'
+    )
       throw new DantinoxError('INVALID_OPTION', messages.exportModelAlone());
     return {
       format: 'gguf',
       result: models.exportGguf(at(input.model), claimOutFile(input.out, cwd, force), { dtype }),
     };
   }
-  let config = resolveModelConfig(input.config ?? DEFAULT_PRESET, cwd).config;
+  const resolved = resolveModelConfig(input.config ?? DEFAULT_PRESET, cwd);
+  let config = resolved.config;
   let weights: WeightMap;
-  if (input.weights === undefined) weights = models.initWeights(config, input.seed ?? 0);
+  let tokenizer: HfTokenizerFiles | undefined =
+    input.tokenizer === undefined ? undefined : models.loadHfTokenizerFiles(at(input.tokenizer));
+  if (input.weights === undefined && resolved.weightsFolder !== undefined) {
+    // A trained preset: its weights, and its own tokenizer unless one is given.
+    const folder = await models.readModelFolder(resolved.weightsFolder);
+    weights = folder.weights;
+    tokenizer ??= folder.tokenizer;
+  } else if (input.weights === undefined) weights = models.initWeights(config, input.seed ?? 0);
   else {
     const loaded = await models.loadWeights(at(input.weights));
     if (input.config === undefined && loaded.config !== undefined) config = loaded.config;
@@ -84,12 +103,16 @@ export async function exportModel(input: ExportModelInput): Promise<ModelExport>
     const folder = claimModelFolder(input.out, cwd, force);
     const result = models.exportHfModel(config, weights, folder.path, {
       dtypes: dtype === 'fp32' ? ['fp32'] : ['fp32', dtype],
+      ...(tokenizer === undefined ? {} : { tokenizer }),
       beforeWrite: folder.clear,
     });
     return { format: 'hf', result };
   }
   return {
     format: 'gguf',
-    result: models.exportGguf({ config, weights }, claimOutFile(input.out, cwd, force), { dtype }),
+    result: models.exportGguf({ config, weights }, claimOutFile(input.out, cwd, force), {
+      dtype,
+      ...(tokenizer === undefined ? {} : { tokenizer }),
+    }),
   };
 }

@@ -95,6 +95,8 @@ export {
   roundFolderName,
   roundFolders,
   TRACE_FILE,
+  TRAINED_MODEL_FOLDER,
+  TRAINING_RECORD_FILE,
   timestampName,
 } from './output-dir.js';
 export { planRun, type RunPlanInput } from './plan-run.js';
@@ -158,6 +160,14 @@ export {
   writeRepeatCharts,
   writeRunOutputs,
 } from './run-outputs.js';
+export {
+  DEFAULT_TRAINING_CONFIG,
+  runTraining,
+  type TrainingHooks,
+  type TrainingRunInput,
+  type TrainingRunResult,
+  type TrainingStart,
+} from './run-training.js';
 export { runVariant, type VariantOutcome, type VariantRunOptions } from './run-variant.js';
 export { eosTokenId, type ServeModelOptions, type ServingModel, serveModel } from './serve-model.js';
 export {
@@ -173,4 +183,5 @@ export {
   type TimelineSegmentRow,
   timelineStep,
 } from './serving-timeline-rows.js';
+export type { TrainingSourceInput } from './training-source.js';
 export { type WrittenComparison, writeComparison } from './write-comparison.js';

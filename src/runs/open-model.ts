@@ -1,6 +1,6 @@
 /**
- * `--config` / `--model` / `--paradigm`: builds the built-in model or loads a Hugging Face ONNX folder, and
- * describes honestly what will be benchmarked.
+ * `--config` / `--model` / `--paradigm`: builds the built-in model (seeded random weights, or a dantinox model
+ * folder's trained ones) or loads a Hugging Face ONNX folder, and describes honestly what will be benchmarked.
  *
  * @packageDocumentation
  */
@@ -8,11 +8,18 @@ import { join, resolve } from 'node:path';
 import type { OpProfiler, ProfilerUnavailable } from '../benchmarking/tasks/profile-task.js';
 import { messages } from '../messages.js';
 import { describeModel } from '../models/describe-model.js';
-import { createEngineModel, defaultEngines, loadEngineModel } from '../models/engines/engine-registry.js';
+import {
+  createEngineModel,
+  defaultEngines,
+  type EngineModelOptions,
+  loadEngineModel,
+} from '../models/engines/engine-registry.js';
 import { profileModelCalls } from '../models/engines/ort/index.js';
 import { hfDtypeFile } from '../models/hf/hf-dtype-files.js';
 import { createModel, loadHfModel, type Model, type ModelConfig, Paradigm } from '../models/index.js';
+import { MODEL_FOLDER_FILES, readModelFolder } from '../models/model-folder.js';
 import {
+  type CheckedSelection,
   checkedModelName,
   checkModelSelection,
   type ModelSelection,
@@ -54,7 +61,8 @@ function targetOptions(
 }
 
 /**
- * Builds (built-in config, seeded random weights) or loads (Hugging Face folder) the model; with
+ * Builds (built-in config with seeded random weights, or a dantinox model folder with its trained weights and own
+ * tokenizer) or loads (Hugging Face folder) the model; with
  * `options.profileFilePrefix`, an engine with an operator profiler (ONNX Runtime) profiles every call; with
  * `options.rowsPerContext`, a llama.cpp model makes its contexts for that many rows and implements row batching.
  *
@@ -88,6 +96,7 @@ export async function openModel(
     };
   }
   const name = checkedModelName(checked);
+  const trained = await trainedWeights(checked);
   const model = await createEngineModel(selection.engine ?? 'ort', checked.config, {
     seed: selection.seed,
     name,
@@ -96,7 +105,16 @@ export async function openModel(
     ...(selection.force === true ? { force: true } : {}),
     ...(checked.precision ?? {}),
     ...rows,
+    ...trained,
   });
+  if (checked.weightsFolder !== undefined)
+    return {
+      model,
+      paradigm: Paradigm.for(model.config),
+      description: `${name} (${checked.isPreset ? 'built-in preset' : `dantinox model folder ${selection.model}`}, trained weights): ${describeModel(model.config)}`,
+      randomWeights: false,
+      weights: weightFileHash(join(checked.weightsFolder, MODEL_FOLDER_FILES.weights)),
+    };
   const origin = checked.isPreset ? 'built-in preset' : `config ${checked.name}`;
   return {
     model,
@@ -104,6 +122,18 @@ export async function openModel(
     description: `${name} (${origin}, untrained random weights with seed ${selection.seed}): ${describeModel(model.config)}`,
     randomWeights: true,
     weights: `seed ${selection.seed}`,
+  };
+}
+
+/** The weights and own tokenizer of a checked dantinox model folder, as engine options (none for a config). */
+async function trainedWeights(
+  checked: CheckedSelection,
+): Promise<Pick<EngineModelOptions, 'weights' | 'tokenizer'>> {
+  if (checked.weightsFolder === undefined) return {};
+  const folder = await readModelFolder(checked.weightsFolder);
+  return {
+    weights: folder.weights,
+    ...(folder.tokenizer === undefined ? {} : { tokenizer: folder.tokenizer }),
   };
 }
 
@@ -133,6 +163,7 @@ export async function openReference(selection: ModelSelection, cwd: string): Pro
     seed: selection.seed,
     ...engine,
     name,
+    ...(await trainedWeights(checked)),
   });
 }
 
@@ -159,6 +190,7 @@ export function opProfiler(selection: ModelSelection, cwd: string): OpProfiler |
       name: `${checked.name} (profiled)`,
       ...(selection.force === true ? { force: true } : {}),
       ...(checked.precision ?? {}),
+      ...(await trainedWeights(checked)),
     });
   };
   return (calls) => profileModelCalls(open, calls);

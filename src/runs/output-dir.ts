@@ -11,6 +11,7 @@ import { messages } from '../messages.js';
 import { HF_EXPORT_FILES } from '../models/hf/hf-dtype-files.js';
 import { HF_TOKENIZER_FILES } from '../models/hf/hf-tokenizer-json.js';
 import { removePartial } from '../text-file.js';
+import { CHECKPOINT_FOLDERS, TRAINING_LOG_FILES } from '../training/index.js';
 
 /** A run directory name from a date: `2026-01-31_14-05-09` (local time, sortable, safe in every file system). */
 export function timestampName(date: Date): string {
@@ -47,7 +48,13 @@ export const OPERATORS_FILE = 'operators.csv';
 /** File name of a load client's manifest (`load --client i/n`) in its folder. */
 export const LOAD_CLIENT_FILE = 'load-client.json';
 
-/** What a run leaves in its folder: finding any of these means `--out` already holds a run. */
+/** Folder of the trained model in a training run's folder (`dantinox train`). */
+export const TRAINED_MODEL_FOLDER = 'model';
+
+/** File of a training run's record in its folder. */
+export const TRAINING_RECORD_FILE = 'training.json';
+
+/** What a run (a benchmark or a training run) leaves in its folder: finding any means `--out` already holds a run. */
 export const RUN_ARTIFACTS = [
   'results.jsonl',
   'results.json',
@@ -58,6 +65,11 @@ export const RUN_ARTIFACTS = [
   LOAD_CLIENT_FILE,
   TRACE_FILE,
   OPERATORS_FILE,
+  TRAINING_LOG_FILES.jsonl,
+  TRAINING_LOG_FILES.csv,
+  TRAINING_RECORD_FILE,
+  TRAINED_MODEL_FOLDER,
+  ...CHECKPOINT_FOLDERS,
 ] as const;
 
 /** The folder of round `round` (1-based) of a repeated run (`bench --repeat`): `run-<round>`. */

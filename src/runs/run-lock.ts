@@ -85,12 +85,12 @@ function isLive(owner: LockOwner | undefined): owner is LockOwner {
  * Takes the lock of the run folder `dir` (absolute, existing) for this process: the lock file is written whole
  * under a temporary name and linked into place, so another process sees either no lock or a complete one. A lock
  * whose owner is a dead process of this machine (killed with SIGKILL, say), or that records no owner, is stale and
- * replaced. `shownDir` is the folder as messages show it.
+ * replaced. `shownDir` is the folder as messages show it, given with `flag`.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when a live process holds the folder (naming it; `--force`
  * does not override it); `IO` when the lock cannot be written.
  */
-export function acquireRunLock(dir: string, shownDir: string): RunLock {
+export function acquireRunLock(dir: string, shownDir: string, flag: '--out' | '--resume' = '--out'): RunLock {
   const path = join(dir, RUN_LOCK_FILE);
   const owner: LockOwner = {
     pid: process.pid,
@@ -111,7 +111,7 @@ export function acquireRunLock(dir: string, shownDir: string): RunLock {
         if (isLive(holder))
           throw new DantinoxError(
             'INVALID_OPTION',
-            messages.outDirLocked(shownDir, holder.pid, holder.host, holder.since, path),
+            messages.outDirLocked(shownDir, holder.pid, holder.host, holder.since, path, flag),
           );
         if (attempt >= 2) throw error;
         rmSync(path, { force: true }); // stale: its owner is dead

@@ -1,8 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readGgufFileInfo } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../src/messages.js';
+import { trainedPresetDir } from '../../src/models/trained-presets.js';
 import { ensureBuilt, runCli } from './built-cli.js';
 
 beforeAll(() => ensureBuilt(), 180_000);
@@ -32,6 +34,48 @@ describe('dantinox export', () => {
     expect(types.get('token_embd.weight')).toBe(8); // Q8_0
     expect(types.get('blk.0.attn_norm.weight')).toBe(0); // norms stay F32
     expect(info.tensorInfo?.find((t) => t.name === 'blk.1.ffn_down.weight')?.dimensions).toEqual([128, 32]);
+  });
+
+  it('--tokenizer: a vocabulary no built-in tokenizer fits needs one, and the GGUF then carries that BPE', async () => {
+    writeFileSync(join(dir, 'bpe-vocab.yaml'), 'dim: 32\nn_heads: 4\nnum_blocks: 2\nvocab_size: 4096\n');
+    const refused = await runCli([
+      'export',
+      '--config',
+      join(dir, 'bpe-vocab.yaml'),
+      '--out',
+      join(dir, 'x.gguf'),
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(messages.exportNoTokenizer(4096));
+    const bpe = join(trainedPresetDir('brown'), 'tokenizer.json');
+    const out = join(dir, 'bpe.gguf');
+    const run = await runCli([
+      'export',
+      '--config',
+      join(dir, 'bpe-vocab.yaml'),
+      '--tokenizer',
+      bpe,
+      '--out',
+      out,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const meta = (await readGgufFileInfo(out)).metadata as unknown as Record<string, Record<string, unknown>>;
+    const tokens = (meta['tokenizer']?.['ggml'] as Record<string, unknown> | undefined)?.[
+      'tokens'
+    ] as string[];
+    const vocab = (JSON.parse(readFileSync(bpe, 'utf8')) as { model: { vocab: Record<string, number> } })
+      .model.vocab;
+    expect(tokens.length).toBe(4096);
+    for (const [token, id] of Object.entries(vocab).slice(250, 300)) expect(tokens[id]).toBe(token);
+  });
+
+  it('--config brown exports the trained weights with their own tokenizer', async () => {
+    const out = join(dir, 'brown-hf');
+    const run = await runCli(['export', '--config', 'brown', '--format', 'hf', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'tokenizer.json'), 'utf8'))).toEqual(
+      JSON.parse(readFileSync(join(trainedPresetDir('brown'), 'tokenizer.json'), 'utf8')),
+    );
   });
 
   it('--format hf writes a Hugging Face folder', async () => {

@@ -15,8 +15,9 @@
  *   merge), `export` (it builds the model: `test/cli/export.test.ts`), `calibrate` (20 s of probes), `serve`
  *   (it serves until a signal: `test/cli/serve.test.ts`), `load` (it needs a server: `test/cli/load.test.ts`
  *   runs one against a mock), `tokenizer` and `baseline` (seconds each on the Brown corpus:
- *   `test/cli/tokenizer.test.ts` and `test/cli/baseline.test.ts` run them on small texts) go through their
- *   command's real parser — the command, every flag and every flag value — without running.
+ *   `test/cli/tokenizer.test.ts` and `test/cli/baseline.test.ts` run them on small texts) and `train` (it trains:
+ *   `test/cli/train.test.ts`) go through their command's real parser — the command, every flag and every flag
+ *   value — without running.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -139,9 +140,11 @@ describe('flops, plot, report, compare and history examples, run for real', () =
   );
 });
 
-describe('merge, export, calibrate, serve, load, tokenizer and baseline examples: parsed by their command', () => {
+describe('merge, export, calibrate, serve, load, tokenizer, baseline and train examples: parsed by their command', () => {
   const parsed = examples.filter((e) =>
-    ['merge', 'export', 'calibrate', 'serve', 'load', 'tokenizer', 'baseline'].includes(e.argv[0] as string),
+    ['merge', 'export', 'calibrate', 'serve', 'load', 'tokenizer', 'baseline', 'train'].includes(
+      e.argv[0] as string,
+    ),
   );
 
   /** `command` and its sub-commands with actions that do nothing, so parsing is all that happens. */

@@ -68,7 +68,8 @@ export const MATRIX_AXES = [
     example: 'tiny,small',
     flag: '--config',
     short: '-c',
-    description: 'built-in model: preset (tiny, small, gpt2-small) or YAML/JSON config file',
+    description:
+      'built-in model: preset (tiny, small, gpt2-small; brown: trained weights) or YAML/JSON config file',
     check: anyValue,
     idPart: sourceName,
   },
@@ -77,7 +78,8 @@ export const MATRIX_AXES = [
     example: 'models/a,models/b',
     flag: '--model',
     short: '-m',
-    description: 'a Hugging Face ONNX folder (config.json, tokenizer.json, onnx/model.onnx) instead',
+    description:
+      'a Hugging Face ONNX folder (config.json, tokenizer.json, onnx/model.onnx), or a dantinox model folder (model.safetensors, e.g. written by "dantinox train"), instead',
     check: anyValue,
     idPart: sourceName,
   },
@@ -104,7 +106,7 @@ export const MATRIX_AXES = [
     example: 'fp32,q8',
     flag: '--dtype',
     description:
-      'weight dtype: fp32, fp16, q8, q4 (built-in: quantized from the same fp32 weights; --model: that file of the folder)',
+      'weight dtype: fp32, fp16, q8, q4 (built-in and dantinox model folders: quantized from the same fp32 weights; a Hugging Face --model: that file of the folder)',
     check: (value) => parseDtype(value, '--dtype'),
     idPart: idSafe,
   },

@@ -155,9 +155,12 @@ export function dataSourceName(path: string | undefined): string {
   return path ?? brownSplitName('all');
 }
 
-/** Token ids of `text`, cached per (tokenizer, source) so repeated runs do not re-tokenise the corpus. */
-function tokenize(tokenizer: Tokenizer, text: string, source: string): Int32Array {
-  const key = `${tokenizer.name}\u0000${source}\u0000${text.length}`;
+/**
+ * Token ids of `text`, cached per (tokenizer identity, source) so repeated runs do not re-tokenise the corpus (by
+ * identity, not name: two BPE files are both `hf:BPE`).
+ */
+export function tokenize(tokenizer: Tokenizer, text: string, source: string): Int32Array {
+  const key = `${tokenizer.identity ?? tokenizer.name}\u0000${source}\u0000${text.length}`;
   let ids = tokenCache.get(key);
   if (ids === undefined) {
     ids = Int32Array.from(tokenizer.encode(text));

@@ -17,13 +17,13 @@ import { ENGINE_NAMES, type EngineName } from '../../models/engines/engine-name.
 import type { ExecutionProvider } from '../../models/engines/ort/index.js';
 import { DEFAULT_PRESET } from '../../models/model-selection.js';
 import {
-  DEFAULT_CALIBRATION_MS,
   type HistoryOptions,
   loadPlugins,
   planRun,
   readBenchConfigFile,
   timestampName,
 } from '../../runs/index.js';
+import { addCalibrationOptions, type CalibrationFlags, calibrationPlan } from '../calibration-options.js';
 import { addCliOptions, type CliOptions } from '../cli-options.js';
 import type { CommandContext } from '../command-context.js';
 import type { ExitCode } from '../exit-code.js';
@@ -31,7 +31,6 @@ import { addHistoryOptions, checkHistoryOptions } from '../history-options.js';
 import { tellLauncher } from '../malloc-tuning.js';
 import { addMatrixAxisOptions, axisFlags } from '../matrix-axis-options.js';
 import {
-  parseCalibrationMs,
   parseNameList,
   parseNonNegativeInt,
   parseNonNegativeIntList,
@@ -44,11 +43,14 @@ import { runBenchPlan } from '../run-bench-plan.js';
 
 /**
  * The sweep `dantinox bench` runs when no `--bench-config` is given: the library defaults
- * ({@link BenchmarkConfig.defaults}) with a shorter batch sweep, fewer perplexity batches and slow cells timed for
- * about 3 s (at least ten calls) rather than twenty calls, so the default run on the default preset takes about
- * 70 s on 2 cores. Flags override it field by field.
+ * ({@link BenchmarkConfig.defaults}) with sequence lengths and perplexity windows that fit the default preset's
+ * context (128 tokens), a shorter batch sweep, fewer perplexity batches and slow cells timed for about 3 s (at
+ * least ten calls) rather than twenty calls, so the default run on the default preset takes about a minute on
+ * 2 cores. Flags override it field by field (`--seq-lens 64,128,256,512` for a model with a longer context).
  */
 export const CLI_BENCH_DEFAULTS: BenchmarkConfigInput = Object.freeze({
+  seqLens: [32, 64, 128],
+  evalSeqLen: 128,
   batchSizes: [1, 4, 16],
   evalBatches: 16,
   maxMeasureMs: 3000,
@@ -171,7 +173,9 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
 };
 
 /** Parsed options of `dantinox bench`. */
-export type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K] } & {
+export type BenchCliOptions = CalibrationFlags & {
+  -readonly [K in keyof BenchmarkConfig]?: BenchmarkConfig[K];
+} & {
   readonly ep?: string;
   readonly browserPath?: string;
   readonly isolation: boolean;
@@ -193,16 +197,13 @@ export type BenchCliOptions = { -readonly [K in keyof BenchmarkConfig]?: Benchma
   readonly quiet?: boolean;
   readonly format: SummaryFormat;
   readonly verbose?: boolean;
-  readonly calibrate: boolean;
-  readonly recalibrate?: boolean;
-  readonly calibrationMs: number;
   readonly profile?: boolean;
   readonly trace?: boolean;
 } & HistoryOptions;
 
 const EXAMPLES = `
 Examples:
-  $ dantinox bench                                   # default suite on the "${DEFAULT_PRESET}" preset, a few minutes
+  $ dantinox bench                                   # default suite on the trained "${DEFAULT_PRESET}" preset, a few minutes
   $ dantinox bench --config tiny --tasks throughput --seq-lens 32,64 --out results/tiny
   $ dantinox bench --config gpt2-small --threads 2 --n-measure 50
   $ dantinox bench --config my-model.yaml --bench-config bench.yaml --data valid.txt
@@ -302,7 +303,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     );
   addCliOptions(command, BENCH_CONFIG_OPTIONS);
   addHistoryOptions(command);
-  return command
+  command
     .option('-o, --out <dir>', 'output directory (default: results/<timestamp>)')
     .option(
       '--repeat <n>',
@@ -331,15 +332,9 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       '--trace',
       "write trace.json per variant (Chrome trace format, opens in Perfetto): dantinox's spans, and ONNX Runtime's kernel events of the timed calls (--engine ort) with their per-operator table (operators.csv, an \"operators\" row) and the profiler's measured overhead",
     )
-    .option('--no-charts', 'skip charts/ and report.html')
-    .option('--no-calibrate', 'skip the ceilings calibration (MFU/MBU then say unavailable)')
-    .option('--recalibrate', "measure this machine's ceilings again instead of using the cache")
-    .option(
-      '--calibration-ms <ms>',
-      'time budget of a calibration in ms (500 to 600000)',
-      parseCalibrationMs,
-      DEFAULT_CALIBRATION_MS,
-    )
+    .option('--no-charts', 'skip charts/ and report.html');
+  addCalibrationOptions(command, 'MFU/MBU then say unavailable');
+  return command
     .option(
       '--force',
       'replace a run already in --out, build a model or measure a cell whose memory estimate exceeds the available memory, and (--target browser --ep webgpu) accept a fallback (software) adapter',
@@ -417,9 +412,7 @@ async function runBench(options: BenchCliOptions, ctx: CommandContext): Promise<
     repeat: options.repeat,
     force: options.force === true,
     charts: options.charts,
-    calibration: options.calibrate
-      ? { budgetMs: options.calibrationMs, recalibrate: options.recalibrate === true }
-      : false,
+    calibration: calibrationPlan(options) ?? false,
     history: options,
     profile: options.profile === true,
     trace: options.trace === true,

@@ -18,6 +18,7 @@ interface ExportCliOptions {
   readonly config?: string;
   readonly weights?: string;
   readonly model?: string;
+  readonly tokenizer?: string;
   readonly seed: number;
   readonly format: 'gguf' | 'hf';
   readonly dtype: 'fp32' | 'fp16' | 'q8' | 'q4';
@@ -31,6 +32,7 @@ Examples:
   $ dantinox export --weights trained.safetensors --out trained.gguf   # the config stored in the file
   $ dantinox export --config tiny --format hf --out models/tiny-hf      # folder for transformers.js / --model
   $ dantinox export --model models/tiny-hf --dtype q4 --out tiny-q4.gguf # that folder for llama.cpp
+  $ dantinox export --weights runs/bpe/model/model.safetensors --tokenizer runs/bpe/model/tokenizer.json --out bpe.gguf
 
 An existing --out file, or a folder that already holds a Hugging Face model, is refused (exit 2) unless --force.
 GGUF files load in llama.cpp (e.g. node-llama-cpp); "dantinox bench --engine llama.cpp" exports one on the fly.
@@ -49,6 +51,10 @@ export function registerExportCommand(program: Command, ctx: CommandContext): Co
     .option(
       '-m, --model <folder>',
       'a Hugging Face folder written by "export --format hf" (its fp32 weights and tokenizer) to convert to GGUF',
+    )
+    .option(
+      '-t, --tokenizer <file>',
+      "a Hugging Face tokenizer.json the export carries (e.g. the BPE the model was trained with); default: a trained preset's own, else bytes for 256 ids or GPT-2's BPE from 50257 (other vocabularies need this)",
     )
     .option('--seed <n>', 'seed of the random weights (without --weights)', parseNonNegativeInt, 0)
     .addOption(new Option('--format <format>', 'output format').choices(['gguf', 'hf']).default('gguf'))
@@ -76,6 +82,7 @@ async function runExport(options: ExportCliOptions, ctx: CommandContext): Promis
     ...(options.config === undefined ? {} : { config: options.config }),
     ...(options.weights === undefined ? {} : { weights: options.weights }),
     ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
     seed: options.seed,
     format: options.format,
     dtype: options.dtype,

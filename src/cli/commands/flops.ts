@@ -120,7 +120,7 @@ export function registerFlopsCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '-c, --config <file|preset>',
-      'model preset (tiny, small, gpt2-small) or YAML/JSON config file',
+      'model preset (tiny, small, gpt2-small, brown) or YAML/JSON config file',
       'small',
     );
   addCliOptions(command, FLOPS_OPTIONS);

@@ -61,7 +61,10 @@ export function registerServeCommand(program: Command, ctx: CommandContext): Com
       'Opens a model (a built-in preset or config with seeded random weights, or a Hugging Face ONNX folder) and serves it on /v1/completions and /v1/chat/completions (whole or streamed), /v1/models, /health and /metrics until SIGTERM or Ctrl-C. Prints the URL on stdout once listening.',
     )
     .option('-c, --config <file|preset>', `preset or YAML/JSON model config (default: ${DEFAULT_PRESET})`)
-    .option('-m, --model <folder>', 'a Hugging Face ONNX folder to serve instead of a built-in model')
+    .option(
+      '-m, --model <folder>',
+      'a Hugging Face ONNX folder or a dantinox model folder (e.g. written by "dantinox train") to serve instead of a built-in model',
+    )
     .addOption(
       new Option('--engine <name>', 'engine that runs the model (default: ort)').choices([...ENGINE_NAMES]),
     )

@@ -9,6 +9,7 @@
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { type RegisterOptions, Registry } from '../../registry.js';
+import type { HfTokenizerFiles } from '../hf/hf-tokenizer-json.js';
 import type { Model } from '../model.js';
 import type { ModelConfig } from '../model-config.js';
 import { type CreateModelOptions, createModel } from '../onnx/onnx-model.js';
@@ -33,6 +34,11 @@ export interface EngineModelOptions
   readonly seed?: number;
   /** Weights instead of a seeded initialisation. */
   readonly weights?: WeightMap;
+  /**
+   * The model's own tokenizer (a trained model's `tokenizer.json`), used by its text tasks and written into the
+   * GGUF or Hugging Face export the engine runs. @default the built-in tokenizer of the vocabulary size
+   */
+  readonly tokenizer?: HfTokenizerFiles;
   /** ONNX Runtime execution provider (`ort` only; the other engines run on the CPU). @default 'cpu' */
   readonly executionProvider?: ExecutionProvider;
   /**
@@ -202,6 +208,7 @@ export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
       const { createLlamaCppModel } = await import('./llama-cpp/create-llama-cpp-model.js');
       return createLlamaCppModel(source, {
         dtype: precision.dtype,
+        ...optional('tokenizer', options.tokenizer),
         ...optional('threads', options.threads),
         ...optional('name', options.name),
         ...optional('rowsPerContext', options.rowsPerContext),
@@ -225,6 +232,7 @@ export const builtinEngines: Readonly<Record<EngineName, EngineAdapter>> = {
       const { createTransformersJsModel } = await import('./transformers-js/create-transformers-js-model.js');
       return createTransformersJsModel(source, {
         precision,
+        ...optional('tokenizer', options.tokenizer),
         ...optional('threads', options.threads),
         ...optional('name', options.name),
       });

@@ -12,6 +12,7 @@ import { makeDirectory } from '../../make-directory.js';
 import { messages } from '../../messages.js';
 import type { ModelConfig } from '../model-config.js';
 import { type AccuracyLevel, type BuiltinDtype, hfOnnxFile, resolvePrecision } from '../onnx/precision.js';
+import { builtinTokenizerKind } from '../tokenizers/builtin-tokenizer.js';
 import { checkWeights, countParameters, type WeightMap } from '../weights.js';
 import type { HfModelType } from './hf-config.js';
 import { buildHfDecoderGraph, hfExportBlocker } from './hf-decoder-graph.js';
@@ -28,8 +29,8 @@ export type HfExportTokenizer = 'auto' | 'bytes' | 'gpt2' | HfTokenizerFiles;
 /** Options of {@link exportHfModel}. */
 export interface HfExportOptions {
   /**
-   * Tokenizer files to write. `auto` picks GPT-2's BPE when `vocabSize ≥ 50257`, else the byte-level tokenizer
-   * (`vocabSize ≥ 256`), the same choice as the built-in models.
+   * Tokenizer files to write. `auto` picks GPT-2's BPE when `vocabSize ≥ 50257` and the byte-level tokenizer when
+   * it is 256, the same choice as the built-in models; any other vocabulary needs its own tokenizer files.
    * @default 'auto'
    */
   readonly tokenizer?: HfExportTokenizer;
@@ -85,13 +86,15 @@ export function hfModelTypeOf(config: ModelConfig): HfModelType | undefined {
 }
 
 /**
- * The tokenizer files an export writes for `choice` and a model of `vocabSize` ids (`auto`: GPT-2's BPE from
- * 50,257 ids, else the byte-level vocabulary).
+ * The tokenizer files an export writes for `choice` and a model of `vocabSize` ids (`auto`: the built-in tokenizer
+ * of that vocabulary, `builtinTokenizerKind`: GPT-2's BPE from 50,257 ids, bytes at exactly 256).
  *
- * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when the chosen vocabulary does not fit in `vocabSize`.
+ * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` when the chosen vocabulary does not fit in `vocabSize`, or
+ * for `auto` when no built-in tokenizer fits it.
  */
 export function exportTokenizerFiles(choice: HfExportTokenizer, vocabSize: number): HfTokenizerFiles {
-  const pick = choice === 'auto' ? (vocabSize >= 50257 ? 'gpt2' : 'bytes') : choice;
+  const pick = choice === 'auto' ? builtinTokenizerKind(vocabSize) : choice;
+  if (pick === undefined) throw new DantinoxError('INVALID_OPTION', messages.exportNoTokenizer(vocabSize));
   if (pick === 'gpt2') {
     if (vocabSize < 50257)
       throw new DantinoxError('INVALID_OPTION', messages.hfExportTokenizer('gpt2', 50257, vocabSize));

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Tokenizer as HfTokenizerImpl } from '@huggingface/tokenizers';
@@ -33,6 +34,8 @@ function readJson(path: string, what: string): Record<string, unknown> {
 export class HfTokenizer implements Tokenizer {
   /** `hf:<model type of tokenizer.json>`, e.g. `hf:BPE`. */
   readonly name: string;
+  /** `hf:sha256:<hex>` of the two JSON objects as given: two BPE files with one name differ here. */
+  readonly identity: string;
   /** One more than the largest id of the vocabulary (added tokens included). */
   readonly vocabSize: number;
   readonly #impl: HfTokenizerImpl;
@@ -62,6 +65,8 @@ export class HfTokenizer implements Tokenizer {
         ? model.type
         : 'tokenizer.json';
     this.name = `hf:${type}`;
+    const hash = createHash('sha256').update(JSON.stringify(tokenizerJson)).update('\0');
+    this.identity = `hf:sha256:${hash.update(JSON.stringify(tokenizerConfig)).digest('hex')}`;
   }
 
   /** Token ids of `text`, without special tokens. */

@@ -21,6 +21,7 @@ import {
   positionIds,
   resolveThreads,
 } from '../engines/ort/index.js';
+import type { HfTokenizerFiles } from '../hf/hf-tokenizer-json.js';
 import { checkFitsInMemory, modelBuildBytes } from '../memory-check.js';
 import {
   type BatchShape,
@@ -42,7 +43,7 @@ import {
   statesToJoin,
 } from '../token-checks.js';
 import type { Tokenizer } from '../tokenizer.js';
-import { builtinTokenizer } from '../tokenizers/builtin-tokenizer.js';
+import { modelTokenizer } from '../tokenizers/model-tokenizer.js';
 import { weightFileBytes } from '../weight-file-bytes.js';
 import { countParameters, initWeights, type WeightMap } from '../weights.js';
 import { cacheNames } from './attention.js';
@@ -62,6 +63,8 @@ export interface CreateModelOptions {
   readonly executionProvider?: ExecutionProvider;
   /** Weights to run instead of a random initialisation (e.g. from {@link loadWeights}); checked against the config. */
   readonly weights?: WeightMap;
+  /** The model's own tokenizer (a trained model's). @default the built-in tokenizer of the vocabulary size */
+  readonly tokenizer?: HfTokenizerFiles;
   /** Name reported in {@link ModelInfo.name}. @default the preset name, or `custom` for a config object */
   readonly name?: string;
   /** Build even when the memory estimate exceeds the available memory. @default false */
@@ -116,7 +119,7 @@ export class OnnxModel implements Model {
   readonly config: ModelConfig;
   /** Identity, engine, threads and dtype. */
   readonly info: ModelInfo;
-  /** GPT-2 BPE or byte tokenizer chosen from the vocabulary size, when one fits. */
+  /** Its own tokenizer, else the GPT-2 BPE or byte tokenizer chosen from the vocabulary size, when one fits. */
   readonly tokenizer?: Tokenizer;
   readonly #ort: OrtModule;
   readonly #session: InferenceSession;
@@ -150,6 +153,7 @@ export class OnnxModel implements Model {
     info: ModelInfo,
     profiling = false,
     graph?: Uint8Array,
+    tokenizer?: HfTokenizerFiles,
   ) {
     this.config = config;
     this.#ort = ort;
@@ -159,8 +163,8 @@ export class OnnxModel implements Model {
     this.info = info;
     this.#profiling = profiling;
     this.#graph = graph;
-    const tokenizer = builtinTokenizer(config);
-    if (tokenizer !== undefined) this.tokenizer = tokenizer;
+    const own = modelTokenizer(config, tokenizer);
+    if (own !== undefined) this.tokenizer = own;
   }
 
   /**
@@ -504,6 +508,7 @@ export async function createModel(
     },
     options.profileFilePrefix !== undefined,
     graph,
+    options.tokenizer,
   );
 }
 

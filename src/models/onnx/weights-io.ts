@@ -36,8 +36,23 @@ export async function loadWeights(path: string): Promise<{
   config?: ModelConfig;
 }> {
   const file = await loadSafetensors(path);
-  const json = file.metadata[CONFIG_METADATA_KEY];
-  if (json === undefined) return { weights: file.weights };
+  const config = configOfMetadata(path, file.metadata);
+  return config === undefined ? { weights: file.weights } : { weights: file.weights, config };
+}
+
+/**
+ * The model config stored in the metadata of the safetensors file `path` (written by {@link saveWeights}), or
+ * `undefined` when it holds none.
+ *
+ * @throws {@link dantinox!DantinoxError} `IO` when the stored config is not JSON; `INVALID_MODEL_CONFIG` when it is
+ * not a valid config.
+ */
+export function configOfMetadata(
+  path: string,
+  metadata: Readonly<Record<string, string>>,
+): ModelConfig | undefined {
+  const json = metadata[CONFIG_METADATA_KEY];
+  if (json === undefined) return undefined;
   let raw: unknown;
   try {
     raw = JSON.parse(json);
@@ -46,7 +61,7 @@ export async function loadWeights(path: string): Promise<{
       cause,
     });
   }
-  return { weights: file.weights, config: ModelConfig.parse(raw) };
+  return ModelConfig.parse(raw);
 }
 
 /**

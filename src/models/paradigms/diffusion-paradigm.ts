@@ -28,6 +28,44 @@ export function unmaskCount(step: number, steps: number, genLen: number): number
   return Math.floor(((step + 1) * genLen) / steps) - Math.floor((step * genLen) / steps);
 }
 
+/** A batch with some tokens replaced by the mask token, and which ones. */
+export interface MaskedTokens {
+  /** The batch with the masked positions set to the mask token id. */
+  readonly noisy: Int32Array;
+  /** 1 at each masked position, 0 elsewhere (row-major like the batch). */
+  readonly masked: Uint8Array;
+}
+
+/**
+ * The masking of {@link DiffusionParadigm.lossFn} (and of diffusion training): per row a ratio t = `rng.next()`,
+ * then one `rng.next()` per position from `scoreFrom` on, masked when below t; a row left with no masked position
+ * gets one at `scoreFrom + rng.int(T − scoreFrom)`.
+ */
+export function maskTokens(
+  batch: Int32Array,
+  shape: BatchShape,
+  rng: Rng,
+  maskTokenId: number,
+  scoreFrom = 0,
+): MaskedTokens {
+  const { batch: b, seq: t } = shape;
+  const noisy = batch.slice();
+  const masked = new Uint8Array(b * t);
+  for (let r = 0; r < b; r++) {
+    const ratio = rng.next();
+    let count = 0;
+    for (let i = scoreFrom; i < t; i++) {
+      if (rng.next() < ratio) {
+        masked[r * t + i] = 1;
+        count++;
+      }
+    }
+    if (count === 0) masked[r * t + scoreFrom + rng.int(t - scoreFrom)] = 1;
+    for (let i = 0; i < t; i++) if (masked[r * t + i] === 1) noisy[r * t + i] = maskTokenId;
+  }
+  return { noisy, masked };
+}
+
 /**
  * Masked diffusion over a bidirectional model (the seed's discrete paradigm, LLaDA-style with a linear
  * schedule).
@@ -77,21 +115,7 @@ export class DiffusionParadigm implements Paradigm {
     if (!Number.isSafeInteger(scoreFrom) || scoreFrom < 0 || scoreFrom >= t) {
       throw new DantinoxError('INVALID_OPTION', messages.badScoreFrom(scoreFrom, t));
     }
-    const maskId = model.config.maskTokenId;
-    const noisy = batch.slice();
-    const masked = new Uint8Array(b * t);
-    for (let r = 0; r < b; r++) {
-      const ratio = rng.next();
-      let count = 0;
-      for (let i = scoreFrom; i < t; i++) {
-        if (rng.next() < ratio) {
-          masked[r * t + i] = 1;
-          count++;
-        }
-      }
-      if (count === 0) masked[r * t + scoreFrom + rng.int(t - scoreFrom)] = 1;
-      for (let i = 0; i < t; i++) if (masked[r * t + i] === 1) noisy[r * t + i] = maskId;
-    }
+    const { noisy, masked } = maskTokens(batch, shape, rng, model.config.maskTokenId, scoreFrom);
     const logits = await model.forward(noisy, shape);
     const v = logits.dims[2];
     let sumLoss = 0;

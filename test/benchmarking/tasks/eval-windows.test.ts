@@ -311,3 +311,25 @@ describe('planEvalWindows', () => {
     expect((caught as DantinoxError).message).toMatch(/use a smaller shape\.$/);
   });
 });
+
+describe('the tokenization cache', () => {
+  it('keeps two BPE files apart though both are named hf:BPE (keyed on the files, not the name)', async () => {
+    const { trainBpe } = await import('../../../src/models/tokenizers/train-bpe.js');
+    const { HfTokenizer } = await import('../../../src/models/hf/hf-tokenizer.js');
+    const { tokenize } = await import('../../../src/benchmarking/tasks/eval-windows.js');
+    const text = 'the cat sat on the mat, the cat sat on the hat; '.repeat(20);
+    const hf = (vocabSize: number) => {
+      const files = trainBpe(text, { vocabSize }).tokenizerFiles();
+      return new HfTokenizer(files.tokenizerJson, files.tokenizerConfig);
+    };
+    const [small, large] = [hf(260), hf(300)];
+    expect(small.name).toBe(large.name);
+    expect(small.identity).not.toBe(large.identity);
+    expect(hf(260).identity).toBe(small.identity);
+    const a = tokenize(small, text, 'same source');
+    const b = tokenize(large, text, 'same source');
+    expect(Array.from(a)).toEqual(small.encode(text));
+    expect(Array.from(b)).toEqual(large.encode(text));
+    expect(b.length).toBeLessThan(a.length);
+  });
+});

@@ -51,11 +51,11 @@ describe('ByteTokenizer', () => {
 });
 
 describe('builtinTokenizer', () => {
-  it('picks GPT-2 BPE from 50257 ids, bytes from 256, none below', () => {
+  it('picks GPT-2 BPE from 50257 ids, bytes at exactly 256, none for other sizes (a BPE vocabulary needs its own)', () => {
     expect(builtinTokenizer(ModelConfig.preset('small'))?.name).toBe('gpt2 (r50k_base)');
     expect(builtinTokenizer({ vocabSize: 60000 })?.name).toBe('gpt2 (r50k_base)');
+    expect(builtinTokenizer({ vocabSize: 50257 })?.name).toBe('gpt2 (r50k_base)');
     expect(builtinTokenizer(ModelConfig.preset('tiny'))?.name).toBe('bytes');
-    expect(builtinTokenizer({ vocabSize: 50256 })?.name).toBe('bytes');
-    expect(builtinTokenizer({ vocabSize: 255 })).toBeUndefined();
+    for (const vocabSize of [255, 257, 4096, 50256]) expect(builtinTokenizer({ vocabSize })).toBeUndefined();
   });
 });

@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
 import { float16ToFloat32 } from '../../float16.js';
+import type { HfTokenizerFiles } from '../../hf/hf-tokenizer-json.js';
 import {
   type BatchShape,
   type CallOptions,
@@ -27,6 +28,7 @@ import { type BuiltinDtype, resolvePrecision } from '../../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
 import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
+import { modelTokenizer } from '../../tokenizers/model-tokenizer.js';
 import { weightFileBytes } from '../../weight-file-bytes.js';
 import { countParameters, type WeightMap } from '../../weights.js';
 import { EngineDecodeState } from '../engine-decode-state.js';
@@ -46,6 +48,8 @@ export interface CreateBrowserModelOptions {
   readonly seed?: number;
   /** Weights instead of a seeded initialisation. */
   readonly weights?: WeightMap;
+  /** The model's own tokenizer (a trained model's). @default the built-in tokenizer of the vocabulary size */
+  readonly tokenizer?: HfTokenizerFiles;
   /** WASM threads asked of onnxruntime-web (honoured only in an isolated page). @default os.availableParallelism() */
   readonly threads?: number;
   /** Name reported in `info.name`. @default 'custom' */
@@ -325,7 +329,12 @@ export async function createBrowserModel(
       target: 'browser',
       browser: opened.browserInfo,
     };
-    return new BrowserModel({ config, info, page: opened });
+    return new BrowserModel({
+      config,
+      info,
+      page: opened,
+      tokenizer: modelTokenizer(config, options.tokenizer),
+    });
   } finally {
     files.remove();
   }

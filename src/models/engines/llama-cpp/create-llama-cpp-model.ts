@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportGguf, type GgufSource } from '../../gguf/gguf-export.js';
+import type { HfTokenizerFiles } from '../../hf/hf-tokenizer-json.js';
 import type { BuiltinDtype } from '../../onnx/precision.js';
 import {
   type LlamaCppModel,
@@ -34,6 +35,8 @@ export interface CreateLlamaCppModelOptions {
   readonly rowsPerContext?: number;
   /** Element type of the KV cache: see {@link LoadLlamaCppModelOptions.kvCacheType}. @default 'f32' */
   readonly kvCacheType?: LlamaKvCacheType;
+  /** The model's own tokenizer, written into the GGUF file. @default the built-in tokenizer of the vocabulary size */
+  readonly tokenizer?: HfTokenizerFiles;
 }
 
 /**
@@ -52,7 +55,11 @@ export async function createLlamaCppModel(
 ): Promise<LlamaCppModel> {
   const dtype = options.dtype ?? 'fp32';
   const path = join(options.dir ?? tmpdir(), `dantinox-${randomUUID()}-${dtype}.gguf`);
-  exportGguf(source, path, { dtype, ...(options.name === undefined ? {} : { name: options.name }) });
+  exportGguf(source, path, {
+    dtype,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
+  });
   const loading = loadLlamaCppModel(path, source.config, {
     dtype,
     deleteFileOnDispose: true,
@@ -60,6 +67,7 @@ export async function createLlamaCppModel(
     ...(options.threads === undefined ? {} : { threads: options.threads }),
     ...(options.rowsPerContext === undefined ? {} : { rowsPerContext: options.rowsPerContext }),
     ...(options.kvCacheType === undefined ? {} : { kvCacheType: options.kvCacheType }),
+    ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
   });
   // A refused option or file leaves no temporary file behind.
   return loading.catch((error: unknown) => {

@@ -30,6 +30,7 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
+import type { HfTokenizerFiles } from '../../hf/hf-tokenizer-json.js';
 import type {
   BatchShape,
   CallOptions,
@@ -50,7 +51,7 @@ import {
   statesToJoin,
 } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
-import { builtinTokenizer } from '../../tokenizers/builtin-tokenizer.js';
+import { modelTokenizer } from '../../tokenizers/model-tokenizer.js';
 import { weightFileBytes } from '../../weight-file-bytes.js';
 import { countParameters } from '../../weights.js';
 import { EngineDecodeState } from '../engine-decode-state.js';
@@ -96,6 +97,8 @@ export interface LoadLlamaCppModelOptions {
    * 512 took 45–52 ms with F32 and 17–18 ms with F16. @default 'f32'
    */
   readonly kvCacheType?: LlamaKvCacheType;
+  /** The model's own tokenizer (text tasks tokenize with it). @default the built-in tokenizer of the vocabulary size */
+  readonly tokenizer?: HfTokenizerFiles;
 }
 
 /** One KV-cache element type of llama.cpp. */
@@ -195,7 +198,7 @@ export class LlamaCppModel implements Model {
     path: string,
     options: Pick<
       LoadLlamaCppModelOptions,
-      'deleteFileOnDispose' | 'flashAttention' | 'rowsPerContext' | 'kvCacheType'
+      'deleteFileOnDispose' | 'flashAttention' | 'rowsPerContext' | 'kvCacheType' | 'tokenizer'
     >,
   ) {
     this.config = config;
@@ -214,7 +217,7 @@ export class LlamaCppModel implements Model {
     this.#threads = info.threads;
     this.#path = path;
     this.#deleteFile = options.deleteFileOnDispose === true;
-    const tokenizer = builtinTokenizer(config);
+    const tokenizer = modelTokenizer(config, options.tokenizer);
     if (tokenizer !== undefined) this.tokenizer = tokenizer;
   }
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GgufSource } from '../../gguf/gguf-export.js';
 import { exportHfModel } from '../../hf/hf-export.js';
+import type { HfTokenizerFiles } from '../../hf/hf-tokenizer-json.js';
 import { FP32_PRECISION, type WeightPrecision } from '../../onnx/precision.js';
 import {
   type LoadTransformersJsModelOptions,
@@ -21,6 +22,8 @@ export interface CreateTransformersJsModelOptions
   extends Omit<LoadTransformersJsModelOptions, 'deleteFolderOnDispose' | 'dtype'> {
   /** How the exported matrices are stored (the file transformers.js loads is that dtype's). @default fp32 */
   readonly precision?: WeightPrecision;
+  /** The model's own tokenizer, written into the export. @default the built-in tokenizer of the vocabulary size */
+  readonly tokenizer?: HfTokenizerFiles;
 }
 
 /**
@@ -33,12 +36,13 @@ export async function createTransformersJsModel(
   source: GgufSource,
   options: CreateTransformersJsModelOptions = {},
 ): Promise<TransformersJsModel> {
-  const { precision = FP32_PRECISION, ...load } = options;
+  const { precision = FP32_PRECISION, tokenizer, ...load } = options;
   const folder = mkdtempSync(join(tmpdir(), 'dantinox-tjs-'));
   exportHfModel(source.config, source.weights, folder, {
     dtypes: [precision.dtype],
     headDtype: precision.headDtype,
     blockSize: precision.blockSize,
+    ...(tokenizer === undefined ? {} : { tokenizer }),
   });
   return loadTransformersJsModel(folder, {
     name: 'custom',

@@ -1,0 +1,192 @@
+/**
+ * The trainer on real ONNX Runtime sessions: a toy task it must learn to near-zero loss, determinism in the seed,
+ * and checkpoints that continue a run bit for bit.
+ */
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ModelConfig, type ModelConfigInput } from '../../src/models/model-config.js';
+import { ByteTokenizer } from '../../src/models/tokenizers/byte-tokenizer.js';
+import {
+  CHECKPOINT_FOLDER,
+  checkpointFolder,
+  dropoutMasks,
+  EMPTY_INTERVAL,
+  readCheckpoint,
+  resolveTrainingOptions,
+  Trainer,
+  type TrainingOptions,
+  validationSet,
+  writeCheckpoint,
+} from '../../src/training/index.js';
+
+/** A period-16 sequence of bytes: the next token is a function of the current one. */
+const PATTERN = Int32Array.from(Buffer.from('abcdefghijklmnop'.repeat(300)));
+
+async function toyTrainer(over: ModelConfigInput = {}, settings: TrainingOptions = {}, threads = 1) {
+  const config = ModelConfig.preset('tiny', over);
+  const options = resolveTrainingOptions(config, {
+    steps: 120,
+    batchSize: 4,
+    seqLen: 32,
+    lr: 1e-2,
+    warmupSteps: 10,
+    ...settings,
+  });
+  const validation = toyValidation(config, 2, options.seed);
+  return Trainer.create({ config, options, train: PATTERN, validation, threads });
+}
+
+/** The toy task's held-out batches (4 × 32): `maxBatches` of the pattern's first 400 bytes. */
+function toyValidation(config: ModelConfig, maxBatches: number, seed = 0) {
+  return validationSet(PATTERN.subarray(0, 400), {
+    shape: { batch: 4, seq: 32 },
+    maxBatches,
+    paradigm: config.paradigm,
+    tokenizer: new ByteTokenizer(),
+    seed,
+    maskTokenId: config.maskTokenId,
+  });
+}
+
+/** A checkpoint record of `trainer` at its step (data and tokenizer stand-ins). */
+const recordOf = (trainer: Trainer) => ({
+  format: 'dantinox-checkpoint/1' as const,
+  step: trainer.step,
+  options: trainer.options,
+  threads: 1,
+  data: { name: 'toy', sha256: 'x' },
+  tokenizer: { name: 'bytes', vocabSize: 256 },
+  tokens: 128 * trainer.step,
+  trainSeconds: 0.5,
+  interval: EMPTY_INTERVAL,
+});
+
+const bytesOf = (trainer: Trainer): Buffer =>
+  Buffer.concat(
+    [...trainer.weights.values()].map((w) =>
+      Buffer.from(w.data.buffer, w.data.byteOffset, w.data.byteLength),
+    ),
+  );
+
+describe('Trainer', () => {
+  it('learns a repeating sequence to near-zero loss (ar)', async () => {
+    const trainer = await toyTrainer();
+    const before = await trainer.validate();
+    let last = { loss: Number.NaN };
+    while (trainer.step < trainer.options.steps) last = await trainer.trainStep();
+    const after = await trainer.validate();
+    await trainer.dispose();
+    expect(before.loss).toBeGreaterThan(5);
+    expect(last.loss).toBeLessThan(0.05);
+    expect(after.loss).toBeLessThan(0.05);
+    expect(after.bitsPerByte).toBeLessThan(0.1);
+  });
+
+  it('learns it with dropout too, and a diffusion model well below the uniform 16-way loss', async () => {
+    const dropped = await toyTrainer({ dropout: 0.1 });
+    while (dropped.step < dropped.options.steps) await dropped.trainStep();
+    expect((await dropped.validate()).loss).toBeLessThan(0.1);
+    await dropped.dispose();
+    const diffusion = await toyTrainer({ paradigm: 'diffusion' }, { steps: 800 });
+    while (diffusion.step < diffusion.options.steps) await diffusion.trainStep();
+    expect((await diffusion.validate()).loss).toBeLessThan(Math.log(16) - 0.5);
+    await diffusion.dispose();
+  });
+
+  it('gives the same weights for the same seed (on two threads too), other weights for another', async () => {
+    const run = async (seed: number): Promise<Buffer> => {
+      const t = await toyTrainer({ dropout: 0.1 }, { steps: 8, seed }, 2);
+      while (t.step < 8) await t.trainStep();
+      const bytes = bytesOf(t);
+      await t.dispose();
+      return bytes;
+    };
+    const a = await run(1);
+    expect((await run(1)).equals(a)).toBe(true);
+    expect((await run(2)).equals(a)).toBe(false);
+  });
+
+  it('continues from a checkpoint bit for bit: 10 steps straight = 4, checkpoint, a new trainer, 6 more', async () => {
+    const straight = await toyTrainer({ dropout: 0.1 }, { steps: 10 });
+    while (straight.step < 10) await straight.trainStep();
+    const expected = bytesOf(straight);
+    await straight.dispose();
+
+    const dir = mkdtempSync(join(tmpdir(), 'dx-ckpt-'));
+    const first = await toyTrainer({ dropout: 0.1 }, { steps: 10 });
+    for (let i = 0; i < 4; i++) await first.trainStep();
+    await writeCheckpoint(dir, { record: recordOf(first), state: first.state(), config: first.config });
+    await first.dispose();
+    const checkpoint = await readCheckpoint(dir);
+    expect(checkpoint?.state.step).toBe(4);
+    const config = checkpoint?.config as ModelConfig;
+    const resumed = await Trainer.create({
+      config,
+      options: checkpoint?.record.options ?? first.options,
+      train: PATTERN,
+      validation: toyValidation(config, 1),
+      threads: 1,
+      ...(checkpoint === undefined ? {} : { state: checkpoint.state }),
+    });
+    while (resumed.step < 10) await resumed.trainStep();
+    expect(bytesOf(resumed).equals(expected)).toBe(true);
+    await resumed.dispose();
+  });
+
+  it('refuses a text shorter than one batch and a run too large for memory, naming the flags', async () => {
+    const config = ModelConfig.preset('tiny');
+    const options = resolveTrainingOptions(config, { batchSize: 4, seqLen: 32 });
+    const validation = toyValidation(config, 1);
+    await expect(
+      Trainer.create({ config, options, train: PATTERN.subarray(0, 131), validation }),
+    ).rejects.toThrow(/131 tokens, fewer than one batch \(4 × 33 = 132\).*--batch-size or --seq-len/);
+    const huge = ModelConfig.parse({
+      dim: 8192,
+      nHeads: 64,
+      numBlocks: 96,
+      vocabSize: 50257,
+      maxContext: 2048,
+    });
+    const hugeOptions = resolveTrainingOptions(huge, { batchSize: 64 });
+    await expect(
+      Trainer.create({ config: huge, options: hugeOptions, train: new Int32Array(64 * 2049), validation }),
+    ).rejects.toThrow(/--batch-size or --seq-len needs less\) needs about .* GiB of memory.*--force/);
+  });
+});
+
+describe('dropout masks', () => {
+  it('keep each element with probability 1 − p, the same masks for the same seed and step', () => {
+    const masks = dropoutMasks(2, 50_000, { dropout: 0.2, seed: 3 }, 7);
+    const kept = masks.flatMap((m) => [...m]).reduce((s, v) => s + v, 0) / 100_000;
+    expect(kept).toBeGreaterThan(0.79);
+    expect(kept).toBeLessThan(0.81);
+    expect(dropoutMasks(2, 50_000, { dropout: 0.2, seed: 3 }, 7)).toEqual(masks);
+    expect(dropoutMasks(2, 50_000, { dropout: 0.2, seed: 3 }, 8)[0]).not.toEqual(masks[0]);
+    expect(dropoutMasks(2, 10, { dropout: 0, seed: 3 }, 7)).toEqual([]);
+  });
+});
+
+describe('checkpoint files', () => {
+  it('are swapped in atomically: a partial folder is ignored, the previous one used until the new one is in place', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dx-ckpt-swap-'));
+    expect(await readCheckpoint(dir)).toBeUndefined();
+    const trainer = await toyTrainer({}, { steps: 2 });
+    await trainer.trainStep();
+    const record = recordOf(trainer);
+    await writeCheckpoint(dir, { record, state: trainer.state(), config: trainer.config });
+    await trainer.dispose();
+    // A run killed between the two renames: only checkpoint.previous/ is complete.
+    renameSync(join(dir, CHECKPOINT_FOLDER), join(dir, `${CHECKPOINT_FOLDER}.previous`));
+    mkdirSync(join(dir, `${CHECKPOINT_FOLDER}.partial`));
+    writeFileSync(join(dir, `${CHECKPOINT_FOLDER}.partial`, 'model.safetensors'), 'half written');
+    expect(checkpointFolder(dir)).toBe(join(dir, `${CHECKPOINT_FOLDER}.previous`));
+    const read = await readCheckpoint(dir);
+    expect(read?.record).toEqual(record);
+    expect([...(read?.state.moments.keys() ?? [])]).toEqual([...(read?.state.weights.keys() ?? [])]);
+    rmSync(join(dir, `${CHECKPOINT_FOLDER}.previous`), { recursive: true });
+    expect(existsSync(join(dir, CHECKPOINT_FOLDER))).toBe(false);
+    expect(await readCheckpoint(dir)).toBeUndefined();
+  });
+});
