@@ -20,7 +20,7 @@ class Score implements BenchmarkTask {
 
 describe('TaskRegistry', () => {
   it('starts with the built-in tasks (the default ones first, then kld), or empty', () => {
-    expect(createTaskRegistry().names()).toEqual(['throughput', 'latency', 'perplexity', 'kld']);
+    expect(createTaskRegistry().names()).toEqual(['throughput', 'latency', 'perplexity', 'kld', 'choice']);
     expect(DEFAULT_TASKS).toEqual(['throughput', 'latency', 'perplexity']);
     expect(Object.keys(builtinTasks)).toEqual([...DEFAULT_TASKS, 'kld']);
     expect(createTaskRegistry({ builtins: false }).names()).toEqual([]);
