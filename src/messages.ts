@@ -317,6 +317,12 @@ export const messages = {
   /** A latency sample that is not a finite number. */
   nonFiniteSample: (index: number, value: unknown): string =>
     `sample ${index} is ${String(value)}; statistics need finite numbers. Drop or fix the sample before summarising.`,
+  /** Columns of a cluster bootstrap that do not have one value per cluster each. */
+  bootstrapColumnsDiffer: (lengths: readonly number[]): string =>
+    `The bootstrap's columns have ${lengths.join(', ')} values: give every column one value per cluster (window or item).`,
+  /** McNemar counts that are not non-negative integers. */
+  badMcnemarCounts: (b: number, c: number): string =>
+    `McNemar's test needs the discordant pair counts as non-negative integers, received b = ${b}, c = ${c}.`,
 
   // ── models: ModelConfig ───────────────────────────────────────────────────
   /** Header of a ModelConfig validation error. */
@@ -1404,7 +1410,7 @@ export const messages = {
   paradigmOnLoadedModel: (paradigm: string): string =>
     `--paradigm ${paradigm} applies to built-in models only: a Hugging Face decoder folder is autoregressive (ar). Drop --paradigm or use --config.`,
   /** `--data` given but no task that reads it. */
-  dataUnused: (): string => '--data is only read by the perplexity and kld tasks.',
+  dataUnused: (): string => '--data is only read by the perplexity, kld and choice tasks.',
   /** The note under a summary of a model with random weights. */
   randomWeightsNote: (tasks: readonly string[]): string | undefined => {
     const ran = (...names: string[]): boolean => names.some((n) => tasks.includes(n));
@@ -1414,6 +1420,7 @@ export const messages = {
       ran('kld')
         ? 'KLD and top-1 agreement measure how far the quantized random weights drift, which says little about how a trained model of this shape quantizes'
         : undefined,
+      ran('choice') ? 'multiple-choice accuracy is near chance' : undefined,
     ].filter((p) => p !== undefined);
     return parts.length === 0 ? undefined : `Note: the weights are random, so ${parts.join('; ')}.`;
   },
@@ -1574,6 +1581,9 @@ export const messages = {
   /** A Hugging Face folder without the ONNX file of the asked dtype. */
   hfDtypeMissing: (folder: string, dtype: string, file: string, available: readonly string[]): string =>
     `"${folder}" has no ${dtype} model (onnx/${file}). Dtypes this folder has: ${available.length > 0 ? list(available) : 'none'}. Pass one of them with --dtype (or write that file from a built-in model with \`dantinox export --format hf --dtype ${dtype}\`).`,
+  /** A choice task text with too few sentences to make items of. */
+  choiceTooFewSentences: (source: string, eligible: number, distractors: number): string =>
+    `"${source}" has ${eligible} distinct sentences of 6 to 30 words; the choice task needs at least ${distractors + 1} (one true continuation and --choice-distractors ${distractors}). Give a longer --data text or fewer --choice-distractors.`,
   /** A kld reference whose vocabulary differs from the model's. */
   kldVocabMismatch: (model: number, reference: number): string =>
     `The kld reference model has a vocabulary of ${reference} tokens but the model has ${model}: compare models of the same vocabulary (the fp32 model of the same config, or --reference DIR with the same tokenizer).`,

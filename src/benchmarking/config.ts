@@ -50,6 +50,17 @@ export interface BenchmarkConfig {
   readonly evalBatchSize: number;
   /** Perplexity: when set, sliding windows advance by this many tokens and every token is scored once. @default null */
   readonly evalStride: number | null;
+  /**
+   * Coverage of the quality tasks' bootstrap confidence intervals (kld: over scored windows; choice: over items), in
+   * (0, 1). @default 0.95
+   */
+  readonly ciLevel: number;
+  /** Bootstrap resamples of those intervals. @default 1000 */
+  readonly ciResamples: number;
+  /** Choice task: multiple-choice items, each a held-out sentence's context and its continuation. @default 500 */
+  readonly choiceItems: number;
+  /** Choice task: distractor continuations per item (k; chance is 1 / (k + 1)). @default 3 */
+  readonly choiceDistractors: number;
   /** Tokens generated for TTFT/TPOT (ar) and the generation length (diffusion). @default 32 */
   readonly genTokens: number;
   /** Denoising passes of a diffusion generation. @default 32 */
@@ -83,6 +94,10 @@ const DEFAULTS: BenchmarkConfig = {
   evalSeqLen: 256,
   evalBatchSize: 4,
   evalStride: null,
+  ciLevel: 0.95,
+  ciResamples: 1000,
+  choiceItems: 500,
+  choiceDistractors: 3,
   genTokens: 32,
   diffusionSteps: 32,
   threads: null,
@@ -127,6 +142,10 @@ const schema = z.strictObject({
   evalSeqLen: posInt,
   evalBatchSize: posInt,
   evalStride: posInt.nullable(),
+  ciLevel: z.number().gt(0).lt(1),
+  ciResamples: posInt,
+  choiceItems: posInt,
+  choiceDistractors: posInt,
   genTokens: posInt,
   diffusionSteps: posInt,
   threads: posInt.nullable(),

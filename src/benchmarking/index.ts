@@ -87,6 +87,7 @@ export {
   type BrownSplit,
   brownCorpusText,
   brownDocuments,
+  brownSentences,
   brownSplitName,
   inBrownSplit,
   untagBrownDocument,
@@ -224,10 +225,29 @@ export {
   TaskRegistry,
 } from './task-registry.js';
 export {
+  buildChoiceItems,
+  CHOICE_MAX_WORDS,
+  CHOICE_MIN_WORDS,
+  type ChoiceItem,
+  type ChoiceItemOptions,
+  splitSentences,
+} from './tasks/choice-items.js';
+export {
+  CHOICE_METRICS,
+  type ChoiceAnswers,
+  ChoiceTask,
+  type ChoiceTaskOptions,
+  choiceLogLikelihoods,
+  choiceMetrics,
+  choiceVerdicts,
+  mcnemarMetrics,
+} from './tasks/choice-task.js';
+export {
   type EvalTextOptions,
   type PerplexityData,
   slidingBatches,
 } from './tasks/eval-windows.js';
+export { intervalKeys } from './tasks/interval-columns.js';
 export {
   KLD_METRICS,
   type KldReference,

@@ -8,6 +8,7 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import { type RegisterOptions, Registry } from '../registry.js';
 import type { BenchmarkTask } from './task.js';
+import { ChoiceTask } from './tasks/choice-task.js';
 import type { PerplexityData } from './tasks/eval-windows.js';
 import { type KldReference, KldTask } from './tasks/kld-task.js';
 import { LatencyTask } from './tasks/latency-task.js';
@@ -18,7 +19,7 @@ import { ThroughputTask } from './tasks/throughput-task.js';
 export interface TaskFactoryInput {
   /** Validation text for perplexity-like tasks (a file path or inline text); absent for the built-in text. */
   readonly data?: PerplexityData;
-  /** The kld task's reference model (a model, or a factory called when the task runs). */
+  /** The kld and choice tasks' reference model (a model, or a factory called when the task runs). */
   readonly reference?: KldReference;
 }
 
@@ -41,6 +42,15 @@ export const builtinTasks = {
         input.reference ??
         ((model) =>
           Promise.reject(new DantinoxError('INVALID_INPUT', messages.kldNoReference(model.info.name)))),
+      ...(input.data === undefined ? {} : { dataSource: input.data }),
+    }),
+  /**
+   * Multiple-choice log-likelihood accuracy on held-out sentences, with McNemar's test against the reference when
+   * there is one ({@link ChoiceTask}).
+   */
+  choice: (input: TaskFactoryInput) =>
+    new ChoiceTask({
+      ...(input.reference === undefined ? {} : { reference: input.reference }),
       ...(input.data === undefined ? {} : { dataSource: input.data }),
     }),
 } as const satisfies Record<string, TaskFactory>;

@@ -104,6 +104,17 @@ export function parseUnitFraction(value: string): number {
   return n;
 }
 
+/** Parses a number strictly between 0 and 1 such as `0.95` (a confidence level). */
+export function parseOpenFraction(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n > 0 && n < 1)) {
+    throw new InvalidArgumentError(
+      messages.badCliValue(value, 'a number between 0 and 1, both excluded', '0.95'),
+    );
+  }
+  return n;
+}
+
 /** Parses a positive number such as `2` or `1.0625` (bytes per element). */
 export function parsePositiveNumber(value: string): number {
   const n = Number(value);

@@ -25,6 +25,11 @@ export {
   type ManualClock,
   type ManualClockOptions,
 } from './clock.js';
+export {
+  bootstrapClusters,
+  clusterBootstrapMethod,
+  type TotalsStatistic,
+} from './cluster-bootstrap.js';
 export { type DepthCost, type DepthCostOptions, depthCost } from './depth-cost.js';
 export {
   logGamma,
@@ -69,6 +74,7 @@ export {
   type LatencyTrackerOptions,
 } from './latency-tracker.js';
 export { fitLine, type LinearFit } from './linear-fit.js';
+export { MCNEMAR_EXACT_BELOW, MCNEMAR_METHOD, type McNemarResult, mcnemarTest } from './mcnemar.js';
 export {
   type MemoryFootprint,
   type MemoryFootprintOptions,
@@ -158,6 +164,7 @@ export {
   type MannWhitneyResult,
   mannWhitneyU,
   normalSf,
+  percentileInterval,
   type SortedStatistic,
   sortedMean,
   sortedQuantile,

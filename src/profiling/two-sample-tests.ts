@@ -56,7 +56,8 @@ export function normalSf(z: number): number {
   return 0.5 * erfc(z / Math.SQRT2);
 }
 
-function checkFinite(samples: ArrayLike<number>): void {
+/** @internal Throws `INVALID_INPUT` when a value of `samples` is not finite. */
+export function checkFinite(samples: ArrayLike<number>): void {
   for (let i = 0; i < samples.length; i++) {
     const x = samples[i];
     if (typeof x !== 'number' || !Number.isFinite(x)) {
@@ -142,11 +143,12 @@ export const sortedQuantile =
     quantileSorted(s, q);
 
 /**
+ * @internal
  * A fast uniform index source for resampling: sfc32 (Chris Doty-Humphrey's small fast counter generator, 128-bit
  * state) seeded from four 32-bit words of `rng`. `Rng` draws go through bigint arithmetic, which would make a
  * 2000 × 1000-sample bootstrap take seconds; sfc32 passes PractRand and needs only 32-bit integer operations.
  */
-function indexSource(rng: Rng): (n: number) => number {
+export function indexSource(rng: Rng): (n: number) => number {
   const word = (): number => Number(rng.nextBigUint64() >> 32n) >>> 0;
   let a = word();
   let b = word();
@@ -168,7 +170,8 @@ function resample(source: Float64Array, out: Float64Array, index: (n: number) =>
   return out.sort();
 }
 
-function checkBootstrapOptions(options: BootstrapOptions): { resamples: number; confidence: number } {
+/** @internal `resamples` and `confidence` of bootstrap options, checked, with their defaults (2000, 0.95). */
+export function checkBootstrapOptions(options: BootstrapOptions): { resamples: number; confidence: number } {
   const resamples = options.resamples ?? 2000;
   const confidence = options.confidence ?? 0.95;
   if (!Number.isInteger(resamples) || resamples < 1) {
@@ -186,8 +189,11 @@ function checkBootstrapOptions(options: BootstrapOptions): { resamples: number; 
   return { resamples, confidence };
 }
 
-/** The (1 − c)/2 and (1 + c)/2 quantiles of bootstrap replicates (NaN replicates dropped). */
-function percentileInterval(replicates: Float64Array, confidence: number): Interval {
+/**
+ * The percentile interval of bootstrap replicates at coverage `confidence`: their (1 − c)/2 and (1 + c)/2 quantiles
+ * (linear interpolation; NaN replicates dropped), e.g. the 2.5% and 97.5% quantiles at 0.95.
+ */
+export function percentileInterval(replicates: Float64Array, confidence: number): Interval {
   const tail = (1 - confidence) / 2;
   const finite = replicates.filter((x) => !Number.isNaN(x)).sort();
   return [quantileSorted(finite, tail), quantileSorted(finite, 1 - tail)];

@@ -420,7 +420,7 @@ export function planRun(input: RunPlanInput): RunPlan {
   for (const threads of threadCounts)
     if (threads !== null && threads > availableParallelism())
       logger.log('warn', messages.threadsAboveCores(threads, availableParallelism()));
-  if (dataPath !== undefined && !tasks.includes('perplexity') && !tasks.includes('kld'))
+  if (dataPath !== undefined && !['perplexity', 'kld', 'choice'].some((t) => tasks.includes(t)))
     logger.log('warn', messages.dataUnused());
   return {
     matrix,

@@ -19,10 +19,10 @@ class Score implements BenchmarkTask {
 }
 
 describe('TaskRegistry', () => {
-  it('starts with the built-in tasks (the default ones first, then kld), or empty', () => {
-    expect(createTaskRegistry().names()).toEqual(['throughput', 'latency', 'perplexity', 'kld']);
+  it('starts with the built-in tasks (the default ones first, then kld and choice), or empty', () => {
+    expect(createTaskRegistry().names()).toEqual(['throughput', 'latency', 'perplexity', 'kld', 'choice']);
     expect(DEFAULT_TASKS).toEqual(['throughput', 'latency', 'perplexity']);
-    expect(Object.keys(builtinTasks)).toEqual([...DEFAULT_TASKS, 'kld']);
+    expect(Object.keys(builtinTasks)).toEqual([...DEFAULT_TASKS, 'kld', 'choice']);
     expect(createTaskRegistry({ builtins: false }).names()).toEqual([]);
     expect(String(BenchmarkSuite.default())).toBe(
       "BenchmarkSuite(tasks=['throughput', 'latency', 'perplexity'])",

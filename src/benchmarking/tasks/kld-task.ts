@@ -10,21 +10,28 @@ import { messages } from '../../messages.js';
 import type { Model } from '../../models/model.js';
 import { logitScorer } from '../../models/onnx/logit-scorer.js';
 import type { Paradigm } from '../../models/paradigm.js';
-import { quantileSorted } from '../../profiling/statistics.js';
+import {
+  bootstrapClusters,
+  clusterBootstrapMethod,
+  type Interval,
+  quantileSorted,
+  type TotalsStatistic,
+} from '../../profiling/index.js';
 import type { Rng } from '../../rng.js';
 import type { BenchmarkConfig } from '../config.js';
 import type { BenchmarkContext, BenchmarkResult, CellRecord, MetaValue, MetricDescriptor } from '../task.js';
 import { batchRows, EvalBudget, type EvalTextOptions, planEvalWindows } from './eval-windows.js';
+import { intervalMetrics, withIntervalColumns } from './interval-columns.js';
 import { keepCell, standaloneContext } from './task-context.js';
 
 /** Metrics of {@link KldTask}. */
 export const KLD_METRICS: readonly MetricDescriptor[] = [
-  {
+  ...withIntervalColumns({
     key: 'kld_mean',
     unit: 'nats',
     description: 'Mean over scored positions of KL(reference ‖ model) of the next-token distributions.',
     higherIsBetter: false,
-  },
+  }),
   { key: 'kld_median', unit: 'nats', description: 'Median per-position KL.', higherIsBetter: false },
   {
     key: 'kld_p99',
@@ -33,20 +40,20 @@ export const KLD_METRICS: readonly MetricDescriptor[] = [
     higherIsBetter: false,
   },
   { key: 'kld_max', unit: 'nats', description: 'Largest per-position KL.', higherIsBetter: false },
-  {
+  ...withIntervalColumns({
     key: 'top1_agreement',
     unit: '1',
     description:
       'Fraction of scored positions where the model and the reference have the same arg-max token.',
     higherIsBetter: true,
-  },
-  {
+  }),
+  ...withIntervalColumns({
     key: 'ppl_ratio',
     unit: '1',
     description:
       'Model perplexity ÷ reference perplexity on the same targets: exp(mean NLL − mean reference NLL).',
     higherIsBetter: false,
-  },
+  }),
   {
     key: 'reference_perplexity',
     unit: '1',
@@ -54,6 +61,16 @@ export const KLD_METRICS: readonly MetricDescriptor[] = [
     higherIsBetter: false,
   },
   { key: 'tokens_scored', unit: 'tokens', description: 'Number of positions compared.' },
+];
+
+/**
+ * The statistics of the kld row that get intervals, as functions of per-window totals (Σ KL, positions, arg-max
+ * agreements, Σ NLL, Σ reference NLL): the token-weighted mean KL, the agreement and the perplexity ratio.
+ */
+const KLD_STATISTICS: readonly TotalsStatistic[] = [
+  (t) => (t[0] as number) / (t[1] as number),
+  (t) => (t[2] as number) / (t[1] as number),
+  (t) => Math.exp(((t[3] as number) - (t[4] as number)) / (t[1] as number)),
 ];
 
 /**
@@ -151,9 +168,8 @@ export class KldTask {
     const budget = new EvalBudget(context.clock, config.maxCellMs);
     const scorer = await logitScorer();
     const kls: number[] = [];
-    let agree = 0;
-    let nll = 0;
-    let referenceNll = 0;
+    // Per scored window: Σ KL, positions, arg-max agreements, Σ NLL, Σ reference NLL (the bootstrap's clusters).
+    const windows: [number[], number[], number[], number[], number[]] = [[], [], [], [], []];
     const cells: CellRecord[] = [];
     for (const [i, batch] of budget.batches(plan.batches)) {
       if (context.signal?.aborted) throw context.signal.reason;
@@ -171,14 +187,21 @@ export class KldTask {
         const q = await model.forward(inputs, { batch: 1, seq: t });
         const p = await reference.forward(inputs, { batch: 1, seq: t });
         const scored = await scorer.kl(p.data, q.data, vocab, targets);
+        let windowKl = 0;
+        let agree = 0;
+        let nll = 0;
+        let referenceNll = 0;
         for (let j = batch.scoreFrom; j < t; j++) {
           const kl = scored.kl[j] as number;
           kls.push(kl);
-          batchKl += kl;
+          windowKl += kl;
           nll += scored.modelNll[j] as number;
           referenceNll += scored.referenceNll[j] as number;
           if (scored.modelArgmax[j] === scored.referenceArgmax[j]) agree++;
         }
+        batchKl += windowKl;
+        for (const [k, v] of [windowKl, t - batch.scoreFrom, agree, nll, referenceNll].entries())
+          (windows[k] as number[]).push(v);
       }
       const n = b * (t - batch.scoreFrom);
       await keepCell(context, cells, {
@@ -192,11 +215,20 @@ export class KldTask {
       });
     }
     const n = kls.length;
+    const totals = Float64Array.from(windows, (column: number[]) => column.reduce((s, x) => s + x, 0));
+    const [kldCi, top1Ci, pplCi] = bootstrapClusters(windows, KLD_STATISTICS, {
+      rng: plan.lossRng,
+      resamples: config.ciResamples,
+      confidence: config.ciLevel,
+    }) as [Interval, Interval, Interval];
     const metrics: Record<string, number> = {
       ...kldDistribution(kls),
-      top1_agreement: agree / n,
-      ppl_ratio: Math.exp((nll - referenceNll) / n),
-      reference_perplexity: Math.exp(referenceNll / n),
+      ...intervalMetrics('kld_mean', kldCi),
+      top1_agreement: (KLD_STATISTICS[1] as TotalsStatistic)(totals),
+      ...intervalMetrics('top1_agreement', top1Ci),
+      ppl_ratio: (KLD_STATISTICS[2] as TotalsStatistic)(totals),
+      ...intervalMetrics('ppl_ratio', pplCi),
+      reference_perplexity: Math.exp((totals[4] as number) / n),
       tokens_scored: n,
     };
     const meta: Record<string, MetaValue> = {
@@ -206,6 +238,7 @@ export class KldTask {
       tokenizer: plan.tokenizer.name,
       eval_mode: plan.strided ? `sliding (stride ${config.evalStride})` : 'random windows',
       eval_seq_len: plan.seqLen,
+      ci_method: clusterBootstrapMethod('scored window', config.ciLevel, config.ciResamples),
     };
     const truncation = budget.truncation(plan.planned);
     if (truncation !== undefined) meta['eval_truncated'] = truncation;

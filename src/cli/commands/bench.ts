@@ -35,6 +35,7 @@ import {
   parseNonNegativeInt,
   parseNonNegativeIntList,
   parseNonNegativeNumber,
+  parseOpenFraction,
   parsePositiveInt,
   parsePositiveIntList,
 } from '../option-parsers.js';
@@ -142,6 +143,32 @@ const BENCH_CONFIG_OPTIONS: CliOptions<BenchmarkConfig> = {
       'perplexity: sliding windows every n tokens, each token scored once',
       'evalStride',
       'random windows',
+    ),
+    parse: parsePositiveInt,
+  },
+  ciLevel: {
+    flags: '--ci-level <fraction>',
+    description: withDefault(
+      'kld, choice: coverage of the bootstrap confidence intervals (over windows, items)',
+      'ciLevel',
+    ),
+    parse: parseOpenFraction,
+  },
+  ciResamples: {
+    flags: '--ci-resamples <n>',
+    description: withDefault('kld, choice: bootstrap resamples of those intervals', 'ciResamples'),
+    parse: parsePositiveInt,
+  },
+  choiceItems: {
+    flags: '--choice-items <n>',
+    description: withDefault('choice: multiple-choice items (held-out sentences)', 'choiceItems'),
+    parse: parsePositiveInt,
+  },
+  choiceDistractors: {
+    flags: '--choice-distractors <k>',
+    description: withDefault(
+      'choice: distractor continuations per item (chance is 1/(k+1))',
+      'choiceDistractors',
     ),
     parse: parsePositiveInt,
   },
@@ -284,7 +311,10 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
       'ES module whose default export registers tasks and/or charts (repeatable)',
       collect,
     )
-    .option('--data <file>', 'UTF-8 validation text for perplexity and kld (default: the Brown corpus)')
+    .option(
+      '--data <file>',
+      'UTF-8 validation text for perplexity, kld and choice (default: the Brown corpus)',
+    )
     .option('--head-dtype <name>', 'built-in models: dtype of the LM head (default: --dtype)')
     .option('--block-size <n>', 'q4: weights per 4-bit block (default: 32)', parsePositiveInt)
     .option(

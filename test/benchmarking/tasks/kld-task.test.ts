@@ -64,6 +64,46 @@ describe('KldTask known answers', () => {
     expect(cells.map((c) => c.metrics['tokens'])).toEqual([32, 32, 32, 32, 32]);
   });
 
+  it('bootstrap intervals over windows: zero width when every window is alike, ordered around the estimate', async () => {
+    const reference = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: Q });
+    const run = (text: string, config = small) =>
+      new KldTask({ reference, dataSource: { text, name: 't' } }).run(
+        new ARParadigm(model.config),
+        model,
+        config,
+        new Rng(0),
+        contextFor(model),
+      );
+    // Windows of 16 targets over the 4-cycle hold the same positions: every resample gives the estimate.
+    const same = await run(cycle.text);
+    for (const key of ['kld_mean', 'top1_agreement', 'ppl_ratio']) {
+      expect(same.metrics[`${key}_lo`]).toBe(same.metrics[key]);
+      expect(same.metrics[`${key}_hi`]).toBe(same.metrics[key]);
+    }
+    expect(same.meta?.['ci_method']).toBe(
+      '95% percentile bootstrap over scored windows (1000 resamples, seeded)',
+    );
+    // An irregular text: windows differ, so the intervals have width and hold the estimate.
+    const text = Array.from({ length: 600 }, (_, i) => 'abcd'[(i * i + (i >> 3)) % 4]).join('');
+    const varied = await run(text, BenchmarkConfig.parse({ ...small, ciLevel: 0.9, ciResamples: 300 }));
+    for (const key of ['kld_mean', 'top1_agreement', 'ppl_ratio']) {
+      const [lo, point, hi] = [`${key}_lo`, key, `${key}_hi`].map((k) => varied.metrics[k] as number) as [
+        number,
+        number,
+        number,
+      ];
+      expect(lo).toBeLessThan(hi);
+      expect(lo).toBeLessThanOrEqual(point);
+      expect(point).toBeLessThanOrEqual(hi);
+    }
+    expect(varied.meta?.['ci_method']).toBe(
+      '90% percentile bootstrap over scored windows (300 resamples, seeded)',
+    );
+    // Seeded: the same run gives the same intervals.
+    expect((await run(text)).metrics).toEqual((await run(text)).metrics);
+  });
+
   it('streams: each batch is scored before the next forward pass of either model (metrics unchanged)', async () => {
     // reuseLogits: a forward pass turns every earlier logits array of that model into NaN, so holding a batch's
     // logits (or every window's reference logits) past the next forward would make the metrics NaN.
@@ -225,6 +265,7 @@ describe('KldTask cells, meta and bounds', () => {
       tokenizer: 'chars(abcd)',
       eval_mode: 'random windows',
       eval_seq_len: 16,
+      ci_method: '95% percentile bootstrap over scored windows (1000 resamples, seeded)',
     });
     const named = await new KldTask({ reference, dataSource: cycle, referenceName: 'fp32 baseline' }).run(
       new ARParadigm(model.config),
