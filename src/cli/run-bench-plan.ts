@@ -252,7 +252,8 @@ const ratio = (a: number | undefined, b: number | undefined): string | undefined
 
 /**
  * What to do next: the report to open, the command that compares a later run with this one, and for a matrix one
- * line per variant against the first ("small-q8: prefill 2.31× small-fp32, decode 2.70×, KLD 0.0006, top-1 88%").
+ * line per variant against the first ("small-q8: prefill 2.31× small-fp32, decode 2.70×, KLD 0.0006, top-1 88%,
+ * choice 41.2% (McNemar p 0.52)").
  */
 export function nextSteps(plan: RunPlan, result: RunResult): string {
   const lines: string[] = [];
@@ -273,11 +274,16 @@ export function nextSteps(plan: RunPlan, result: RunResult): string {
       ];
       const kld = metric(r, 'kld', 'kld_mean');
       const top1 = metric(r, 'kld', 'top1_agreement');
+      const choice = metric(r, 'choice', 'accuracy');
+      const mcnemar = metric(r, 'choice', 'mcnemar_p');
       const said = [
         parts[0] === undefined ? undefined : `throughput ${parts[0]}`,
         parts[1] === undefined ? undefined : `decode ${parts[1]}`,
         kld === undefined ? undefined : `KLD ${kld.toPrecision(2)} nats`,
         top1 === undefined ? undefined : `top-1 ${(top1 * 100).toFixed(0)}%`,
+        choice === undefined
+          ? undefined
+          : `choice ${(choice * 100).toFixed(1)}%${mcnemar === undefined ? '' : ` (McNemar p ${mcnemar.toPrecision(2)})`}`,
       ].filter((p) => p !== undefined);
       if (said.length > 0) lines.push(`  ${r.runId}: ${said.join(', ')}`);
     }

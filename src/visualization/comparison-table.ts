@@ -67,7 +67,11 @@ export const COMPARISON_GROUPS: readonly ComparisonGroup[] = Object.freeze([
   group('Decode step (ms)', [column('decode_mean_ms', 'mean'), column('decode_p99_ms', 'p99')]),
   group('Generation (ms)', [column('ttft_ms', 'TTFT'), column('tpot_ms', 'TPOT')]),
   group('Browser ÷ Node (speed)', [column('parity_prefill', 'prefill'), column('parity_decode', 'decode')]),
-  group('Quality', [column('perplexity', 'PPL'), column('bits_per_byte', 'bits/byte')]),
+  group('Quality', [
+    column('perplexity', 'PPL'),
+    column('bits_per_byte', 'bits/byte'),
+    column('accuracy', 'choice', 'percent'),
+  ]),
   group('Vs reference (KLD in nats)', [
     column('kld_mean', 'KLD mean'),
     column('kld_p99', 'KLD p99'),

@@ -37,6 +37,8 @@ const KNOWN: Readonly<Record<string, MetricInfo>> = {
   kld_p99: { title: 'KLD, p99 (nats)', short: 'KLD p99' },
   top1_agreement: { title: 'Top-1 agreement with the reference', short: 'Top-1 agree' },
   ppl_ratio: { title: 'Perplexity ÷ reference perplexity', short: 'PPL ratio' },
+  accuracy: { title: 'Multiple-choice accuracy', short: 'Choice accuracy' },
+  accuracy_norm: { title: 'Multiple-choice accuracy, length-normalised', short: 'Choice acc. norm' },
   parity_prefill: { title: 'Prefill speed, browser ÷ Node', short: 'Browser÷Node prefill' },
   parity_decode: { title: 'Decode speed, browser ÷ Node', short: 'Browser÷Node decode' },
   params: { title: 'Parameters', short: 'Params' },

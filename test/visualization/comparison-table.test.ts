@@ -36,7 +36,8 @@ describe('comparisonTableHtml', () => {
     const known = COMPARISON_GROUPS.flatMap((g) => g.columns.map((c) => c.key));
     // Present in the data and varying: every metric column, dtype and engine; threads, params, paradigm are shared.
     // No variant ran in the browser: no target column, no browser ÷ Node ratios.
-    const absent = ['paradigm', 'threads', 'params', 'target', 'parity_prefill', 'parity_decode'];
+    // No choice task either: no multiple-choice accuracy column.
+    const absent = ['paradigm', 'threads', 'params', 'target', 'parity_prefill', 'parity_decode', 'accuracy'];
     expect(keys).toEqual(known.filter((k) => !absent.includes(k)));
     expect(html).toMatch(
       /Same for every variant: paradigm <strong>ar<\/strong> · threads <strong>2<\/strong>/,
@@ -44,6 +45,17 @@ describe('comparisonTableHtml', () => {
     // The best KLD is the reference itself (0), the best decode speed is a q4 variant's.
     expect(html.match(/<td class="best"[^>]*>/g)?.length).toBeGreaterThan(8);
     expect(html).toMatch(/<td class="first best" title="0 \(best\)">0<\/td>/);
+  });
+
+  it("the choice task's accuracy under Quality, as a percentage, higher the better", () => {
+    const records = collapseByModel(matrixRows()).map((r, i) => ({
+      ...r,
+      values: { ...r.values, accuracy: [0.4, 0.425, 0.3, 0.41][i % 4] },
+    }));
+    const html = comparisonTableHtml(records);
+    expect(html).toMatch(/<th[^>]* title="accuracy: Multiple-choice accuracy">choice ↑<\/th>/);
+    expect(html).toMatch(/<td class="best" title="0.425 \(best\)">42.5%<\/td>/);
+    expect(html).not.toMatch(/title="0.3 \(best\)"/);
   });
 
   it('one model: no best values, nothing to compare with', () => {
