@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SuiteReport } from '../../src/benchmarking/report.js';
 import type { BenchmarkResult } from '../../src/benchmarking/task.js';
 import { nextSteps } from '../../src/cli/run-bench-plan.js';
-import type { RunPlan } from '../../src/runs/plan-run.js';
-import type { RunResult } from '../../src/runs/run-matrix.js';
+import type { RunPlan, RunResult } from '../../src/runs/run-matrix.js';
 
 const row = (task: string, metrics: Record<string, number>): BenchmarkResult => ({
   task,

@@ -108,6 +108,20 @@ describe('Trainer', () => {
     expect((await run(2)).equals(a)).toBe(false);
   });
 
+  it('gives the same weights on two threads where many positions pick one embedding row (its gradient is a sum)', async () => {
+    // 2,048 positions over the pattern's 16 ids, 1 KiB rows: wide enough that ONNX Runtime splits the embedding's
+    // gradient over both threads. A ScatterND scatter-add there lost or reordered additions to a repeated row.
+    const run = async (): Promise<Buffer> => {
+      const t = await toyTrainer({ dim: 256, numBlocks: 1 }, { steps: 3, batchSize: 16, seqLen: 128 }, 2);
+      while (t.step < 3) await t.trainStep();
+      const bytes = bytesOf(t);
+      await t.dispose();
+      return bytes;
+    };
+    const first = await run();
+    for (let i = 0; i < 4; i++) expect((await run()).equals(first)).toBe(true);
+  });
+
   it('continues from a checkpoint bit for bit: 10 steps straight = 4, checkpoint, a new trainer, 6 more', async () => {
     const straight = await toyTrainer({ dropout: 0.1 }, { steps: 10 });
     while (straight.step < 10) await straight.trainStep();

@@ -1,8 +1,9 @@
 /**
  * Operators that move or pick elements: `Reshape`, `Transpose`, `Cast`, `Gather` (axis 0: embedding rows),
- * `GatherElements` (a target's log-probability), and `ConstantOfShape`, `Expand`, `ScatterND`, `ScatterElements`
- * (used only inside gradients). The gradient of a gather is a scatter-add of the output gradient into zeros, so
- * rows picked several times (a token that occurs twice) accumulate.
+ * `GatherElements` (a target's log-probability), `ScatterND` (a mixture of experts' routing), and
+ * `ConstantOfShape`, `Expand`, `ScatterElements`, `Equal` (used only inside gradients). The gradient of a gather sums the output gradient of every position that
+ * picked a row, so rows picked several times (a token that occurs twice) accumulate: for `Gather` as a one-hot
+ * matrix product, for `GatherElements` as a scatter-add into zeros.
  *
  * @packageDocumentation
  */
@@ -63,18 +64,34 @@ export const LAYOUT_RULES: Readonly<Record<string, OpRule>> = {
       if (intAttr(ctx.attrs, 'axis', 0) !== 0) throw new Error('Gather is supported on axis 0 only');
       return [{ shape: [...inputInfo(ctx, 1).shape, ...data.shape.slice(1)], type: data.type }];
     },
+    // Row r's gradient is the sum of the output rows at the positions that picked r: oneHot(ids) · dy, a
+    // [rows, positions] × [positions, width] product. Not a ScatterND with reduction 'add': ONNX Runtime's CPU
+    // kernel splits the updates over its threads, which add into a repeated id's row unsynchronised, so with more
+    // than one thread the trained weights differed from run to run (a matrix product sums in a fixed order).
     grad: ({ d, node, dy, needs }) => {
       if (!needs[0]) return [undefined, undefined];
       const [data, indices] = node.inputs as [string, string];
+      const [rows, ...rowShape] = d.shape(data) as [number, ...number[]];
+      const positions = sizeOf(d.shape(indices));
       const wide =
         d.info(indices).type === 'int64'
           ? indices
           : d.op1('Cast', [indices], { to: { int: TENSOR_TYPES.int64.onnx } });
-      const index = d.reshape(wide, [...d.shape(indices), 1]);
-      const grad = d.op1('ScatterND', [d.zeros(d.shape(data)), index, dy[0] as string], {
-        reduction: { string: 'add' },
-      });
-      return [grad, undefined];
+      const ids = d.int64(
+        Array.from({ length: rows }, (_, r) => r),
+        [rows, 1],
+      );
+      const picked = d.op1('Equal', [ids, d.reshape(wide, [1, positions])]);
+      const oneHot = d.op1('Cast', [picked], { to: { int: TENSOR_TYPES.float32.onnx } });
+      const summed = d.op1('MatMul', [oneHot, d.reshape(dy[0] as string, [positions, sizeOf(rowShape)])]);
+      return [d.reshape(summed, d.shape(data)), undefined];
+    },
+  },
+  Equal: {
+    infer: (ctx) => {
+      const shape = broadcastShapes([inputInfo(ctx, 0).shape, inputInfo(ctx, 1).shape]);
+      if (shape === undefined) throw new Error('Equal: shapes do not broadcast');
+      return [{ shape, type: 'bool' }];
     },
   },
   GatherElements: {
