@@ -223,6 +223,8 @@ export class KldTask {
     }) as [Interval, Interval, Interval];
     const metrics: Record<string, number> = {
       ...kldDistribution(kls),
+      // The mean as the bootstrap computes it (window totals summed), so the interval is around it to the last digit.
+      kld_mean: (KLD_STATISTICS[0] as TotalsStatistic)(totals),
       ...intervalMetrics('kld_mean', kldCi),
       top1_agreement: (KLD_STATISTICS[1] as TotalsStatistic)(totals),
       ...intervalMetrics('top1_agreement', top1Ci),
