@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { parseCsv } from '../../src/benchmarking/csv.js';
 import { runCli } from '../../src/cli/index.js';
 import { captureIo } from '../cli/capture-io.js';
 
@@ -51,11 +52,8 @@ export async function benchPerplexity(
     io,
   );
   expect(code, io.err.join('')).toBe(0);
-  const [header, row] = readFileSync(join(cwd, out, 'results.csv'), 'utf8')
-    .trim()
-    .split('\n');
-  const cells = Object.fromEntries(
-    (header as string).split(',').map((name, i) => [name, (row as string).split(',')[i]]),
-  );
+  // Through the CSV parser: a field may hold a quoted comma (the Brown corpus's split name does).
+  const { header, rows } = parseCsv(readFileSync(join(cwd, out, 'results.csv'), 'utf8'));
+  const cells = Object.fromEntries(header.map((name, i) => [name, rows[0]?.[i]]));
   return { printed: io.out.join('') + io.err.join(''), cells };
 }

