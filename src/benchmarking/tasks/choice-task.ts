@@ -27,7 +27,7 @@ import type { BenchmarkContext, BenchmarkResult, CellRecord, MetaValue, MetricDe
 import { buildChoiceItems, type ChoiceItem, splitSentences } from './choice-items.js';
 import { EvalBudget, type PerplexityData } from './eval-windows.js';
 import { intervalMetrics, withIntervalColumns } from './interval-columns.js';
-import type { KldReference } from './kld-task.js';
+import { type KldReference, withReference } from './kld-task.js';
 import { keepCell, standaloneContext } from './task-context.js';
 
 /** Metrics of {@link ChoiceTask} (the `reference_*` and `mcnemar_*` ones only with a reference model). */
@@ -236,9 +236,7 @@ export class ChoiceTask {
       rng: itemRng,
       source,
     });
-    const option = this.#options.reference;
-    const reference = typeof option === 'function' ? await option(model) : option;
-    try {
+    return withReference(this.#options.reference, model, async (reference) => {
       if (reference !== undefined && reference.config.vocabSize !== model.config.vocabSize) {
         throw new DantinoxError(
           'INVALID_INPUT',
@@ -263,9 +261,7 @@ export class ChoiceTask {
           `accuracy ${method('mcnemar')}, accuracy_norm ${method('mcnemar_norm')}: ${MCNEMAR_METHOD}`;
       }
       return { task: this.name, metrics, meta };
-    } finally {
-      if (typeof option === 'function' && reference !== undefined) await reference.dispose();
-    }
+    });
   }
 
   async #score(

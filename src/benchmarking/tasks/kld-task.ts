@@ -80,6 +80,34 @@ const KLD_STATISTICS: readonly TotalsStatistic[] = [
 export type KldReference = Model | ((model: Model) => Promise<Model>);
 
 /**
+ * Runs `use` on the reference model `option` stands for (`undefined` without one): the model itself, or the one a
+ * factory opens for `model`, disposed once `use` settles (a model passed in is left to its owner).
+ */
+export async function withReference<T>(
+  option: KldReference,
+  model: Model,
+  use: (reference: Model) => Promise<T>,
+): Promise<T>;
+export async function withReference<T>(
+  option: KldReference | undefined,
+  model: Model,
+  use: (reference: Model | undefined) => Promise<T>,
+): Promise<T>;
+export async function withReference<T>(
+  option: KldReference | undefined,
+  model: Model,
+  use: (reference: Model) => Promise<T>,
+): Promise<T> {
+  const reference = typeof option === 'function' ? await option(model) : option;
+  try {
+    // `undefined` only when `option` is, and then the overload's `use` takes it.
+    return await use(reference as Model);
+  } finally {
+    if (typeof option === 'function' && reference !== undefined) await reference.dispose();
+  }
+}
+
+/**
  * The distribution columns of per-position KL divergences (nats): their mean, median and 99th percentile (linear
  * interpolation between order statistics, {@link quantileSorted}) and maximum; `NaN` for none.
  */
@@ -141,13 +169,9 @@ export class KldTask {
     if (paradigm.type !== 'ar') {
       throw new DantinoxError('INVALID_INPUT', messages.decodeNotApplicable(paradigm.type));
     }
-    const option = this.#options.reference;
-    const reference = typeof option === 'function' ? await option(model) : option;
-    try {
-      return await this.#compare(paradigm, model, reference, config, rng, context);
-    } finally {
-      if (typeof option === 'function') await reference.dispose();
-    }
+    return withReference(this.#options.reference, model, (reference) =>
+      this.#compare(paradigm, model, reference, config, rng, context),
+    );
   }
 
   async #compare(
