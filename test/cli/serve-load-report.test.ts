@@ -16,7 +16,7 @@ import { quantileSorted } from '../../src/profiling/statistics.js';
 import { launchChromium } from '../visualization/chromium.js';
 import { ensureBuilt } from './built-cli.js';
 import { captureIo } from './capture-io.js';
-import { type Served, serve } from './serve-process.js';
+import { type Served, serve, tinyLoadArgs } from './serve-process.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-load-report-'));
 let served: Served;
@@ -28,25 +28,7 @@ beforeAll(async () => {
   ensureBuilt();
   served = await serve(['--max-batch', '4']);
   const io = captureIo(cwd);
-  const code = await runCli(
-    [
-      'load',
-      served.url,
-      '--model',
-      'tiny',
-      '--concurrency',
-      '1,4',
-      '--requests',
-      '8',
-      '--input-tokens',
-      '8',
-      '--output-tokens',
-      '5',
-      '--out',
-      'run',
-    ],
-    io,
-  );
+  const code = await runCli(tinyLoadArgs(served.url, 'run'), io);
   loadErr = io.err.join('');
   expect(code, loadErr).toBe(ExitCode.ok);
   browser = await launchChromium();
