@@ -138,11 +138,24 @@ export function modelIdentity(
     head_dtype: q?.headDtype ?? model.info.dtype,
     block_size: q?.blockSize ?? null,
     quantized_matrices: q === undefined ? 0 : Object.keys(q.matrices).length,
+    ...(q === undefined ? {} : { quantized_matrix_names: quantizedMatrixNames(q.matrices) }),
     weight_bytes: model.info.weightBytes ?? null,
     ...browserIdentity(model.info),
     run_id: runId,
     ...extra,
   };
+}
+
+/**
+ * The `quantized_matrix_names` column: which matrices were quantized and to what, as `name:dtype` pairs sorted by
+ * name and separated by spaces (`blocks.0.attn.q:q4 … lm_head:q8`), so that two runs with the same count but a
+ * different plan (the head kept in fp32, one block left out) differ in the column, not only in their timings.
+ */
+function quantizedMatrixNames(matrices: Readonly<Record<string, string>>): string {
+  return Object.keys(matrices)
+    .sort()
+    .map((name) => `${name}:${matrices[name]}`)
+    .join(' ');
 }
 
 /**

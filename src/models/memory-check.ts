@@ -24,13 +24,21 @@ export function modelBuildBytes(config: ModelConfig): number {
 }
 
 /**
+ * Score-sized tensors (`heads × seq × seq` floats per sequence) live at once at the peak of the built-in graph's
+ * attention: the scores with the mask added, their softmax and the slice of it that multiplies the new values.
+ * Measured (`test/models/onnx/activation-bytes.test.ts`: peak RSS growth of a forward, MHA, GQA, sliding window and
+ * MoE) at 1.0–1.2× the estimate with 3; with 2 the estimate was 1.5–1.6× short.
+ */
+export const ATTENTION_SCORE_COPIES = 3;
+
+/**
  * Bytes of fp32 activations one forward pass of `batch` × `seq` tokens needs at its peak, estimated: the logits
  * (`vocabSize` per token), a dozen `dim`-wide intermediates per token (one block at a time: ONNX Runtime reuses
- * buffers across blocks) and one head-by-head attention score matrix per sequence.
+ * buffers across blocks) and {@link ATTENTION_SCORE_COPIES} head-by-head attention score matrices per sequence.
  */
 export function forwardActivationBytes(config: ModelConfig, batch: number, seq: number): number {
   const perToken = config.vocabSize + 12 * config.dim + Math.round(config.expansion * config.dim);
-  return 4 * batch * seq * (perToken + 2 * config.nHeads * seq);
+  return 4 * batch * seq * (perToken + ATTENTION_SCORE_COPIES * config.nHeads * seq);
 }
 
 /** Options of {@link checkFitsInMemory}. */

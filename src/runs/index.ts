@@ -50,6 +50,8 @@ export {
 export { DEFAULT_PLUGIN_TIMEOUT_MS, type LoadPluginsOptions, loadPlugins } from './load-plugins.js';
 export { type LoadedReport, loadReport, loadRunGroup } from './load-report.js';
 export { type LoadedRun, loadRun, loadRuns } from './load-runs.js';
+export { type LoadTarget, type LoadTargetInput, resolveLoadTarget } from './load-target.js';
+export { type LoadWorkloadInput, loadWorkload } from './load-workload.js';
 export type { ClientMergePlan, ClientSource } from './merge-clients.js';
 export {
   type MergedVariant,

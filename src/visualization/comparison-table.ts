@@ -98,6 +98,17 @@ export function formatComparisonValue(value: unknown, format: ComparisonValueFor
   return formatSignificant(n);
 }
 
+/**
+ * Whether the comparison table of `records` would show a metric (a column outside the setup group): a load sweep's
+ * rows, whose metrics differ from point to point and so merge to nothing per model, would leave only setup.
+ */
+export function comparisonHasMetrics(records: readonly ModelRecord[]): boolean {
+  const shown = withTargetParity(records);
+  return COMPARISON_GROUPS.some(
+    (g) => !g.setup && g.columns.some((c) => shown.some((r) => !isEmptyCell(r.values[c.key]))),
+  );
+}
+
 /** The better direction of a summary column, `undefined` for a setup column. */
 function directionOf(group: ComparisonGroup, key: string): Direction | undefined {
   if (group.setup) return undefined;

@@ -15,7 +15,7 @@ import { DantinoxError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { ChartSpec } from './chart.js';
 import { type ChartRow, columnNames, isEmptyCell, textCell } from './chart-data.js';
-import { comparisonTableHtml } from './comparison-table.js';
+import { comparisonHasMetrics, comparisonTableHtml } from './comparison-table.js';
 import { escapeHtml } from './escape-html.js';
 import { metricShortLabel } from './metric-labels.js';
 import { operatorTableSection } from './operator-table-html.js';
@@ -198,12 +198,13 @@ function summarySection(runs: readonly ReportRun[]): string {
     .map((r) =>
       `${textCell(r, 'variant') ?? textCell(r, 'model') ?? textCell(r, 'run') ?? ''} ${textCell(r, 'task') ?? ''}: ${textCell(r, 'error') ?? textCell(r, 'status') ?? ''}`.trim(),
     );
+  // Setup alone compares nothing (a single load sweep: its points' metrics differ, so none merges per model); the
+  // charts then come first, and failures still get their list.
+  const list = `<ul class="failures">${failures.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`;
+  if (!comparisonHasMetrics(records))
+    return failures.length === 0 ? '' : `<section><h2>Failures</h2>${list}</section>`;
   const table = comparisonTableHtml(records);
-  return `<section><h2>Comparison</h2><p class="note">One row per ${records.length > 1 ? 'variant' : 'model'}; task rows merged (a value appears only where its rows agree)${records.length > 1 ? '; <span class="best">highlighted</span>: the best value of each metric (↑ higher is better, ↓ lower)' : ''}; values rounded to 3–4 significant digits (hover a value for all its digits, a header for its full name); every column is in the data below.</p>${paretoLine(records)}${table}${
-    failures.length > 0
-      ? `<h3>Failures</h3><ul class="failures">${failures.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`
-      : ''
-  }</section>`;
+  return `<section><h2>Comparison</h2><p class="note">One row per ${records.length > 1 ? 'variant' : 'model'}; task rows merged (a value appears only where its rows agree)${records.length > 1 ? '; <span class="best">highlighted</span>: the best value of each metric (↑ higher is better, ↓ lower)' : ''}; values rounded to 3–4 significant digits (hover a value for all its digits, a header for its full name); every column is in the data below.</p>${paretoLine(records)}${table}${failures.length > 0 ? `<h3>Failures</h3>${list}` : ''}</section>`;
 }
 
 /** One line about a run's machine, for the folded environment's summary. */

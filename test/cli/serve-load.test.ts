@@ -11,7 +11,7 @@ import { RunDirectory } from '../../src/benchmarking/run-directory.js';
 import { ExitCode, runCli } from '../../src/cli/index.js';
 import { ensureBuilt } from './built-cli.js';
 import { captureIo } from './capture-io.js';
-import { type Served, serve } from './serve-process.js';
+import { type Served, serve, tinyLoadArgs } from './serve-process.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-serve-load-'));
 let served: Served;
@@ -26,26 +26,7 @@ afterAll(async () => {
 
 async function load(out: string) {
   const io = captureIo(cwd);
-  const code = await runCli(
-    [
-      'load',
-      served.url,
-      '--model',
-      'tiny',
-      '--concurrency',
-      '1,4',
-      '--requests',
-      '8',
-      '--input-tokens',
-      '8',
-      '--output-tokens',
-      '5',
-      '--out',
-      out,
-      '--no-charts',
-    ],
-    io,
-  );
+  const code = await runCli([...tinyLoadArgs(served.url, out), '--no-charts'], io);
   return { code, err: io.err.join('') };
 }
 

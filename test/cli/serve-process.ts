@@ -48,3 +48,23 @@ export function serve(extra: readonly string[] = []): Promise<Served> {
     });
   });
 }
+
+/** `dantinox load` of the loopback tests against `url`: model tiny, concurrency 1 and 4, 8 requests of 8 → 5 tokens. */
+export function tinyLoadArgs(url: string, out: string): string[] {
+  return [
+    'load',
+    url,
+    '--model',
+    'tiny',
+    '--concurrency',
+    '1,4',
+    '--requests',
+    '8',
+    '--input-tokens',
+    '8',
+    '--output-tokens',
+    '5',
+    '--out',
+    out,
+  ];
+}

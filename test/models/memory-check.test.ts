@@ -4,13 +4,13 @@ import { checkFitsInMemory, forwardActivationBytes } from '../../src/models/memo
 import { ModelConfig } from '../../src/models/model-config.js';
 
 describe('forwardActivationBytes', () => {
-  it('counts logits, a dozen dim-wide intermediates, the FFN width and the attention scores, in fp32', () => {
+  it('counts logits, a dozen dim-wide intermediates, the FFN width and three copies of the attention scores, in fp32', () => {
     const config = ModelConfig.parse({ dim: 8, n_heads: 2, num_blocks: 3, vocab_size: 100, expansion: 2.5 });
-    // Per token: 100 logits + 12 × 8 + 2.5 × 8 = 216 values; per sequence position 2 × 2 heads × 5 scores more:
-    // 4 bytes × batch 3 × seq 5 × (216 + 20) = 14,160.
-    expect(forwardActivationBytes(config, 3, 5)).toBe(14_160);
+    // Per token: 100 logits + 12 × 8 + 2.5 × 8 = 216 values; per sequence position 3 copies × 2 heads × 5 scores
+    // more: 4 bytes × batch 3 × seq 5 × (216 + 30) = 14,760.
+    expect(forwardActivationBytes(config, 3, 5)).toBe(14_760);
     // Batch and sequence enter differently: the score matrix grows with seq², not with the batch.
-    expect(forwardActivationBytes(config, 5, 3)).toBe(4 * 5 * 3 * (216 + 2 * 2 * 3));
+    expect(forwardActivationBytes(config, 5, 3)).toBe(4 * 5 * 3 * (216 + 3 * 2 * 3));
   });
 });
 

@@ -136,10 +136,11 @@ describe('HTML report in headless Chromium', () => {
     ).toBe(true);
   });
 
+  // Load runs have no comparison table: their points' metrics differ, so per run only setup would be left.
   for (const [label, page, results, shot, minDrawn, minSummaryRows] of [
     ['one run', () => single, () => singleResults, 'report-single.png', 5, 6],
     ['two runs side by side', () => multi, () => multiResults, 'report-compare.png', 5, 6],
-    ['two load runs (serving charts)', () => serving, () => servingResults, 'report-serving.png', 3, 1],
+    ['two load runs (serving charts)', () => serving, () => servingResults, 'report-serving.png', 3, 0],
   ] as const) {
     it(`renders every chart of ${label} with no console error, offline`, async () => {
       const browser = await launchChromium();

@@ -6,27 +6,28 @@
  * @packageDocumentation
  */
 import { join, relative } from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { createWriterLogger } from '../../benchmarking/logger.js';
-import { resolveShard, shardFolderName } from '../../benchmarking/matrix/shard.js';
 import { formatNoiseWarnings, noiseWarnings } from '../../benchmarking/noise-warnings.js';
 import type { CellRecord } from '../../benchmarking/task.js';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { formatSignificant } from '../../number-format.js';
-import { clientFolderName, runLoad, timestampName, type WorkloadSpec } from '../../runs/index.js';
-import { CLIENT_FLAGS, type IndexFlags, SHARD_FLAGS } from '../../scheduler-index.js';
-import {
-  ENDPOINTS,
-  type Endpoint,
-  type LoadWindow,
-  parseDurationMs,
-  parseSlo,
-  type Slo,
-} from '../../serving/index.js';
+import { loadWorkload, resolveLoadTarget, runLoad } from '../../runs/index.js';
+import { ENDPOINTS, type Endpoint, type LoadWindow, type Slo } from '../../serving/index.js';
 import type { CommandContext } from '../command-context.js';
 import { ExitCode } from '../exit-code.js';
 import { watchInterrupts } from '../interrupts.js';
+import {
+  parseBurstiness,
+  parseDurationOption,
+  parseFraction,
+  parseLoadList,
+  parseSloOption,
+  parseStartAt,
+  parseWindow,
+  searchAxis,
+} from '../load-option-parsers.js';
 import { parseNonNegativeInt, parsePositiveInt } from '../option-parsers.js';
 
 /** Parsed options of `dantinox load`. */
@@ -107,90 +108,6 @@ makes one point of the union of their requests.
 Exit codes: 0 done, 1 no request succeeded, 2 bad input,
 130 interrupted (what was measured is written; a shard cut short is not merged without --allow-partial).
 `;
-
-const bad = (value: string, expected: string, example: string): never => {
-  throw new InvalidArgumentError(messages.badCliValue(value, expected, example));
-};
-
-/** Parses a list of positive numbers or `inf` (`1,2,4,inf`); `inf` is `Infinity`. */
-export function parseLoadList(value: string, integers: boolean): number[] {
-  const parts = value.split(',').map((p) => p.trim());
-  const out = parts.map((p) => (p === 'inf' ? Number.POSITIVE_INFINITY : Number(p)));
-  const ok = (n: number, p: string): boolean =>
-    p !== '' &&
-    n > 0 &&
-    (n === Number.POSITIVE_INFINITY || (integers ? Number.isSafeInteger(n) : Number.isFinite(n)));
-  if (parts.length === 0 || out.some((n, i) => !ok(n, parts[i] ?? '')))
-    bad(
-      value,
-      `a comma-separated list of positive ${integers ? 'integers' : 'numbers'} or inf`,
-      integers ? '1,4,16' : '1,2,4,inf',
-    );
-  return out;
-}
-
-/** Parses a duration (`60s`, `500ms`, `2m`, or a number of ms) in ms. */
-export function parseDurationOption(value: string): number {
-  const ms = parseDurationMs(value);
-  if (ms === undefined || ms <= 0) return bad(value, 'a duration such as 60s, 500ms or 2m', '60s');
-  return ms;
-}
-
-/**
- * Parses `--start-at`: an ISO 8601 time with its time zone (`2026-12-06T10:00:00Z`, `…+01:00`) or Unix seconds
- * (`1796551200`, fractions allowed), in ms since the Unix epoch. A time without a zone is refused: clients in other
- * zones would read it as other instants.
- */
-export function parseStartAt(value: string): number {
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const ms = Date.parse(text);
-  if (!/^\d{4}-\d\d-\d\dT.*(?:Z|[+-]\d\d:?\d\d)$/i.test(text) || !Number.isFinite(ms))
-    throw new InvalidArgumentError(messages.loadBadStartAt(value));
-  return ms;
-}
-
-/** Parses a warm-up or cool-down window: a duration (`10s`) or a number of requests (`20`). */
-export function parseWindow(value: string): LoadWindow {
-  if (/^\s*\d+\s*$/.test(value)) return { requests: Number(value) };
-  const ms = parseDurationMs(value);
-  if (ms === undefined || !/[a-z]\s*$/.test(value))
-    return bad(value, 'a number of requests (20) or a duration (10s, 500ms)', '10s');
-  return { ms };
-}
-
-function parseSloOption(value: string): Slo {
-  try {
-    return parseSlo(value);
-  } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-function parseFraction(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !(n > 0 && n <= 1)) bad(value, 'a fraction in (0, 1]', '0.9');
-  return n;
-}
-
-/** The axis `--find-max-goodput` searches: as given, else rate when --rate is given, else concurrency. */
-function searchAxis(options: LoadCliOptions): 'concurrency' | 'rate' {
-  const given = options.findMaxGoodput;
-  if (given === 'concurrency' || given === 'rate') return given;
-  if (typeof given === 'string')
-    throw new DantinoxError(
-      'INVALID_OPTION',
-      messages.loadBadFlag('--find-max-goodput', given, 'concurrency or rate'),
-    );
-  return options.rate === undefined ? 'concurrency' : 'rate';
-}
-
-function parseBurstiness(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !(n > 0) || !Number.isFinite(n))
-    bad(value, 'a positive number (1 is Poisson)', '0.5');
-  return n;
-}
 
 /** Registers `dantinox load` on `program`. */
 export function registerLoadCommand(program: Command, ctx: CommandContext): Command {
@@ -336,42 +253,6 @@ export function registerLoadCommand(program: Command, ctx: CommandContext): Comm
     });
 }
 
-/** The workload the flags ask for. */
-function workloadOf(options: LoadCliOptions): WorkloadSpec {
-  const conflict = (a: string, b: string): DantinoxError =>
-    new DantinoxError('INVALID_OPTION', messages.loadFlagsConflict(a, b));
-  const shaped =
-    options.turns !== undefined || options.sharedPrefix !== undefined || options.prefixGroups !== undefined;
-  const shapeFlag =
-    options.turns !== undefined
-      ? '--turns'
-      : options.sharedPrefix !== undefined
-        ? '--shared-prefix'
-        : '--prefix-groups';
-  if (options.trace !== undefined) {
-    if (options.prompts !== 'synthetic') throw conflict('--trace', '--prompts');
-    if (options.conversations !== undefined) throw conflict('--trace', '--conversations');
-    if (shaped) throw conflict('--trace', shapeFlag);
-    return { kind: 'trace', path: options.trace };
-  }
-  if (options.conversations !== undefined) {
-    if (options.prompts !== 'synthetic') throw conflict('--conversations', '--prompts');
-    if (shaped) throw conflict('--conversations', shapeFlag);
-    return { kind: 'conversations', path: options.conversations, outputTokens: options.outputTokens };
-  }
-  if (options.prompts === 'synthetic' || options.prompts === 'brown')
-    return {
-      kind: options.prompts,
-      inputTokens: options.inputTokens,
-      outputTokens: options.outputTokens,
-      ...(options.sharedPrefix === undefined ? {} : { prefixTokens: options.sharedPrefix }),
-      ...(options.prefixGroups === undefined ? {} : { prefixGroups: options.prefixGroups }),
-      ...(options.turns === undefined ? {} : { turns: options.turns }),
-    };
-  if (shaped) throw conflict(`--prompts ${options.prompts}`, shapeFlag);
-  return { kind: 'prompts', path: options.prompts, outputTokens: options.outputTokens };
-}
-
 const ms = (v: number | undefined): string =>
   v === undefined || !Number.isFinite(v) ? '–' : `${v.toFixed(1)} ms`;
 
@@ -402,41 +283,11 @@ async function runLoadCommand(
   ctx: CommandContext,
 ): Promise<ExitCode> {
   const { io } = ctx;
-  const workload = workloadOf(options);
+  const workload = loadWorkload(options);
   const apiKey = process.env[options.apiKeyEnv];
   if (apiKey === undefined && options.apiKeyEnv !== 'OPENAI_API_KEY')
     throw new DantinoxError('INVALID_OPTION', messages.loadApiKeyMissing(options.apiKeyEnv));
-  const split = options.client !== undefined || options.clients !== undefined;
-  const dealt = options.shard !== undefined || options.shards !== undefined;
-  if (split && dealt)
-    throw new DantinoxError(
-      'INVALID_OPTION',
-      messages.loadClientWithShard(
-        options.client === undefined ? '--clients' : '--client',
-        options.shard === undefined ? '--shards' : '--shard',
-      ),
-    );
-  const index = (one: string | undefined, count: number | undefined, flags: IndexFlags) =>
-    resolveShard({
-      ...(one === undefined ? {} : { shard: one }),
-      ...(count === undefined ? {} : { shards: count }),
-      env: process.env,
-      flags,
-    });
-  const client = split ? index(options.client, options.clients, CLIENT_FLAGS) : undefined;
-  const shard = split ? undefined : index(options.shard, options.shards, SHARD_FLAGS);
-  if ((shard !== undefined || client !== undefined) && options.out === undefined)
-    throw new DantinoxError(
-      'INVALID_OPTION',
-      shard === undefined ? messages.clientWithoutOut() : messages.shardWithoutOut(),
-    );
-  const outArg = options.out ?? join('results', timestampName(io.now()));
-  const out =
-    shard !== undefined
-      ? join(outArg, shardFolderName(shard))
-      : client !== undefined
-        ? join(outArg, clientFolderName(client))
-        : outArg;
+  const { dir: out, shard, client } = resolveLoadTarget({ ...options, env: process.env, now: io.now() });
   const interrupts = watchInterrupts({ stderr: io.stderr, underLauncher: false });
   try {
     const result = await runLoad({
@@ -470,7 +321,12 @@ async function runLoadCommand(
       exactLengths: options.ignoreEos,
       ...(options.findMaxGoodput === undefined
         ? {}
-        : { findMaxGoodput: { axis: searchAxis(options), target: options.sloTarget } }),
+        : {
+            findMaxGoodput: {
+              axis: searchAxis(options.findMaxGoodput, options.rate),
+              target: options.sloTarget,
+            },
+          }),
       seed: options.seed,
       charts: options.charts,
       signal: interrupts.signal,

@@ -10,7 +10,7 @@ import { Chart, type ChartAccepts, type ChartParam, type ChartSpec } from '../ch
 import { type ChartRow, numericCell, textCell } from '../chart-data.js';
 import type { ResolvedRenderConfig } from '../render-config.js';
 import { distinct, FIXED_SIZE, vegaLiteFrame } from '../spec-frame.js';
-import { loadAxis, SERVING_PARAMS, SERVING_POINT_TASK, servingRows } from './serving-rows.js';
+import { loadAxis, loadScale, SERVING_PARAMS, SERVING_POINT_TASK, servingRows } from './serving-rows.js';
 
 /** Options of {@link ServingLatencyChart}. */
 export interface ServingLatencyChartOptions {
@@ -119,8 +119,8 @@ export interface ServingFacetOptions {
   readonly title: string;
   /** Chart subtitle. */
   readonly subtitle: string;
-  /** The points, each with `series`, `load`, the facet field, the colour field and the y field. */
-  readonly values: readonly object[];
+  /** The points, each with `series`, `load` (the x axis ticks at their loads), the facet and colour fields and y. */
+  readonly values: readonly { readonly load: number }[];
   /** Field naming each panel. */
   readonly facet: string;
   /** Panel order. */
@@ -144,6 +144,7 @@ export interface ServingFacetOptions {
 export function servingFacetSpec(config: ResolvedRenderConfig, o: ServingFacetOptions): VegaLiteSpec {
   const { $schema, title, config: theme } = vegaLiteFrame(config, o.title, o.subtitle);
   const several = o.series.length > 1;
+  const { scale, axis } = loadScale(o.values.map((v) => v.load));
   return {
     $schema,
     title,
@@ -166,7 +167,13 @@ export function servingFacetSpec(config: ResolvedRenderConfig, o: ServingFacetOp
         { mark: { type: 'point', size: 50, filled: true, opacity: 1 } },
       ],
       encoding: {
-        x: { field: 'load', type: 'quantitative', title: o.x, scale: { zero: false } },
+        x: {
+          field: 'load',
+          type: 'quantitative',
+          title: o.x,
+          scale: { ...scale },
+          axis: { ...axis, values: [...axis.values] },
+        },
         y: { field: o.y.field, type: 'quantitative', title: o.y.title, scale: { zero: true } },
         color: {
           field: o.color.field,

@@ -73,3 +73,27 @@ export function loadAxis(rows: readonly ChartRow[]): LoadAxis {
   if (values('rate').length > 1) return rate;
   return values('rate').some((v) => v > 0) ? rate : concurrency;
 }
+
+/** The x scale and axis of a load sweep's points: ticks at the points themselves, never between them. */
+export interface LoadScale {
+  /** Vega-Lite scale: `log` base 2 for a doubling sweep (1, 2, 4, …), else linear without zero. */
+  readonly scale: { readonly type: 'linear' | 'log'; readonly base?: number; readonly zero: false };
+  /** Vega-Lite axis: one tick and label per point (`values`), integers without decimals (`format`). */
+  readonly axis: { readonly values: readonly number[]; readonly format: string };
+}
+
+/**
+ * The scale and axis for an offered-load x axis whose points are `loads` (concurrency or rate): one tick per sweep
+ * point, so that a sweep of 1 and 4 reads 1 and 4 rather than 1.0, 1.5, 2.0 …; a log-2 scale when every point
+ * doubles the one before (three points or more), so that 1, 2, 4, 8, 16 are evenly spaced. Infinite and
+ * non-positive values (an unbounded rate) get no tick.
+ */
+export function loadScale(loads: readonly number[]): LoadScale {
+  const points = distinct(loads.filter((v) => Number.isFinite(v) && v > 0)).sort((a, b) => a - b);
+  const doubling =
+    points.length >= 3 && points.every((v, i) => i === 0 || v === 2 * (points[i - 1] as number));
+  return {
+    scale: doubling ? { type: 'log', base: 2, zero: false } : { type: 'linear', zero: false },
+    axis: { values: points, format: points.every(Number.isInteger) ? 'd' : '~g' },
+  };
+}

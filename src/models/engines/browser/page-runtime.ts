@@ -78,7 +78,10 @@ export interface PageFacts {
   readonly hardwareConcurrency: number;
   /** Smallest positive step of `performance.now()`, in ms (5 µs isolated, 100 µs otherwise in Chromium). */
   readonly timerResolutionMs: number;
-  /** WASM threads onnxruntime-web actually runs with (it falls back to 1 without isolation). */
+  /**
+   * WASM threads onnxruntime-web actually runs with, measured in the page: its thread plus the Web Workers
+   * (Emscripten pthreads) started while the session was created (1 without isolation, whatever was asked).
+   */
   readonly threads: number;
   /** The execution provider of the session. */
   readonly provider: string;
@@ -205,6 +208,7 @@ export function installPageRuntime(): void {
       init?: { method: string; body: Blob },
     ): Promise<{ ok: boolean; status: number; arrayBuffer(): Promise<ArrayBuffer> }>;
     dantinoxPage?: PageRuntime;
+    Worker?: new (url: unknown, options?: unknown) => object;
   };
   const g = globalThis as unknown as PageGlobals;
   type Cache = { batch: number; capacity: number; keys: Float32Array[]; values: Float32Array[] };
@@ -381,6 +385,17 @@ export function installPageRuntime(): void {
       const response = await g.fetch(init.modelUrl);
       if (!response.ok) throw new Error(`fetching ${init.modelUrl} gave HTTP ${response.status}`);
       const bytes = new Uint8Array(await response.arrayBuffer());
+      // Threads measured, not inferred: onnxruntime-web's WASM threads are Web Workers (Emscripten pthreads) beside
+      // this page's thread, so count the workers started while the session is created.
+      let workers = 0;
+      const NativeWorker = g.Worker;
+      if (NativeWorker !== undefined)
+        g.Worker = class extends NativeWorker {
+          constructor(url: unknown, options?: unknown) {
+            super(url, options);
+            workers++;
+          }
+        };
       const t0 = performance.now();
       session = await ort.InferenceSession.create(bytes, {
         executionProviders: [init.provider],
@@ -394,12 +409,14 @@ export function installPageRuntime(): void {
           : { externalData: init.externalData.map((e) => ({ path: e.path, data: e.url })) }),
       });
       const loadMs = performance.now() - t0;
+      if (NativeWorker !== undefined) g.Worker = NativeWorker;
       return {
         crossOriginIsolated: g.crossOriginIsolated === true,
         hardwareConcurrency: g.navigator.hardwareConcurrency,
         timerResolutionMs: resolution(),
-        // onnxruntime-web lowers numThreads to 1 when the page cannot share memory between workers.
-        threads: g.crossOriginIsolated === true ? ort.env.wasm.numThreads : 1,
+        // This thread and the workers it started: 1 when the page cannot share memory between workers (not isolated),
+        // whatever numThreads says, and fewer than asked whenever onnxruntime-web starts fewer.
+        threads: 1 + workers,
         provider: init.provider,
         userAgent: g.navigator.userAgent,
         ortVersion: ort.env.versions['web'] ?? ort.env.versions['common'] ?? 'unknown',

@@ -8,18 +8,20 @@
  */
 import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { DantinoxError } from '../../../errors.js';
 import { lazyImport } from '../../../lazy-import.js';
 import { messages } from '../../../messages.js';
 import { float16ToFloat32 } from '../../float16.js';
 import { readHfConfig } from '../../hf/hf-config.js';
+import { hfDtypeFile } from '../../hf/hf-dtype-files.js';
 import { loadHfTokenizer } from '../../hf/hf-tokenizer.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
 import type { BuiltinDtype } from '../../onnx/precision.js';
 import { checkTokenBatch, claimDecodeState } from '../../token-checks.js';
 import type { Tokenizer } from '../../tokenizer.js';
+import { weightFileBytes } from '../../weight-file-bytes.js';
 import { countParameters } from '../../weights.js';
 import { EngineDecodeState } from '../engine-decode-state.js';
 import { checkThreads } from '../threads.js';
@@ -244,7 +246,7 @@ export const TRANSFORMERS_JS_ENGINE = `@huggingface/transformers ${TRANSFORMERS_
  * const model = await loadTransformersJsModel('models/tiny-hf', { threads: 2 });
  * ```
  * @throws {@link dantinox!DantinoxError} `DEPENDENCY_MISSING` without `@huggingface/transformers`; `IO` for a missing
- * `config.json`; `INVALID_OPTION` for a bad thread count; `RUNTIME_ERROR` when transformers.js cannot load it.
+ * `config.json` or a folder without the ONNX file of `dtype`; `INVALID_OPTION` for a bad thread count; `RUNTIME_ERROR` when transformers.js cannot load it.
  */
 export async function loadTransformersJsModel(
   folder: string,
@@ -259,6 +261,8 @@ export async function loadTransformersJsModel(
   tjs.env.allowLocalModels = true;
   tjs.env.localModelPath = `${dirname(dir)}/`;
   const dtype = options.dtype ?? 'fp32';
+  // The file transformers.js opens for `dtype` (its suffix table is ours, HF_EXPORT_FILES): its bytes, with external data.
+  const weightBytes = weightFileBytes(join(dir, hfDtypeFile(dir, dtype)));
   let model: TjsCausalLm;
   try {
     model = await tjs.AutoModelForCausalLM.from_pretrained(basename(dir), {
@@ -276,6 +280,7 @@ export async function loadTransformersJsModel(
     engine: TRANSFORMERS_JS_ENGINE,
     threads,
     dtype,
+    weightBytes,
   };
   const owned = options.deleteFolderOnDispose === true ? dir : undefined;
   return new TransformersJsModel(config, tokenizer, tjs, model, info, owned);
