@@ -10,7 +10,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { checkConfigNumbers } from '../../profiling/option-checks.js';
 import { readRss, resetPeakRss } from '../../profiling/process-memory.js';
-import type { EngineCallShape } from '../../profiling/trace-recorder.js';
+import type { EngineCallShape, TraceRecorder } from '../../profiling/trace-recorder.js';
 import {
   checkExecutionProvider,
   createOrtSession,
@@ -132,6 +132,8 @@ export class OnnxModel implements Model {
   readonly #costs = new Map<string, readonly GraphNodeCost[]>();
   readonly #token = {};
   #disposed = false;
+  /** Records each `session.run` when set ({@link OnnxModel.traceEngineRuns}). */
+  #tracer: TraceRecorder | undefined;
 
   /**
    * Rows of different lengths in one decode state: joining and dropping rows copies the kept rows' cache into a
@@ -303,6 +305,14 @@ export class OnnxModel implements Model {
     return nodes;
   }
 
+  /**
+   * Records each `session.run` from now on as a span of `tracer` inside the engine call that made it, with its
+   * `feeds` and `fetches` counts and `output_bytes` (the byte size of every output, in fetch order).
+   */
+  traceEngineRuns(tracer: TraceRecorder): void {
+    this.#tracer = tracer;
+  }
+
   /** Resolves at once: every awaited call has already finished its engine work (`session.run` is synchronous). */
   async barrier(): Promise<void> {}
 
@@ -412,7 +422,17 @@ export class OnnxModel implements Model {
     }
     let results: InferenceSession.ReturnType;
     try {
-      results = await this.#session.run(feeds, fetches);
+      const run = (): Promise<InferenceSession.ReturnType> => this.#session.run(feeds, fetches);
+      results =
+        this.#tracer === undefined
+          ? await run()
+          : await this.#tracer.engineRun('session.run', run, (out) => ({
+              feeds: Object.keys(feeds).length,
+              fetches: fetches.length,
+              output_bytes: fetches.map(
+                (name) => (out[name]?.data as ArrayBufferView | undefined)?.byteLength ?? 0,
+              ),
+            }));
     } catch (cause) {
       throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed(this.info.engine, cause), { cause });
     }
