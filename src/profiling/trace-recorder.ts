@@ -60,7 +60,7 @@ export interface EngineCallSpan {
 }
 
 /** Category of the span of the engine's own run inside an engine call ({@link TraceRecorder.engineRun}). */
-export const ENGINE_RUN_CAT = 'engine,run';
+export const ENGINE_RUN_CAT = 'runtime';
 
 /** Process and thread ids of dantinox's own track. */
 export const DANTINOX_TRACK: {
