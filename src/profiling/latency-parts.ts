@@ -32,7 +32,7 @@ export type LatencyPart = (typeof LATENCY_PARTS)[number];
  * - `outputCopy`: the binding's copy of every output into a new JavaScript buffer — a fresh `ArrayBuffer` of each
  *   output's byte size filled from another buffer, timed alone.
  * - `js`: dantinox's JavaScript around `session.run` — the engine call's span less the `session.run` span inside it
- *   (feeds, masks, position ids, the KV-cache write, the logits handed back).
+ *   (feeds, masks, position ids, the decode state and logits handed back).
  * - `profiler`: ONNX Runtime's profiler — latency × (1 − 1 ÷ overhead ratio), the ratio measured on a second
  *   instance without the profiler.
  */
