@@ -49,6 +49,8 @@ export interface OperatorResultInput {
   readonly overhead?: ProfilerOverhead;
   /** The latency's named parts per phase (`measureLatencyParts`), when measured: they replace the remainder row. */
   readonly parts?: readonly LatencyParts[];
+  /** Why the named parts could not be measured (recorded as meta `operators_parts_unavailable`). */
+  readonly partsUnavailable?: string;
 }
 
 /** The metric-key stem of each named part: `operators_{phase}_{stem}_ms`. */
@@ -222,6 +224,7 @@ export function operatorResult(input: OperatorResultInput): OperatorResult | und
     metrics[`operators_${p.phase}_explained_fraction`] = p.explainedFraction;
     meta[`operators_${p.phase}_explained_goal_met`] = p.goalMet;
   }
+  if (input.partsUnavailable !== undefined) meta['operators_parts_unavailable'] = input.partsUnavailable;
   if (input.overhead !== undefined) meta['profiler_overhead_rounds'] = input.overhead.rounds;
   if (table.uncostedKernels > 0) meta['operators_uncosted_kernels'] = table.uncostedKernels;
   meta['operators_file'] = OPERATORS_FILE;

@@ -10,9 +10,10 @@ import type { BenchmarkConfig } from '../benchmarking/config.js';
 import { ceilingDtype } from '../benchmarking/efficiency-columns.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
+import { errorText } from '../errors.js';
 import type { Model } from '../models/model.js';
 import type { Paradigm } from '../models/paradigm.js';
-import type { EngineCallShape, NodeCost } from '../profiling/index.js';
+import type { EngineCallShape, LatencyParts, NodeCost } from '../profiling/index.js';
 import { Rng } from '../rng.js';
 import { measureLatencyParts } from './latency-parts-step.js';
 import { type CallCosts, OPERATOR_METRICS, operatorResult, writeOperatorCsv } from './operator-result.js';
@@ -121,16 +122,23 @@ export async function finishTrace(input: FinishTraceInput): Promise<{
   const ceilings = input.calibration?.ceilings;
   const peak = input.dtype === undefined ? undefined : ceilings?.gemmGflops[ceilingDtype(input.dtype)];
   const bandwidth = ceilings?.bandwidthGbs;
-  const parts =
-    input.threads === undefined
-      ? undefined
-      : await measureLatencyParts(written.trace.traceEvents, {
-          threads: input.threads,
-          ...(overhead === undefined ? {} : { overhead }),
-        });
+  // A probe that fails (e.g. no memory for the Identity session) costs the parts, not the table: the row says why.
+  let parts: readonly LatencyParts[] | undefined;
+  let partsUnavailable: string | undefined;
+  if (input.threads !== undefined) {
+    try {
+      parts = await measureLatencyParts(written.trace.traceEvents, {
+        threads: input.threads,
+        ...(overhead === undefined ? {} : { overhead }),
+      });
+    } catch (error) {
+      partsUnavailable = errorText(error);
+    }
+  }
   const built = operatorResult({
     trace: written.trace,
     ...(parts === undefined || parts.length === 0 ? {} : { parts }),
+    ...(partsUnavailable === undefined ? {} : { partsUnavailable }),
     ...(input.costs === undefined ? {} : { costs: input.costs }),
     ...(peak === undefined || bandwidth === undefined
       ? {}
