@@ -4,21 +4,12 @@
  * `operators` row whose remainder is split into one row per part plus `unexplained`. No timing is asserted: only
  * that the rows appear, are finite and add up to the measured latency.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BenchmarkConfig } from '../../src/benchmarking/config.js';
-import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
-import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
-import { createModel, ModelConfig } from '../../src/models/index.js';
 import {
   identityChainGraph,
   measureOutputCopy,
   measureSessionOverhead,
 } from '../../src/models/onnx/session-overhead.js';
-import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
-import { hrtimeClock } from '../../src/profiling/clock.js';
 import {
   LATENCY_PART_LABELS,
   LATENCY_PARTS,
@@ -28,40 +19,11 @@ import {
 import { ENGINE_RUN_CAT } from '../../src/profiling/trace-recorder.js';
 import { measureLatencyParts } from '../../src/runs/latency-parts-step.js';
 import { LATENCY_PART_KEYS, operatorResult } from '../../src/runs/operator-result.js';
-import { tracedModel } from '../../src/runs/traced-model.js';
-import { startVariantTrace } from '../../src/runs/variant-trace.js';
+import { traceTinyLatency } from './traced-tiny.js';
 
 describe('the latency parts of a traced tiny run', () => {
   it('splits each phase’s remainder into the named parts and the rest, summing to the latency', async () => {
-    const trace = startVariantTrace('ort');
-    const config = ModelConfig.preset('tiny');
-    const engine = await createModel(config, {
-      seed: 1,
-      threads: 1,
-      profileFilePrefix: trace.profileFilePrefix as string,
-    });
-    const model = tracedModel(engine, trace.recorder);
-    const bench = BenchmarkConfig.parse({
-      seqLens: [16],
-      nWarmup: 1,
-      nMeasure: 3,
-      minWarmupMs: 0,
-      genTokens: 2,
-    });
-    try {
-      await new BenchmarkSuite({ tasks: [new LatencyTask()], config: bench }).run(
-        new ARParadigm(config),
-        model,
-        {
-          jsonl: false,
-          clock: hrtimeClock,
-          tracer: trace.recorder,
-        },
-      );
-    } finally {
-      await model.dispose();
-    }
-    const written = trace.write(mkdtempSync(join(tmpdir(), 'dantinox-parts-test-')), 'tiny');
+    const { config, written } = await traceTinyLatency();
     const events = written.trace.traceEvents;
     // Every engine call has its session.run span inside it.
     const calls = events.filter((e) => e.cat?.startsWith('engine,'));

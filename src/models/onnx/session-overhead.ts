@@ -9,6 +9,7 @@
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { type Clock, hrtimeClock } from '../../profiling/clock.js';
+import { quantileSorted } from '../../profiling/statistics.js';
 import { createOrtSession } from '../engines/ort/index.js';
 import { GraphBuilder } from './graph-builder.js';
 
@@ -30,11 +31,8 @@ export interface SessionOverheadOptions {
   readonly clock?: Clock;
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
+/** The median of `xs` (linear interpolation at 0.5, the project's one percentile method). */
+const median = (xs: readonly number[]): number => quantileSorted([...xs].sort((a, b) => a - b), 0.5);
 
 const positiveInteger = (n: number): boolean => Number.isInteger(n) && n >= 1;
 
