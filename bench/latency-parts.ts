@@ -10,10 +10,11 @@
  * instance without it (5 interleaved rounds), then the trace is written to `--out` and the parts are measured.
  *
  * Run: `npm run bench:latency-parts [-- --config small --seq-lens 128 --depths 0,128,256,384 --threads 2
- * --n-measure 10 --out /tmp/latency-parts]` (not in CI; on a quiet machine).
+ * --n-measure 10 --out <folder for trace.json, default $TMPDIR/dantinox-latency-parts>]` (not in CI; on a quiet machine).
  */
 import { mkdirSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BenchmarkConfig } from '../src/benchmarking/config.js';
@@ -35,7 +36,7 @@ const { values: args } = parseArgs({
     depths: { type: 'string', default: '0,128,256,384' },
     threads: { type: 'string', default: '2' },
     'n-measure': { type: 'string', default: '10' },
-    out: { type: 'string', default: 'latency-parts-out' },
+    out: { type: 'string', default: join(tmpdir(), 'dantinox-latency-parts') },
   },
 });
 
