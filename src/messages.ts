@@ -416,6 +416,9 @@ export const messages = {
   streamedGraphPath: (dataPath: string, path: string): string =>
     `This graph streamed its weights to ${dataPath}, so it can only be written as ${JSON.stringify(dataPath.replace(/_data$/, ''))} with { externalData: true }, not as ${JSON.stringify(path)}. Write it to that path with externalData on.`,
   /** An ONNX Runtime profile that cannot be parsed. */
+  /** An `Identity` graph for the session-overhead probe with impossible counts. */
+  badIdentityGraph: (nodes: number, inputs: number, outputs: number): string =>
+    `An Identity graph needs positive integer node, input and output counts with nodes ≥ outputs, received nodes ${nodes}, inputs ${inputs}, outputs ${outputs}; pass the kernel, feed and fetch counts of one traced call.`,
   badOrtTrace: (why: string): string =>
     `The ONNX Runtime profile cannot be read: ${why}. Expected the Chrome-trace JSON that a session opened with enableProfiling writes, after at least one session.run.`,
   /** --profile on an engine without an operator profiler. */

@@ -6,6 +6,7 @@
  */
 import type { Dtype } from '../dtype.js';
 import type { Clock } from '../profiling/clock.js';
+import type { TraceRecorder } from '../profiling/trace-recorder.js';
 import type { ModelConfig } from './model-config.js';
 import type { Tokenizer } from './tokenizer.js';
 
@@ -241,6 +242,12 @@ export interface Model {
    * Optional: the depth sweep records it beside the prediction where an engine can tell.
    */
   kvCacheHeldBytes?(state: DecodeState): number;
+  /**
+   * Records each of the engine's own runs (ONNX Runtime: `session.run`) inside the engine calls as a span of
+   * `tracer` ({@link TraceRecorder.engineRun}), with the byte size of every output it returned, so that
+   * `bench --trace` can tell dantinox's JavaScript from the engine's time. Optional.
+   */
+  traceEngineRuns?(tracer: TraceRecorder): void;
   /**
    * Rows of different lengths in one decode state (continuous batching). Optional: `dantinox serve` batches only
    * equal-length prompts, in lockstep, on an engine without it.

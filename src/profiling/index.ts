@@ -67,6 +67,24 @@ export {
 } from './flops-breakdown.js';
 export { formatFlops } from './format-flops.js';
 export {
+  EXPLAINED_GOAL,
+  formatLatencyParts,
+  isRemainderOp,
+  LATENCY_PART_LABELS,
+  LATENCY_PARTS,
+  type LatencyCallKind,
+  type LatencyPart,
+  type LatencyPartNeeds,
+  type LatencyPartShare,
+  type LatencyParts,
+  type LatencyPartsInput,
+  latencyPartNeeds,
+  latencyParts,
+  profilerUs,
+  splitRemainder,
+  UNEXPLAINED_OP,
+} from './latency-parts.js';
+export {
   type Barrier,
   type LatencyResultOptions,
   type LatencySpan,
@@ -149,6 +167,7 @@ export {
 export { type CalibrateTimerOptions, calibrateTimer, type TimerDiagnostics } from './timer-diagnostics.js';
 export {
   DANTINOX_TRACK,
+  ENGINE_RUN_CAT,
   type EngineCallShape,
   type EngineCallSpan,
   type TraceEvent,

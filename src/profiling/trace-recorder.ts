@@ -59,6 +59,9 @@ export interface EngineCallSpan {
   readonly shape?: EngineCallShape;
 }
 
+/** Category of the span of the engine's own run inside an engine call ({@link TraceRecorder.engineRun}). */
+export const ENGINE_RUN_CAT = 'runtime';
+
 /** Process and thread ids of dantinox's own track. */
 export const DANTINOX_TRACK: {
   /** Process id of dantinox's spans. */
@@ -85,6 +88,8 @@ export class TraceRecorder {
   readonly #events: TraceEvent[] = [];
   readonly #calls: EngineCallSpan[] = [];
   #phase: TracePhase = 'other';
+  /** Ordinal of the engine call in progress, if any. */
+  #current: number | undefined;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -138,11 +143,14 @@ export class TraceRecorder {
   async engineCall<T>(name: string, work: () => Promise<T>, shape?: EngineCallShape): Promise<T> {
     const index = this.#calls.length;
     const phase = this.#phase;
+    const outer = this.#current;
+    this.#current = index;
     const start = this.nowUs();
     try {
       return await work();
     } finally {
       const end = this.nowUs();
+      this.#current = outer;
       this.#calls.push({
         index,
         name,
@@ -172,6 +180,33 @@ export class TraceRecorder {
         },
       });
     }
+  }
+
+  /**
+   * Runs the engine's own run `name` (ONNX Runtime: `session.run`) inside the engine call in progress, as a span of
+   * category {@link ENGINE_RUN_CAT} whose `args.call` is that call's ordinal, plus the `args` that `describe` gives
+   * of the result. Outside an engine call, `work` runs unrecorded.
+   */
+  async engineRun<T>(
+    name: string,
+    work: () => Promise<T>,
+    describe?: (result: T) => Readonly<Record<string, unknown>>,
+  ): Promise<T> {
+    const call = this.#current;
+    if (call === undefined) return work();
+    const start = this.nowUs();
+    const result = await work();
+    const end = this.nowUs();
+    this.#events.push({
+      ph: 'X',
+      name,
+      cat: ENGINE_RUN_CAT,
+      ts: start,
+      dur: end - start,
+      ...DANTINOX_TRACK,
+      args: { call, ...(describe === undefined ? {} : describe(result)) },
+    });
+    return result;
   }
 
   /** The spans recorded so far (complete events, in the order they ended). */

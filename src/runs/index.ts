@@ -40,6 +40,7 @@ export { type CompareRunsOptions, compareRuns, type RunsComparison } from './com
 export { type ExportModelInput, exportModel, type ModelExport } from './export-model.js';
 export { gitInfo } from './git-info.js';
 export { type TrendRow, trendRows, type WrittenTrend, writeTrendChart } from './history-trend.js';
+export { type MeasureLatencyPartsOptions, measureLatencyParts } from './latency-parts-step.js';
 export {
   type ClientPoint,
   clientFolderName,
@@ -74,6 +75,7 @@ export {
 } from './open-model.js';
 export {
   type CallCosts,
+  LATENCY_PART_KEYS,
   OPERATOR_CELL_SEPARATOR,
   OPERATOR_METRICS,
   OPERATORS_TASK,

@@ -13,6 +13,10 @@ import type { CellRecord, CompletedResult, MetaValue, MetricDescriptor } from '.
 import {
   type ChromeTrace,
   type EngineCallShape,
+  isRemainderOp,
+  LATENCY_PARTS,
+  type LatencyPart,
+  type LatencyParts,
   type NodeCost,
   OP_CATEGORIES,
   type OperatorRow,
@@ -20,8 +24,8 @@ import {
   opCategory,
   operatorCategoryMs,
   operatorTableOfTrace,
-  REMAINDER_OP,
   type RooflineCeilings,
+  splitRemainder,
 } from '../profiling/index.js';
 import { type ChartRow, OPERATOR_ROW_TASK } from '../visualization/index.js';
 import { OPERATORS_FILE } from './output-dir.js';
@@ -43,7 +47,28 @@ export interface OperatorResultInput {
   readonly roofline?: RooflineCeilings;
   /** The profiler's measured overhead, when it was measured. */
   readonly overhead?: ProfilerOverhead;
+  /** The latency's named parts per phase (`measureLatencyParts`), when measured: they replace the remainder row. */
+  readonly parts?: readonly LatencyParts[];
+  /** Why the named parts could not be measured (recorded as meta `operators_parts_unavailable`). */
+  readonly partsUnavailable?: string;
 }
+
+/** The metric-key stem of each named part: `operators_{phase}_{stem}_ms`. */
+export const LATENCY_PART_KEYS: Readonly<Record<LatencyPart, string>> = Object.freeze({
+  session: 'session',
+  outputCopy: 'output_copy',
+  js: 'js',
+  profiler: 'profiler',
+});
+
+/** What each named part's metric says (see `LATENCY_PART_LABELS` for how each is measured). */
+const PART_DESCRIPTIONS: Readonly<Record<LatencyPart, string>> = {
+  session:
+    "ONNX Runtime's session around and between kernels: session.run on an Identity graph of the same node, input and output counts",
+  outputCopy: "the Node binding's copy of every output into a new JavaScript buffer, timed alone",
+  js: "dantinox's JavaScript around session.run: the engine call's span less its session.run span",
+  profiler: "ONNX Runtime's profiler: latency × (1 − 1 ÷ its overhead ratio)",
+};
 
 /** What {@link operatorResult} builds. */
 export interface OperatorResult {
@@ -87,6 +112,24 @@ export const OPERATOR_METRICS: readonly MetricDescriptor[] = (['prefill', 'decod
         higherIsBetter: false,
       }),
     ),
+    ...LATENCY_PARTS.map(
+      (p): MetricDescriptor => ({
+        key: `operators_${phase}_${LATENCY_PART_KEYS[p]}_ms`,
+        unit: 'ms',
+        description: `Mean ms per timed ${phase} call of ${PART_DESCRIPTIONS[p]}.`,
+        higherIsBetter: false,
+      }),
+    ),
+    {
+      key: `operators_${phase}_unexplained_ms`,
+      unit: 'ms',
+      description: `Mean ms per timed ${phase} call that neither the kernels nor a named part explains (negative: the parts add up to more).`,
+    },
+    {
+      key: `operators_${phase}_explained_fraction`,
+      unit: '1',
+      description: `(Kernels + named parts) ÷ measured latency of the timed ${phase} calls; the goal is within 0.95–1.05.`,
+    },
     {
       key: `profiler_overhead_${phase}`,
       unit: '1',
@@ -147,16 +190,18 @@ export function operatorCsv(table: OperatorTable): string {
 
 /**
  * The per-operator table of a traced variant and the `operators` row that carries it (per phase: mean latency,
- * kernel and remainder time per call, the category totals derived from the table, the profiler's overhead; one
- * cell per table row), or `undefined` when the trace holds no kernel events of timed calls.
+ * kernel and remainder time per call, the category totals derived from the table, the profiler's overhead, and
+ * with `parts` each named part, the unexplained rest and the fraction explained; one cell per table row, the
+ * remainder row replaced by the parts' rows), or `undefined` when the trace holds no kernel events of timed calls.
  */
 export function operatorResult(input: OperatorResultInput): OperatorResult | undefined {
-  const table = operatorTableOfTrace(input.trace.traceEvents, {
+  const whole = operatorTableOfTrace(input.trace.traceEvents, {
     ...(input.costs === undefined ? {} : { costs: input.costs }),
     ...(input.roofline === undefined ? {} : { roofline: input.roofline }),
   });
+  const table = input.parts === undefined ? whole : splitRemainder(whole, input.parts);
   // No timed call, or no kernel event of one (another engine, a profile that could not be matched): no table.
-  if (table.reconciliation.length === 0 || table.rows.length === table.reconciliation.length)
+  if (table.reconciliation.length === 0 || whole.rows.length === whole.reconciliation.length)
     return undefined;
   const metrics: Record<string, number> = {};
   const meta: Record<string, MetaValue> = {};
@@ -172,6 +217,14 @@ export function operatorResult(input: OperatorResultInput): OperatorResult | und
     const ratio = input.overhead?.[r.phase];
     if (ratio !== undefined) metrics[`profiler_overhead_${r.phase}`] = ratio;
   }
+  for (const p of input.parts ?? []) {
+    for (const part of p.parts)
+      metrics[`operators_${p.phase}_${LATENCY_PART_KEYS[part.part]}_ms`] = part.us / 1000;
+    metrics[`operators_${p.phase}_unexplained_ms`] = p.unexplainedUs / 1000;
+    metrics[`operators_${p.phase}_explained_fraction`] = p.explainedFraction;
+    meta[`operators_${p.phase}_explained_goal_met`] = p.goalMet;
+  }
+  if (input.partsUnavailable !== undefined) meta['operators_parts_unavailable'] = input.partsUnavailable;
   if (input.overhead !== undefined) meta['profiler_overhead_rounds'] = input.overhead.rounds;
   if (table.uncostedKernels > 0) meta['operators_uncosted_kernels'] = table.uncostedKernels;
   meta['operators_file'] = OPERATORS_FILE;
@@ -211,7 +264,7 @@ export function operatorChartRows(report: SuiteReport): ChartRow[] {
         task: OPERATOR_ROW_TASK,
         phase: cell.phase,
         op,
-        category: op === REMAINDER_OP ? 'remainder' : opCategory(op),
+        category: isRemainderOp(op) ? 'remainder' : opCategory(op),
         input_shapes: at === -1 ? '' : cell.cell.slice(at + 1),
         ...cell.metrics,
         ...(typeof peak === 'number' ? { peak_gflops: peak } : {}),

@@ -158,7 +158,7 @@ export async function runVariant(
     // Disposing wrote ONNX Runtime's profile: the trace can be assembled now.
     if (trace !== undefined) {
       try {
-        const finished = finishTrace({
+        const finished = await finishTrace({
           trace,
           folder,
           name: variant.id,
@@ -167,6 +167,7 @@ export async function runVariant(
           ...(calibration === undefined ? {} : { calibration }),
           dtype: opened.model.info.dtype,
           ...(overhead === undefined ? {} : { overhead }),
+          threads: opened.model.info.threads,
         });
         report = finished.report;
         for (const file of finished.files)

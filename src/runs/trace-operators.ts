@@ -1,7 +1,7 @@
 /**
  * The end of a traced variant (`bench --trace`): the profiler's overhead measured while the profiled model is
- * still open, then — once its disposal wrote ONNX Runtime's profile — `trace.json`, `operators.csv` and the
- * `operators` row added to the variant's report and saved.
+ * still open, then — once its disposal wrote ONNX Runtime's profile — `trace.json`, the latency's named parts
+ * measured beside it, `operators.csv` and the `operators` row added to the variant's report and saved.
  *
  * @packageDocumentation
  */
@@ -10,10 +10,12 @@ import type { BenchmarkConfig } from '../benchmarking/config.js';
 import { ceilingDtype } from '../benchmarking/efficiency-columns.js';
 import { SuiteReport } from '../benchmarking/report.js';
 import { RunDirectory } from '../benchmarking/run-directory.js';
+import { errorText } from '../errors.js';
 import type { Model } from '../models/model.js';
 import type { Paradigm } from '../models/paradigm.js';
-import type { EngineCallShape, NodeCost } from '../profiling/index.js';
+import type { EngineCallShape, LatencyParts, NodeCost } from '../profiling/index.js';
 import { Rng } from '../rng.js';
+import { measureLatencyParts } from './latency-parts-step.js';
 import { type CallCosts, OPERATOR_METRICS, operatorResult, writeOperatorCsv } from './operator-result.js';
 import { measureProfilerOverhead, type ProfilerOverhead } from './profiler-overhead.js';
 import type { VariantTrace } from './variant-trace.js';
@@ -86,17 +88,23 @@ export interface FinishTraceInput {
   readonly dtype?: string;
   /** The profiler's overhead, when measured. */
   readonly overhead?: ProfilerOverhead;
+  /**
+   * Intra-op threads of the traced model: when given, the latency's named parts are measured (an `Identity`
+   * session of as many threads, the output copy) and replace the remainder row.
+   */
+  readonly threads?: number;
 }
 
 /**
  * Writes `trace.json` (with the overhead in its `otherData`), then, when it holds kernel events of timed calls,
- * `operators.csv` and the report with its `operators` row appended (results.csv and results.json saved again).
- * Returns the files written and the report.
+ * measures the latency's named parts (with `threads`; see `measureLatencyParts`), and writes `operators.csv` and
+ * the report with its `operators` row appended (results.csv and results.json saved again). Returns the files
+ * written and the report.
  */
-export function finishTrace(input: FinishTraceInput): {
+export async function finishTrace(input: FinishTraceInput): Promise<{
   readonly files: readonly string[];
   readonly report: SuiteReport | undefined;
-} {
+}> {
   const { overhead } = input;
   const written = input.trace.write(
     input.folder,
@@ -114,8 +122,23 @@ export function finishTrace(input: FinishTraceInput): {
   const ceilings = input.calibration?.ceilings;
   const peak = input.dtype === undefined ? undefined : ceilings?.gemmGflops[ceilingDtype(input.dtype)];
   const bandwidth = ceilings?.bandwidthGbs;
+  // A probe that fails (e.g. no memory for the Identity session) costs the parts, not the table: the row says why.
+  let parts: readonly LatencyParts[] | undefined;
+  let partsUnavailable: string | undefined;
+  if (input.threads !== undefined) {
+    try {
+      parts = await measureLatencyParts(written.trace.traceEvents, {
+        threads: input.threads,
+        ...(overhead === undefined ? {} : { overhead }),
+      });
+    } catch (error) {
+      partsUnavailable = errorText(error);
+    }
+  }
   const built = operatorResult({
     trace: written.trace,
+    ...(parts === undefined || parts.length === 0 ? {} : { parts }),
+    ...(partsUnavailable === undefined ? {} : { partsUnavailable }),
     ...(input.costs === undefined ? {} : { costs: input.costs }),
     ...(peak === undefined || bandwidth === undefined
       ? {}

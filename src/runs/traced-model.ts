@@ -16,8 +16,12 @@ import {
 } from '../models/model.js';
 import type { TraceRecorder } from '../profiling/index.js';
 
-/** `model` with every `forward`, `prefill`, `extend` and `decodeStep` recorded by `tracer` (one engine call each). */
+/**
+ * `model` with every `forward`, `prefill`, `extend` and `decodeStep` recorded by `tracer` (one engine call each);
+ * a model that can record its engine's own runs ({@link Model.traceEngineRuns}) is told to, into `tracer` too.
+ */
 export function tracedModel(model: Model, tracer: TraceRecorder): Model {
+  model.traceEngineRuns?.(tracer);
   const extend = model.extend?.bind(model);
   const kvCacheHeldBytes = model.kvCacheHeldBytes?.bind(model);
   const traced: Model = {

@@ -101,5 +101,5 @@ export function operatorTableSection(
     }
   }
   if (parts.length === 0) return '';
-  return `<section><h2>Per-operator table</h2><p class="note">ONNX Runtime kernel time of the timed calls by operator type and input shapes (bench --trace), with the FLOPs and bytes dantinox's graph model assigns each node; shares are of the measured latency of those calls, the remainder (framework, copies, JS) its own row; the full table is operators.csv.</p>${parts.join('')}</section>`;
+  return `<section><h2>Per-operator table</h2><p class="note">ONNX Runtime kernel time of the timed calls by operator type and input shapes (bench --trace), with the FLOPs and bytes dantinox's graph model assigns each node; shares are of the measured latency of those calls; the rest of the latency is in its own rows — one per named part (ONNX Runtime's session, the binding's output copy, dantinox's JavaScript, the profiler) and the unexplained rest when they were measured, else one row (framework, copies, JS); the full table is operators.csv.</p>${parts.join('')}</section>`;
 }

@@ -2,11 +2,13 @@
  * `dantinox bench --depths --trace` end to end on the tiny preset: the depth cells and columns in results.json, the
  * skip line for depths beyond maxContext, the depth chart, the trace; and one clear usage error per bad value.
  */
+
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
+import { LATENCY_PART_LABELS, UNEXPLAINED_OP } from '../../src/profiling/latency-parts.js';
 import { chromeTraceProblems } from '../profiling/trace-schema.js';
 import { ensureBuilt, runCli } from './built-cli.js';
 
@@ -44,11 +46,18 @@ describe('dantinox bench --depths (tiny preset, real binary)', () => {
     const csv = readFileSync(join(cwd, 'out', 'operators.csv'), 'utf8').split('\n');
     expect(csv[0]).toMatch(/^phase,op,category,input_shapes,share,calls,/);
     expect(csv.some((l) => l.startsWith('decode,MatMul,matmul,'))).toBe(true);
-    expect(csv.filter((l) => l.includes('"framework, copies, JS",remainder'))).toHaveLength(2);
+    // The remainder split into the named parts and the unexplained rest, per phase (built-in ORT model).
+    for (const label of [...Object.values(LATENCY_PART_LABELS), UNEXPLAINED_OP])
+      expect(
+        csv.filter((l) => l.includes(`,${label},remainder,`)),
+        label,
+      ).toHaveLength(2);
     const ops = report.results.find((r: { task: string }) => r.task === 'operators');
     for (const phase of ['prefill', 'decode']) {
       expect(ops.metrics[`operators_${phase}_kernel_fraction`], phase).toBeGreaterThan(0);
       expect(ops.metrics[`profiler_overhead_${phase}`], phase).toBeGreaterThan(0);
+      expect(ops.metrics[`operators_${phase}_explained_fraction`], phase).toBeGreaterThan(0);
+      expect(ops.meta[`operators_${phase}_explained_goal_met`], phase).toBeTypeOf('boolean');
     }
     expect(ops.meta['operators_uncosted_kernels']).toBeUndefined();
     expect(existsSync(join(cwd, 'out', 'charts', 'tiny-operator_roofline.svg'))).toBe(true);

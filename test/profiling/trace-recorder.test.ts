@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCell } from '../../src/benchmarking/cell-runner.js';
 import { createManualClock } from '../../src/profiling/clock.js';
-import { TraceRecorder } from '../../src/profiling/trace-recorder.js';
+import { ENGINE_RUN_CAT, TraceRecorder } from '../../src/profiling/trace-recorder.js';
 import { chromeTraceProblems, within, type XEvent } from './trace-schema.js';
 
 describe('TraceRecorder on a manual clock', () => {
@@ -33,6 +33,29 @@ describe('TraceRecorder on a manual clock', () => {
       { index: 1, name: 'prefill', startUs: 8, endUs: 11, phase: 'other' },
     ]);
     expect(trace.phase).toBe('other');
+  });
+
+  it('records the engine run inside the engine call in progress, with its ordinal and described result', async () => {
+    const clock = createManualClock();
+    const trace = new TraceRecorder(clock);
+    // Outside an engine call the run is not recorded.
+    expect(await trace.engineRun('session.run', async () => 7)).toBe(7);
+    await trace.engineCall('prefill', async () => {
+      clock.advance(1_000);
+      await trace.engineRun(
+        'session.run',
+        async () => {
+          clock.advance(4_000);
+          return [10, 20];
+        },
+        (bytes) => ({ output_bytes: bytes }),
+      );
+      clock.advance(2_000);
+    });
+    expect(trace.events().map((e) => [e.name, e.cat, e.ts, e.dur, e.args])).toEqual([
+      ['session.run', ENGINE_RUN_CAT, 1, 4, { call: 0, output_bytes: [10, 20] }],
+      ['prefill', 'engine,other', 0, 7, { call: 0, phase: 'other' }],
+    ]);
   });
 
   it('records a span whose work throws, and restores the phase', async () => {

@@ -7,53 +7,17 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BenchmarkConfig } from '../../src/benchmarking/config.js';
-import { BenchmarkSuite } from '../../src/benchmarking/suite.js';
-import { LatencyTask } from '../../src/benchmarking/tasks/latency-task.js';
 import { messages } from '../../src/messages.js';
-import { createModel, ModelConfig } from '../../src/models/index.js';
-import { ARParadigm } from '../../src/models/paradigms/ar-paradigm.js';
-import { hrtimeClock } from '../../src/profiling/clock.js';
 import { type OperatorTable, timedCallsOf } from '../../src/profiling/operator-table.js';
 import { operatorResult } from '../../src/runs/operator-result.js';
 import { callCostsOf } from '../../src/runs/trace-operators.js';
-import { tracedModel } from '../../src/runs/traced-model.js';
 import { startVariantTrace } from '../../src/runs/variant-trace.js';
 import { chromeTraceProblems, within, type XEvent } from '../profiling/trace-schema.js';
+import { traceTinyLatency } from './traced-tiny.js';
 
 describe('a variant trace', () => {
   it('ort: our spans and the kernel events of the timed calls, on one clock', async () => {
-    const trace = startVariantTrace('ort');
-    const config = ModelConfig.preset('tiny');
-    const engine = await createModel(config, {
-      seed: 1,
-      threads: 1,
-      profileFilePrefix: trace.profileFilePrefix as string,
-    });
-    const model = tracedModel(engine, trace.recorder);
-    const bench = BenchmarkConfig.parse({
-      seqLens: [16],
-      depths: [0, 32],
-      nWarmup: 1,
-      nMeasure: 2,
-      minWarmupMs: 0,
-      genTokens: 2,
-    });
-    try {
-      await new BenchmarkSuite({ tasks: [new LatencyTask()], config: bench }).run(
-        new ARParadigm(config),
-        model,
-        {
-          jsonl: false,
-          clock: hrtimeClock,
-          tracer: trace.recorder,
-        },
-      );
-    } finally {
-      await model.dispose();
-    }
-    const folder = mkdtempSync(join(tmpdir(), 'dantinox-trace-test-'));
-    const written = trace.write(folder, 'tiny');
+    const { engine, written } = await traceTinyLatency();
     const parsed = JSON.parse(readFileSync(written.path, 'utf8'));
     // The per-operator table of the same timed calls, costed by the graph model.
     const costs = callCostsOf(engine);

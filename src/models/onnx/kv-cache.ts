@@ -1,7 +1,8 @@
 /**
  * The KV cache of {@link OnnxModel}: per layer, one key and one value buffer in time-major layout
  * `[capacity, batch, kvHeads, headSize]`, so the first `c` cached positions are one contiguous view the session
- * reads in place. Capacity grows by doubling (up to `maxContext`); a step appends one row per layer.
+ * reads in place, and the next rows one contiguous view the session writes in place (preallocated outputs).
+ * Capacity grows by doubling (up to `maxContext`); a step appends one row per layer.
  *
  * Rows of different lengths share the columns right-aligned: every row's last cached position is in the last
  * column `length − 1`, and a row of `L` positions holds columns `length − L … length − 1`; the columns before are
@@ -128,13 +129,6 @@ export class KvCache {
     this.#keys = Array.from({ length: layers }, (_, i) => grow(this.#keys[i]));
     this.#values = Array.from({ length: layers }, (_, i) => grow(this.#values[i]));
     this.#capacity = capacity;
-  }
-
-  /** Writes `keys`/`values` (`rows × rowSize` floats, time-major) of `layer` at position `start`. */
-  write(layer: number, start: number, keys: Float32Array, values: Float32Array): void {
-    this.ensure(start + keys.length / this.rowSize);
-    (this.#keys[layer] as Float32Array).set(keys, start * this.rowSize);
-    (this.#values[layer] as Float32Array).set(values, start * this.rowSize);
   }
 
   /** Views (no copy) of positions `[start, end)` of `layer`. */

@@ -10,7 +10,7 @@ import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { checkConfigNumbers } from '../../profiling/option-checks.js';
 import { readRss, resetPeakRss } from '../../profiling/process-memory.js';
-import type { EngineCallShape } from '../../profiling/trace-recorder.js';
+import type { EngineCallShape, TraceRecorder } from '../../profiling/trace-recorder.js';
 import {
   checkExecutionProvider,
   createOrtSession,
@@ -132,6 +132,8 @@ export class OnnxModel implements Model {
   readonly #costs = new Map<string, readonly GraphNodeCost[]>();
   readonly #token = {};
   #disposed = false;
+  /** Records each `session.run` when set ({@link OnnxModel.traceEngineRuns}). */
+  #tracer: TraceRecorder | undefined;
 
   /**
    * Rows of different lengths in one decode state: joining and dropping rows copies the kept rows' cache into a
@@ -303,6 +305,14 @@ export class OnnxModel implements Model {
     return nodes;
   }
 
+  /**
+   * Records each `session.run` from now on as a span of `tracer` inside the engine call that made it, with its
+   * `feeds` and `fetches` counts and `output_bytes` (the byte size of every output, in fetch order).
+   */
+  traceEngineRuns(tracer: TraceRecorder): void {
+    this.#tracer = tracer;
+  }
+
   /** Resolves at once: every awaited call has already finished its engine work (`session.run` is synchronous). */
   async barrier(): Promise<void> {}
 
@@ -379,6 +389,8 @@ export class OnnxModel implements Model {
         seq,
       ]);
     }
+    // The cache has room for the new rows before any view of it is taken (growing reallocates its buffers).
+    if (fetchCache && past !== undefined) past.cache.ensure(pastLength + seq);
     // The past rows the graph sees: the visible cache window, or one masked placeholder row.
     const layout = maskLayout(config, seq, past === undefined ? 0 : pastLength);
     const zeros = pastLength === 0 ? new Float32Array(batch * kvHeads * hs) : undefined;
@@ -403,26 +415,33 @@ export class OnnxModel implements Model {
       mask.length / (maskBatch * keys),
       keys,
     ]);
-    const fetches: string[] = [IO.logits];
-    if (fetchCache) {
+    // The new rows' keys and values are written by ONNX Runtime straight into the cache (preallocated outputs over
+    // its rows [pastLength, pastLength + seq)), not copied there from the returned tensors afterwards.
+    const fetches: Record<string, Tensor | null> = { [IO.logits]: null };
+    if (fetchCache && past !== undefined) {
+      const dims = [seq, batch, kvHeads, hs];
       for (let i = 0; i < numBlocks; i++) {
         const names = cacheNames(i);
-        fetches.push(names.presentKey, names.presentValue);
+        const rows = past.cache.view(i, pastLength, pastLength + seq);
+        fetches[names.presentKey] = new Tensor('float32', rows.keys, dims);
+        fetches[names.presentValue] = new Tensor('float32', rows.values, dims);
       }
     }
     let results: InferenceSession.ReturnType;
     try {
-      results = await this.#session.run(feeds, fetches);
+      const run = (): Promise<InferenceSession.ReturnType> => this.#session.run(feeds, fetches);
+      results =
+        this.#tracer === undefined
+          ? await run()
+          : await this.#tracer.engineRun('session.run', run, (out) => ({
+              feeds: Object.keys(feeds).length,
+              fetches: Object.keys(fetches).length,
+              output_bytes: Object.keys(fetches).map(
+                (name) => (out[name]?.data as ArrayBufferView | undefined)?.byteLength ?? 0,
+              ),
+            }));
     } catch (cause) {
       throw new DantinoxError('RUNTIME_ERROR', messages.engineFailed(this.info.engine, cause), { cause });
-    }
-    if (fetchCache && past !== undefined) {
-      for (let i = 0; i < numBlocks; i++) {
-        const names = cacheNames(i);
-        const k = results[names.presentKey]?.data as Float32Array;
-        const v = results[names.presentValue]?.data as Float32Array;
-        past.cache.write(i, pastLength, k, v);
-      }
     }
     const data = results[IO.logits]?.data as Float32Array;
     return { logits: { data, dims: [batch, logitRows, config.vocabSize] } };

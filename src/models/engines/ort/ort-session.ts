@@ -31,6 +31,11 @@ export interface OrtSessionOptions {
   readonly executionProvider?: ExecutionProvider | undefined;
   /** Turns on ONNX Runtime's profiler; the Chrome-trace file is `${profileFilePrefix}_<date>.json`. */
   readonly profileFilePrefix?: string | undefined;
+  /**
+   * ONNX Runtime's graph optimisation: `disabled` keeps every node as written (e.g. the `Identity` chain of
+   * `measureSessionOverhead`, which `all` would remove). @default 'all'
+   */
+  readonly graphOptimization?: 'all' | 'disabled' | undefined;
   /** External-data files of a graph given as bytes (`path` as the graph names it, `data` its bytes). */
   readonly externalData?: readonly { readonly path: string; readonly data: Uint8Array }[] | undefined;
   /** What is being loaded, for the error message, e.g. `"models/gpt2/onnx/model.onnx"`. */
@@ -73,7 +78,7 @@ export function ortLabelProvider(label: string): string | undefined {
 
 /**
  * Opens an ONNX Runtime session on a graph given as bytes or as a file path: sequential execution, full graph
- * optimisation, one inter-op thread, `threads` intra-op threads on `executionProvider`.
+ * optimisation (unless `graphOptimization` says otherwise), one inter-op thread, `threads` intra-op threads on `executionProvider`.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` for a bad thread count or an execution provider the binding does
  *   not carry; `DEPENDENCY_MISSING` without onnxruntime-node; `RUNTIME_ERROR` when ONNX Runtime rejects the graph.
@@ -91,7 +96,7 @@ export async function createOrtSession(
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: options.graphOptimization ?? 'all',
     ...(options.externalData === undefined
       ? {}
       : { externalData: options.externalData.map(({ path, data }) => ({ path, data })) }),
