@@ -32,7 +32,11 @@ export interface SessionOverheadOptions {
 }
 
 /** The median of `xs` (linear interpolation at 0.5, the project's one percentile method). */
-const median = (xs: readonly number[]): number => quantileSorted([...xs].sort((a, b) => a - b), 0.5);
+const median = (xs: readonly number[]): number =>
+  quantileSorted(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 const positiveInteger = (n: number): boolean => Number.isInteger(n) && n >= 1;
 
