@@ -225,7 +225,7 @@ describe('sample outputs that do not depend on the machine', () => {
       }
     ).version;
     expect(readme).toContain(
-      `Model: small (built-in preset, untrained random weights with seed 0): ${describeModel(small)}`,
+      `Model: brown (built-in preset, trained weights): ${describeModel(ModelConfig.preset('brown'))}`,
     );
     expect(readme).toContain(`Engine: onnxruntime-node ${ortVersion} (cpu), 2 threads, fp32`);
     const number = (text: string | undefined): number => Number((text ?? '').replace(/,/g, ''));
