@@ -59,15 +59,15 @@ export const TRAINED_PRESET_HASHED_FILES = Object.freeze([
 export const TRAINED_PRESETS: Readonly<Record<'brown', TrainedPreset>> = {
   /**
    * dim 256, 8 heads, 4 blocks, a 4,096-token byte-level BPE learned on the Brown corpus's training split, context
-   * 128, SwiGLU, RMSNorm, rotary, dropout 0.1 (5.2 M parameters), trained 12,000 steps of 16 × 128 tokens there.
+   * 128, SwiGLU, RMSNorm, rotary, dropout 0.1 (5.2 M parameters), trained 7,000 steps of 16 × 128 tokens there.
    */
   brown: {
     description:
-      'dim 256, 8 heads, 4 blocks, a 4,096-token BPE, context 128, trained 12,000 steps on the Brown corpus',
+      'dim 256, 8 heads, 4 blocks, a 4,096-token BPE, context 128, trained 7,000 steps on the Brown corpus',
     tokenizerArgs: ['--vocab-size', '4096'],
     trainArgs: [
       '--steps',
-      '12000',
+      '7000',
       '--warmup-steps',
       '300',
       '--lr',
