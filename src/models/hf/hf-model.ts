@@ -31,6 +31,7 @@ import { hfDtypeFile } from './hf-dtype-files.js';
 import { checkHfGraph } from './hf-graph-check.js';
 import { type HfTokenizer, loadHfTokenizer } from './hf-tokenizer.js';
 import { countOnnxParameters, type OnnxGraphInfo, readOnnxGraph } from './onnx-file-info.js';
+import { onnxFileQuantization } from './onnx-quantization.js';
 
 /** Options of {@link loadHfModel}. */
 export interface LoadHfModelOptions {
@@ -369,6 +370,7 @@ export async function loadHfModel(folder: string, options: LoadHfModelOptions = 
       dtype: weightDtype(onnxPath, io),
       load: { ms: Number(process.hrtime.bigint() - t0) / 1e6, peakRssBytes: readRss().peakRssBytes },
       weightBytes: weightFileBytes(onnxPath),
+      ...onnxFileQuantization(onnxPath, config.vocabSize, graph),
     },
     profiling: options.profileFilePrefix !== undefined,
   });

@@ -30,6 +30,7 @@ import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DantinoxError } from '../../../errors.js';
 import { messages } from '../../../messages.js';
+import { ggufQuantizationInfo } from '../../gguf/gguf-quantization.js';
 import type { HfTokenizerFiles } from '../../hf/hf-tokenizer-json.js';
 import type {
   BatchShape,
@@ -56,7 +57,12 @@ import { weightFileBytes } from '../../weight-file-bytes.js';
 import { countParameters } from '../../weights.js';
 import { EngineDecodeState } from '../engine-decode-state.js';
 import { checkThreads } from '../threads.js';
-import { loadNodeLlamaCpp, NODE_LLAMA_CPP_VERSION, type NodeLlama } from './node-llama-cpp-loader.js';
+import {
+  loadNodeLlamaCpp,
+  NODE_LLAMA_CPP_VERSION,
+  type NodeLlama,
+  type NodeLlamaCppModule,
+} from './node-llama-cpp-loader.js';
 
 /** The logit given to a token whose probability underflows float32 (below log of the smallest subnormal). */
 export const LOG_PROB_FLOOR = -104;
@@ -548,7 +554,7 @@ export async function loadLlamaCppModel(
       'INVALID_OPTION',
       messages.invalidKvCacheType(kv, Object.keys(LLAMA_KV_CACHE_TYPES)),
     );
-  const { llama } = await loadNodeLlamaCpp();
+  const { module, llama } = await loadNodeLlamaCpp();
   let model: LlamaModelHandle;
   try {
     model = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
@@ -561,7 +567,22 @@ export async function loadLlamaCppModel(
     threads,
     dtype: options.dtype ?? 'fp32',
     weightBytes: weightFileBytes(path),
+    ...ggufFileQuantization(model, module),
     kvBytesPerElement: LLAMA_KV_CACHE_TYPES[options.kvCacheType ?? 'f32'].bytes,
   };
   return new LlamaCppModel(config, model, info, path, options);
+}
+
+/** `{ quantization }` of a loaded GGUF file, from the tensor infos node-llama-cpp read, or `{}` when all are F32. */
+function ggufFileQuantization(
+  model: LlamaModelHandle,
+  module: NodeLlamaCppModule,
+): Pick<ModelInfo, 'quantization'> {
+  const tensors = (model.fileInfo.fullTensorInfo ?? []).map((t) => ({
+    name: t.name,
+    type: module.GgmlType[t.ggmlType] ?? `ggml type ${t.ggmlType}`,
+    dims: t.dimensions.length,
+  }));
+  const quantization = ggufQuantizationInfo(tensors);
+  return quantization === undefined ? {} : { quantization };
 }

@@ -16,6 +16,7 @@ import { float16ToFloat32 } from '../../float16.js';
 import { readHfConfig } from '../../hf/hf-config.js';
 import { hfDtypeFile } from '../../hf/hf-dtype-files.js';
 import { loadHfTokenizer } from '../../hf/hf-tokenizer.js';
+import { onnxFileQuantization } from '../../hf/onnx-quantization.js';
 import type { BatchShape, DecodeState, Logits, Model, ModelInfo, StepResult } from '../../model.js';
 import type { ModelConfig } from '../../model-config.js';
 import type { BuiltinDtype } from '../../onnx/precision.js';
@@ -262,7 +263,8 @@ export async function loadTransformersJsModel(
   tjs.env.localModelPath = `${dirname(dir)}/`;
   const dtype = options.dtype ?? 'fp32';
   // The file transformers.js opens for `dtype` (its suffix table is ours, HF_EXPORT_FILES): its bytes, with external data.
-  const weightBytes = weightFileBytes(join(dir, hfDtypeFile(dir, dtype)));
+  const onnxFile = join(dir, hfDtypeFile(dir, dtype));
+  const weightBytes = weightFileBytes(onnxFile);
   let model: TjsCausalLm;
   try {
     model = await tjs.AutoModelForCausalLM.from_pretrained(basename(dir), {
@@ -281,6 +283,7 @@ export async function loadTransformersJsModel(
     threads,
     dtype,
     weightBytes,
+    ...onnxFileQuantization(onnxFile, config.vocabSize),
   };
   const owned = options.deleteFolderOnDispose === true ? dir : undefined;
   return new TransformersJsModel(config, tokenizer, tjs, model, info, owned);
