@@ -108,7 +108,10 @@ export interface QuantizationInfo {
   readonly dtype: string;
   /** Dtype of the LM head. */
   readonly headDtype: string;
-  /** The non-float32 matrices: initializer name → dtype, in graph order. */
+  /**
+   * The non-float32 matrices: initializer name (a GGUF file's tensor name) → dtype, in graph (file) order. Dtypes are
+   * dantinox's names (`fp16`, `q8`, `q4`…), or ggml's for a GGUF type dantinox has no name for (`Q4_K`).
+   */
   readonly matrices: Readonly<Record<string, string>>;
   /** K values per 4-bit block, when some matrix is 4-bit. */
   readonly blockSize?: number;
