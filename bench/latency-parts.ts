@@ -92,10 +92,7 @@ async function main(): Promise<void> {
   console.log(
     `profiler overhead: prefill ×${overhead?.prefill.toFixed(3) ?? '—'}, decode ×${overhead?.decode?.toFixed(3) ?? '—'} (${overhead?.rounds ?? 0} interleaved rounds)`,
   );
-  const parts = await measureLatencyParts(written.trace.traceEvents, {
-    threads,
-    ...(overhead === undefined ? {} : { overhead }),
-  });
+  const parts = await measureLatencyParts(written.trace.traceEvents, { threads });
   console.log(formatLatencyParts(parts));
   console.log(`load average at end: ${load()}`);
 }

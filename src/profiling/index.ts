@@ -80,7 +80,6 @@ export {
   type LatencyPartsInput,
   latencyPartNeeds,
   latencyParts,
-  profilerUs,
   splitRemainder,
   UNEXPLAINED_OP,
 } from './latency-parts.js';

@@ -33,8 +33,8 @@ export type LatencyPart = (typeof LATENCY_PARTS)[number];
  *   output's byte size filled from another buffer, timed alone.
  * - `js`: dantinox's JavaScript around `session.run` — the engine call's span less the `session.run` span inside it
  *   (feeds, masks, position ids, the decode state and logits handed back).
- * - `profiler`: ONNX Runtime's profiler — latency × (1 − 1 ÷ overhead ratio), the ratio measured on a second
- *   instance without the profiler.
+ * - `profiler`: ONNX Runtime's profiler recording every kernel — the same `Identity` graph timed with the profiler
+ *   on, less its time with the profiler off.
  */
 export const LATENCY_PART_LABELS: Readonly<Record<LatencyPart, string>> = Object.freeze({
   session: 'ORT session (Identity graph)',
@@ -65,8 +65,8 @@ export interface LatencyPartsInput {
   readonly outputCopyUs?: number;
   /** Mean µs of dantinox's JavaScript per call (engine span − `session.run` span). */
   readonly jsUs?: number;
-  /** The profiler's overhead ratio (dimensionless: time with it ÷ without; 1 = none). */
-  readonly profilerRatio?: number;
+  /** Mean µs the profiler adds per call: the `Identity` graph with the profiler on, less off. */
+  readonly profilerUs?: number;
 }
 
 /** One named part of a phase. */
@@ -108,19 +108,13 @@ export interface LatencyParts {
   readonly goalMet: boolean;
 }
 
-/** The profiler's share of a call of `latencyUs` slowed by `ratio`: latency × (1 − 1/ratio), 0 for a ratio ≤ 1. */
-export function profilerUs(latencyUs: number, ratio: number): number {
-  return ratio > 1 ? latencyUs * (1 - 1 / ratio) : 0;
-}
-
 /** Breaks one phase's latency into kernels, the measured parts and the unexplained rest; see {@link LatencyParts}. */
 export function latencyParts(input: LatencyPartsInput): LatencyParts {
   const measured: Record<LatencyPart, number | undefined> = {
     session: input.sessionUs,
     outputCopy: input.outputCopyUs,
     js: input.jsUs,
-    profiler:
-      input.profilerRatio === undefined ? undefined : profilerUs(input.latencyUs, input.profilerRatio),
+    profiler: input.profilerUs,
   };
   const { latencyUs } = input;
   const share = (us: number): number => (latencyUs > 0 ? us / latencyUs : 0);

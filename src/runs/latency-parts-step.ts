@@ -1,7 +1,8 @@
 /**
  * The named parts of a traced variant's latency (`bench --trace` on ONNX Runtime): read what each phase needs from
- * its trace, measure the session overhead on an `Identity` graph and the output copy alone, and break each phase's
- * latency into kernels, those parts, dantinox's JavaScript, the profiler and the unexplained rest.
+ * its trace, measure the session overhead on an `Identity` graph (with the profiler off, then on, for the
+ * profiler's part) and the output copy alone, and break each phase's latency into kernels, those parts, dantinox's
+ * JavaScript and the unexplained rest.
  *
  * @packageDocumentation
  */
@@ -12,22 +13,20 @@ import {
   latencyParts,
   type TraceEventLike,
 } from '../profiling/index.js';
-import type { ProfilerOverhead } from './profiler-overhead.js';
 
 /** Options of {@link measureLatencyParts}. */
 export interface MeasureLatencyPartsOptions {
-  /** Intra-op threads of the traced model (the `Identity` session uses as many). */
+  /** Intra-op threads of the traced model (the `Identity` sessions use as many). */
   readonly threads: number;
-  /** The profiler's measured overhead, when it was measured. */
-  readonly overhead?: ProfilerOverhead;
 }
 
 /**
  * Per phase of `events` (a trace written by `bench --trace`) whose timed calls carry their `session.run` span, the
  * latency's parts (`latencyParts`): kernels and dantinox's JavaScript from the trace; per kind of call (what it
- * fed, fetched and returned), the session overhead of an `Identity` graph of its kernel, feed and fetch counts and
- * the copy of its output bytes, measured now and averaged over the phase's calls; the profiler's share from
- * `overhead`. Empty when no phase has `session.run` spans (another engine).
+ * fed, fetched and returned), the session overhead of an `Identity` graph of its kernel, feed and fetch counts, the
+ * profiler's cost as that graph's time with the profiler on less off (0 when on is not slower), and the copy of its
+ * output bytes, measured now and averaged over the phase's calls. Empty when no phase has `session.run` spans
+ * (another engine).
  */
 export async function measureLatencyParts(
   events: readonly TraceEventLike[],
@@ -37,18 +36,22 @@ export async function measureLatencyParts(
   for (const needs of latencyPartNeeds(events)) {
     // Each kind of call measured once, weighted by its calls: the phase's mean per call.
     let sessionUs = 0;
+    let profilerUs = 0;
     let outputCopyUs = 0;
     for (const kind of needs.kinds) {
-      const us = await measureSessionOverhead({
+      const graph = {
         nodes: Math.max(kind.kernelsPerCall, kind.fetches, 1),
         inputs: Math.max(kind.feeds, 1),
         outputs: Math.max(kind.fetches, 1),
         threads: options.threads,
-      });
-      sessionUs += (us * kind.calls) / needs.calls;
-      outputCopyUs += (measureOutputCopy(kind.outputBytes) * kind.calls) / needs.calls;
+      };
+      const weight = kind.calls / needs.calls;
+      const off = await measureSessionOverhead(graph);
+      const on = await measureSessionOverhead({ ...graph, profile: true });
+      sessionUs += off * weight;
+      profilerUs += Math.max(0, on - off) * weight;
+      outputCopyUs += measureOutputCopy(kind.outputBytes) * weight;
     }
-    const ratio = options.overhead?.[needs.phase];
     out.push(
       latencyParts({
         phase: needs.phase,
@@ -58,7 +61,7 @@ export async function measureLatencyParts(
         sessionUs,
         outputCopyUs,
         jsUs: needs.jsUs,
-        ...(ratio === undefined ? {} : { profilerRatio: ratio }),
+        profilerUs,
       }),
     );
   }

@@ -67,7 +67,8 @@ const PART_DESCRIPTIONS: Readonly<Record<LatencyPart, string>> = {
     "ONNX Runtime's session around and between kernels: session.run on an Identity graph of the same node, input and output counts",
   outputCopy: "the Node binding's copy of every output into a new JavaScript buffer, timed alone",
   js: "dantinox's JavaScript around session.run: the engine call's span less its session.run span",
-  profiler: "ONNX Runtime's profiler: latency × (1 − 1 ÷ its overhead ratio)",
+  profiler:
+    "ONNX Runtime's profiler recording every kernel: the same Identity graph with the profiler on, less off",
 };
 
 /** What {@link operatorResult} builds. */

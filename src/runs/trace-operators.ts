@@ -127,10 +127,7 @@ export async function finishTrace(input: FinishTraceInput): Promise<{
   let partsUnavailable: string | undefined;
   if (input.threads !== undefined) {
     try {
-      parts = await measureLatencyParts(written.trace.traceEvents, {
-        threads: input.threads,
-        ...(overhead === undefined ? {} : { overhead }),
-      });
+      parts = await measureLatencyParts(written.trace.traceEvents, { threads: input.threads });
     } catch (error) {
       partsUnavailable = errorText(error);
     }

@@ -1,6 +1,5 @@
 /**
- * The latency's named parts by hand: each part's µs and share, the profiler's share from its ratio, the
- * unexplained rest (negative when parts overlap), the ≥ 95% goal at its boundaries, the remainder row split into
+ * The latency's named parts by hand: each part's µs and share, the unexplained rest (negative when parts overlap), the ≥ 95% goal at its boundaries, the remainder row split into
  * part rows, and what a trace gives each phase (JS = engine span − session.run span, kernels per call, outputs).
  * Every number is exact in binary floating point or compared with `toBeCloseTo` at 12 digits (one division).
  */
@@ -12,14 +11,13 @@ import {
   LATENCY_PART_LABELS,
   latencyPartNeeds,
   latencyParts,
-  profilerUs,
   splitRemainder,
   UNEXPLAINED_OP,
 } from '../../src/profiling/latency-parts.js';
 import { operatorTable, REMAINDER_OP, type TraceEventLike } from '../../src/profiling/operator-table.js';
 import { ENGINE_RUN_CAT } from '../../src/profiling/trace-recorder.js';
 
-/** A 1,000 µs call: 700 kernels, 100 session, 50 copy, 40 JS, profiler ×1.25. */
+/** A 1,000 µs call: 700 kernels, 100 session, 50 copy, 40 JS, 200 profiler. */
 const full = {
   phase: 'prefill' as const,
   calls: 4,
@@ -28,26 +26,15 @@ const full = {
   sessionUs: 100,
   outputCopyUs: 50,
   jsUs: 40,
-  profilerRatio: 1.25, // 1000 · (1 − 1/1.25) = 200
+  profilerUs: 200,
 };
 
-/** `full` without the profiler's ratio. */
-const { profilerRatio: _ratio, ...unprofiled } = full;
-
-describe('profilerUs', () => {
-  it('is latency × (1 − 1/ratio): ×1.25 of 1000 µs is 200 µs, ×2 is half', () => {
-    expect(profilerUs(1000, 1.25)).toBeCloseTo(200, 12);
-    expect(profilerUs(1000, 2)).toBe(500);
-  });
-  it('is 0 for a ratio of 1 or below (no overhead, or noise in its favour)', () => {
-    expect(profilerUs(1000, 1)).toBe(0);
-    expect(profilerUs(1000, 0.9)).toBe(0);
-  });
-});
+/** `full` without the profiler's part. */
+const { profilerUs: _profiler, ...unprofiled } = full;
 
 describe('latencyParts', () => {
   it('gives each part its µs and share of the latency, in LATENCY_PARTS order', () => {
-    const p = latencyParts({ ...full, profilerRatio: 1.0625 }); // 1000 · (1 − 1/1.0625) = 58.82…
+    const p = latencyParts({ ...full, profilerUs: 1000 / 17 }); // 58.82…
     expect(p.kernelShare).toBe(0.7);
     expect(p.parts.map((x) => x.part)).toEqual(['session', 'outputCopy', 'js', 'profiler']);
     expect(p.parts.map((x) => x.share).slice(0, 3)).toEqual([0.1, 0.05, 0.04]);
@@ -55,7 +42,7 @@ describe('latencyParts', () => {
     expect(p.missing).toEqual([]);
   });
   it('leaves the rest unexplained: 1000 − 700 − 100 − 50 − 40 − 58.8 = 51.2 µs, 5.1% — the goal missed', () => {
-    const p = latencyParts({ ...full, profilerRatio: 1.0625 });
+    const p = latencyParts({ ...full, profilerUs: 1000 / 17 });
     expect(p.unexplainedUs).toBeCloseTo(110 - 1000 / 17, 9);
     expect(p.explainedFraction).toBeCloseTo(1 - p.unexplainedShare, 12);
     expect(p.goalMet).toBe(false);
@@ -74,7 +61,7 @@ describe('latencyParts', () => {
     expect(over.unexplainedUs).toBeCloseTo(-90, 9);
     expect(over.explainedFraction).toBeCloseTo(1.09, 12);
     expect(over.goalMet).toBe(false);
-    const edge = latencyParts({ ...full, jsUs: 0, profilerRatio: 1.25 }); // 1050: −5%, the boundary
+    const edge = latencyParts({ ...full, jsUs: 0, profilerUs: 200 }); // 1050: −5%, the boundary
     expect(edge.unexplainedUs).toBeCloseTo(-50, 9);
     expect(edge.goalMet).toBe(true);
   });

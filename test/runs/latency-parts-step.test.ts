@@ -4,6 +4,8 @@
  * `operators` row whose remainder is split into one row per part plus `unexplained`. No timing is asserted: only
  * that the rows appear, are finite and add up to the measured latency.
  */
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   identityChainGraph,
@@ -48,8 +50,7 @@ describe('the latency parts of a traced tiny run', () => {
     const step = needs[1]?.kinds[0];
     expect(step?.fetches).toBe(1 + 2 * config.numBlocks);
     expect(step?.outputBytes[0]).toBe(config.vocabSize * 4); // one position's logits, batch 1
-    const overhead = { prefill: 1.5, decode: 2, rounds: 1, promptTokens: 16 };
-    const parts = await measureLatencyParts(events, { threads: 1, overhead });
+    const parts = await measureLatencyParts(events, { threads: 1 });
     const built = operatorResult({ trace: written.trace, parts });
     expect(built).toBeDefined();
     const { table, result } = built as NonNullable<typeof built>;
@@ -92,5 +93,14 @@ describe('the part probes', () => {
     expect(Number.isFinite(sessionUs) && sessionUs > 0).toBe(true);
     const copyUs = measureOutputCopy([4096, 1024], { rounds: 3 });
     expect(Number.isFinite(copyUs) && copyUs >= 0).toBe(true);
+  });
+  it('time the Identity session with the profiler on, and leave no trace file behind', async () => {
+    const before = new Set(readdirSync(tmpdir()));
+    const options = { nodes: 8, inputs: 3, outputs: 2, threads: 1, runs: 5, rounds: 3, profile: true };
+    const profiledUs = await measureSessionOverhead(options);
+    expect(Number.isFinite(profiledUs) && profiledUs > 0).toBe(true);
+    expect(readdirSync(tmpdir()).filter((f) => !before.has(f) && f.startsWith('dantinox-identity-'))).toEqual(
+      [],
+    );
   });
 });

@@ -1,11 +1,15 @@
 /**
- * Two parts of a traced ONNX Runtime call measured on their own (see `latencyParts` in `dantinox/profiling`):
- * the session's work around and between kernels, as the time of `session.run` on a graph of `Identity` nodes of
- * the same node, input and output counts on tiny tensors; and the Node binding's copy of every output into a new
- * JavaScript buffer, as the allocation and copy of the same byte sizes alone.
+ * Parts of a traced ONNX Runtime call measured on their own (see `latencyParts` in `dantinox/profiling`): the
+ * session's work around and between kernels, as the time of `session.run` on a graph of `Identity` nodes of the
+ * same node, input and output counts on tiny tensors; the profiler's work per node, as the same graph timed with
+ * ONNX Runtime's profiler on; and the Node binding's copy of every output into a new JavaScript buffer, as the
+ * allocation and copy of the same byte sizes alone.
  *
  * @packageDocumentation
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DantinoxError } from '../../errors.js';
 import { messages } from '../../messages.js';
 import { type Clock, hrtimeClock } from '../../profiling/clock.js';
@@ -25,6 +29,11 @@ export interface SessionOverheadOptions {
   readonly threads?: number;
   /** Calls per round. @default 50 */
   readonly runs?: number;
+  /**
+   * Runs the session with ONNX Runtime's profiler on, as a traced model's session runs (its trace file is written
+   * to a temporary folder, removed afterwards). @default false
+   */
+  readonly profile?: boolean;
   /** Timed rounds, after one untimed round. @default 7 */
   readonly rounds?: number;
   /** Clock. @default hrtimeClock */
@@ -64,20 +73,22 @@ export function identityChainGraph(nodes: number, inputs: number, outputs: numbe
 }
 
 /**
- * µs of one `session.run` on {@link identityChainGraph} (graph optimisation disabled, so every node runs; no
- * profiler), fed and fetched from JavaScript like a model call: the median over `rounds` rounds of the mean over
- * `runs` back-to-back calls. Its `Identity` kernels copy 4 bytes each, so the time is the session's and the
- * binding's work per call and per node.
+ * µs of one `session.run` on {@link identityChainGraph} (graph optimisation disabled, so every node runs; the
+ * profiler off unless `profile`), fed and fetched from JavaScript like a model call: the median over `rounds`
+ * rounds of the mean over `runs` back-to-back calls. Its `Identity` kernels copy 4 bytes each, so the time is the
+ * session's and the binding's work per call and per node (and, with `profile`, the profiler's per node).
  */
 export async function measureSessionOverhead(options: SessionOverheadOptions): Promise<number> {
   const { nodes, inputs, outputs } = options;
   const clock = options.clock ?? hrtimeClock;
   const runs = options.runs ?? 50;
   const rounds = options.rounds ?? 7;
+  const profileDir = options.profile === true ? mkdtempSync(join(tmpdir(), 'dantinox-identity-')) : undefined;
   const { ort, session } = await createOrtSession(identityChainGraph(nodes, inputs, outputs), {
     threads: options.threads,
     graphOptimization: 'disabled',
     source: `an Identity graph of ${nodes} nodes`,
+    profileFilePrefix: profileDir === undefined ? undefined : join(profileDir, 'identity'),
   });
   try {
     const feeds = Object.fromEntries(
@@ -95,6 +106,7 @@ export async function measureSessionOverhead(options: SessionOverheadOptions): P
     return median(perRound);
   } finally {
     await session.release();
+    if (profileDir !== undefined) rmSync(profileDir, { recursive: true, force: true });
   }
 }
 
