@@ -35,6 +35,7 @@ export default defineConfig({
       'test/benchmarking/resource-checks.test.ts',
       'test/profiling/*.test.ts',
       'test/models/gguf/*.test.ts',
+      'test/models/hf/onnx-quantization.test.ts',
       'test/models/onnx/quantize.test.ts',
       'test/models/onnx/dtypes.test.ts',
       'test/models/onnx/linear.test.ts',

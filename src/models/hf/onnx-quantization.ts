@@ -89,7 +89,8 @@ function outFeatures(node: OnnxNodeInfo, init: OnnxInitializerInfo, transposed: 
   const n = node.ints['N'];
   if (n !== undefined) return n; // MatMulNBits, MatMulBnb4: the packed initializer's shape is not [K, N]
   const [rows, cols] = init.dims;
-  return transposed !== (node.opType === 'Gemm' && node.ints['transB'] === 1) ? rows : cols;
+  // `transB` (Gemm, FusedMatMul) multiplies by the matrix transposed; a Transpose before it undoes that.
+  return transposed !== (node.ints['transB'] === 1) ? rows : cols;
 }
 
 /**

@@ -49,4 +49,10 @@ describe('ggufQuantizationInfo', () => {
       ])?.headDtype,
     ).toBe('fp32');
   });
+
+  test('boundaries: the tied head is token_embd by name, wherever it is; no head tensor at all is fp32', () => {
+    const tied = ggufQuantizationInfo([t('blk.0.attn_q.weight', 'Q8_0'), t('token_embd.weight', 'Q4_0')]);
+    expect(tied?.headDtype).toBe('q4');
+    expect(ggufQuantizationInfo([t('blk.0.attn_q.weight', 'Q8_0')])?.headDtype).toBe('fp32');
+  });
 });

@@ -170,4 +170,25 @@ describe('onnxQuantizationInfo', () => {
       accuracyLevel: 0,
     });
   });
+
+  test('boundaries: a 4-bit lookup is q4 though stored in uint8; a plain Gemm is [K, N]; only a quantized head leaves the blocks fp32', () => {
+    const lookup = graph(
+      [['e', [VOCAB, 8, 4], 'uint8']],
+      [node('GatherBlockQuantized', ['e', 'ids', 's'], { block_size: 32 })],
+    );
+    expect(onnxQuantizationInfo(lookup, VOCAB)?.matrices).toEqual({ e: 'q4' });
+    const gemm = graph([['h', [8, VOCAB], 'float16']], [node('Gemm', ['x', 'h'])]);
+    expect(onnxQuantizationInfo(gemm, VOCAB)?.headDtype).toBe('fp16');
+    const noTrans = graph([['h', [8, VOCAB], 'float16']], [node('Gemm', ['x', 'h'], { transB: 0 })]);
+    expect(onnxQuantizationInfo(noTrans, VOCAB)?.headDtype).toBe('fp16');
+    // FusedMatMul's transB transposes its matrix as Gemm's does.
+    const fused = graph([['h', [VOCAB, 8], 'float16']], [node('FusedMatMul', ['x', 'h'], { transB: 1 })]);
+    expect(onnxQuantizationInfo(fused, VOCAB)?.headDtype).toBe('fp16');
+    const headOnly = graph([['h', [8, VOCAB], 'int8']], [node('DynamicQuantizeMatMul', ['x', 'h', 's'])]);
+    expect(onnxQuantizationInfo(headOnly, VOCAB)).toEqual({
+      dtype: 'fp32',
+      headDtype: 'q8',
+      matrices: { h: 'q8' },
+    });
+  });
 });
