@@ -1528,6 +1528,9 @@ export const messages = {
   /** A training run of no steps. */
   trainNoSteps: (steps: unknown): string =>
     `A training run needs at least one step, received ${String(steps)}: pass --steps 1 or more (library: \`steps\`).`,
+  /** Averaging that would start after the last update. */
+  trainAverageFrom: (from: number, steps: number): string =>
+    `--average-from ${from} is after the last step (--steps ${steps}): give a step from 1 to ${steps}, or 0 for no averaging (library: \`averageFrom\`).`,
   /** A learning-rate floor above the peak. */
   trainMinLr: (minLr: number, lr: number): string =>
     `The final learning rate --min-lr (${minLr}) must be between 0 and the peak --lr (${lr}) (library: \`minLr\`, \`lr\`).`,

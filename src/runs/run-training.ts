@@ -255,6 +255,7 @@ async function train(
         : { sha256: sha256(JSON.stringify(source.tokenizerFiles.tokenizerJson)) }),
     };
     const checkpoint = async (): Promise<void> => {
+      const state = trainer.state();
       const record: CheckpointRecord = {
         format: CHECKPOINT_FORMAT,
         step: trainer.step,
@@ -265,10 +266,11 @@ async function train(
         tokens,
         trainSeconds,
         interval,
+        ...(state.average === undefined ? {} : { averaged: state.average.count }),
       };
       await writeCheckpoint(dir, {
         record,
-        state: trainer.state(),
+        state,
         config,
         ...(source.tokenizerFiles === undefined ? {} : { tokenizer: source.tokenizerFiles }),
       });
@@ -305,7 +307,7 @@ async function train(
     if (!aborted) {
       await writeModelFolder(join(dir, TRAINED_MODEL_FOLDER), {
         config,
-        weights: trainer.weights,
+        weights: trainer.model,
         ...(source.tokenizerFiles === undefined ? {} : { tokenizer: source.tokenizerFiles }),
       });
       files.push(`${TRAINED_MODEL_FOLDER}/`);

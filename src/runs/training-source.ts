@@ -111,7 +111,11 @@ export function newSource(input: TrainingSourceInput, cwd: string): RunSource {
   const tokenizerFiles = tokenizerPath === undefined ? undefined : loadHfTokenizerFiles(tokenizerPath);
   const tokenizer = runTokenizer(config, tokenizerFiles, input.tokenizer);
   // Before the text is read and tokenized (seconds for a large BPE vocabulary).
-  checkTrainingMemory(config, { batch: options.batchSize, seq: options.seqLen }, input.force === true);
+  checkTrainingMemory(
+    config,
+    { batch: options.batchSize, seq: options.seqLen },
+    { averaging: options.averageFrom > 0, force: input.force },
+  );
   const { text, path } = readTrainingText(input.data, cwd);
   return {
     config,

@@ -5,8 +5,9 @@
  * - `model.safetensors` (+ `tokenizer.json` and `tokenizer_config.json` for a model with its own tokenizer): the
  *   weights and config as a dantinox model folder, so a checkpoint also opens with `--model`;
  * - `optimizer.safetensors`: AdamW's moments, `m.<weight>` and `v.<weight>`;
- * - `trainer.json`: the step, the resolved settings, the thread count, what the data and tokenizer were (SHA-256)
- *   and the sums of the log rows's unfinished interval.
+ * - `average.safetensors`, once the run averages its weights: their running mean, under the weights' names;
+ * - `trainer.json`: the step, the resolved settings, the thread count, what the data and tokenizer were (SHA-256),
+ *   the sums of the log rows's unfinished interval and how many updates the average holds.
  *
  * A checkpoint is written whole into `checkpoint.partial/`, then swapped in by two renames (the previous one kept
  * as `checkpoint.previous/` until the new one is in place), so a run killed at any moment leaves a complete
@@ -28,6 +29,7 @@ import type { AdamMoments } from './adamw.js';
 import type { TrainerState } from './trainer.js';
 import type { LogInterval } from './training-log.js';
 import type { ResolvedTrainingOptions } from './training-options.js';
+import type { WeightAverage } from './weight-average.js';
 
 /** Folder of the checkpoint in a run folder. */
 export const CHECKPOINT_FOLDER = 'checkpoint';
@@ -38,6 +40,7 @@ const PREVIOUS = `${CHECKPOINT_FOLDER}.previous`;
 export const CHECKPOINT_FOLDERS = [CHECKPOINT_FOLDER, PARTIAL, PREVIOUS] as const;
 const STATE_FILE = 'trainer.json';
 const OPTIMIZER_FILE = 'optimizer.safetensors';
+const AVERAGE_FILE = 'average.safetensors';
 const FORMAT = 'dantinox-checkpoint/1';
 
 /** What `trainer.json` records. */
@@ -74,6 +77,8 @@ export interface CheckpointRecord {
   readonly trainSeconds: number;
   /** The unfinished log interval. */
   readonly interval: LogInterval;
+  /** Updates the weights' average holds (absent before the first one averaged). */
+  readonly averaged?: number;
 }
 
 const count = z.number().int().min(0);
@@ -98,6 +103,9 @@ const recordSchema: z.ZodType<CheckpointRecord> = z.object({
     valBatches: count,
     logEvery: count,
     checkpointEvery: count,
+    // Absent from the checkpoints of runs before averaging existed: those runs did not average.
+    averageFrom: count.default(0),
+    averageEvery: count.min(1).default(1),
   }),
   threads: count,
   data: z.object({ name: z.string(), path: z.exactOptional(z.string()), sha256: z.string() }),
@@ -112,6 +120,7 @@ const recordSchema: z.ZodType<CheckpointRecord> = z.object({
     tokens: z.number(),
     seconds: z.number(),
   }),
+  averaged: z.exactOptional(z.number().int().min(1)),
 });
 
 /** A checkpoint: the record, the trainer's state, the config and the model's own tokenizer (if any). */
@@ -150,6 +159,7 @@ export async function writeCheckpoint(runDir: string, checkpoint: Checkpoint): P
     moments.set(`v.${name}`, { dims, data: m.v });
   }
   await saveSafetensors(join(partial, OPTIMIZER_FILE), moments);
+  if (state.average !== undefined) await saveSafetensors(join(partial, AVERAGE_FILE), state.average.weights);
   // The record last: a folder with it is complete.
   writeFileSync(join(partial, STATE_FILE), `${JSON.stringify(record, null, 2)}\n`);
   const current = join(runDir, CHECKPOINT_FOLDER);
@@ -199,10 +209,38 @@ export async function readCheckpoint(runDir: string): Promise<Checkpoint | undef
       );
     moments.set(name, { m: m.data, v: v.data });
   }
+  const average =
+    parsed.data.averaged === undefined
+      ? undefined
+      : await readAverage(join(folder, AVERAGE_FILE), parsed.data.averaged, weights);
   return {
     record: parsed.data,
-    state: { step: parsed.data.step, weights, moments },
+    state: { step: parsed.data.step, weights, moments, ...(average === undefined ? {} : { average }) },
     config: model.config,
     ...(model.tokenizer === undefined ? {} : { tokenizer: model.tokenizer }),
   };
+}
+
+/** The average of `count` updates in `path`, checked to hold every weight of `weights` at its shape. */
+async function readAverage(
+  path: string,
+  count: number,
+  weights: ReadonlyMap<string, WeightTensor>,
+): Promise<WeightAverage> {
+  const stored = existsSync(path) ? (await loadSafetensors(path)).weights : undefined;
+  const mean = new Map<string, WeightTensor>();
+  for (const [name, w] of weights) {
+    const a = stored?.get(name);
+    if (a === undefined || a.data.length !== w.data.length)
+      throw new DantinoxError(
+        'IO',
+        messages.malformedFile(
+          path,
+          'weights average',
+          `no average of ${name} at shape [${w.dims.join(', ')}]`,
+        ),
+      );
+    mean.set(name, { dims: w.dims, data: a.data });
+  }
+  return { count, weights: mean };
 }

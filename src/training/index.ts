@@ -84,7 +84,12 @@ export {
   TrainingLog,
   type TrainingLogRow,
 } from './training-log.js';
-export { checkTrainingMemory, TRAINING_WEIGHT_COPIES, trainingMemoryBytes } from './training-memory.js';
+export {
+  checkTrainingMemory,
+  TRAINING_WEIGHT_COPIES,
+  type TrainingMemoryOptions,
+  trainingMemoryBytes,
+} from './training-memory.js';
 export {
   defaultWarmupSteps,
   isDue,
@@ -95,3 +100,4 @@ export {
 } from './training-options.js';
 export { RNG_STREAMS, type RngStream, trainingRng } from './training-rng.js';
 export { type StepOutput, TrainingSession, type TrainingSessionOptions } from './training-session.js';
+export { addToAverage, averagesAfter, type WeightAverage } from './weight-average.js';

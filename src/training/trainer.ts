@@ -24,6 +24,7 @@ import { checkTrainingMemory } from './training-memory.js';
 import type { ResolvedTrainingOptions } from './training-options.js';
 import { trainingRng } from './training-rng.js';
 import { TrainingSession } from './training-session.js';
+import { addToAverage, averagesAfter, type WeightAverage } from './weight-average.js';
 
 /** Weights, moments and progress of a run: everything a checkpoint stores to resume it bit for bit. */
 export interface TrainerState {
@@ -33,6 +34,8 @@ export interface TrainerState {
   readonly weights: ReadonlyMap<string, WeightTensor>;
   /** AdamW's moments, by weight name. */
   readonly moments: ReadonlyMap<string, AdamMoments>;
+  /** The average of the weights so far (absent before the first update averaged). */
+  readonly average?: WeightAverage;
 }
 
 /** What one update did. */
@@ -90,6 +93,7 @@ export class Trainer {
   readonly #validation: ValidationSet;
   readonly #weights: Map<string, WeightTensor>;
   readonly #moments: Map<string, AdamMoments>;
+  #average: WeightAverage | undefined;
   #step: number;
 
   private constructor(input: TrainerInput, session: TrainingSession, state: TrainerState) {
@@ -100,6 +104,7 @@ export class Trainer {
     this.#validation = input.validation;
     this.#weights = new Map(state.weights);
     this.#moments = new Map(state.moments);
+    this.#average = state.average;
     this.#step = state.step;
   }
 
@@ -119,7 +124,7 @@ export class Trainer {
         'INVALID_INPUT',
         messages.trainTextTooShort(input.train.length, shape.batch, window),
       );
-    checkTrainingMemory(config, shape, input.force);
+    checkTrainingMemory(config, shape, { averaging: options.averageFrom > 0, force: input.force });
     const session = await TrainingSession.create(config, {
       ...shape,
       ...(input.threads === undefined ? {} : { threads: input.threads }),
@@ -137,6 +142,14 @@ export class Trainer {
     return this.#weights;
   }
 
+  /**
+   * The model the run writes: the average of the weights once an update has been averaged (see
+   * `averageFrom`), else the current weights (live: the next update changes them).
+   */
+  get model(): WeightMap {
+    return this.#average?.weights ?? this.#weights;
+  }
+
   /** Intra-op threads of the sessions. */
   get threads(): number {
     return this.#session.threads;
@@ -149,12 +162,17 @@ export class Trainer {
 
   /** The state now (live views: copy or write it before the next update). */
   state(): TrainerState {
-    return { step: this.#step, weights: this.#weights, moments: this.#moments };
+    return {
+      step: this.#step,
+      weights: this.#weights,
+      moments: this.#moments,
+      ...(this.#average === undefined ? {} : { average: this.#average }),
+    };
   }
 
   /**
    * Runs update `step` (0-based): draws its batch (and dropout masks), computes loss and gradients, clips them,
-   * and applies AdamW at the schedule's learning rate.
+   * applies AdamW at the schedule's learning rate, and adds the new weights to the average when they are due.
    *
    * @throws {@link dantinox!DantinoxError} `RUNTIME_ERROR` when the loss is not finite (divergence) or the engine fails.
    */
@@ -193,6 +211,7 @@ export class Trainer {
       );
     });
     this.#step = s + 1;
+    if (averagesAfter(options, s + 1)) this.#average = addToAverage(this.#average, this.#weights);
     return {
       step: s + 1,
       loss: out.loss,
@@ -204,14 +223,13 @@ export class Trainer {
   }
 
   /**
-   * Scores the fixed held-out batches with the current weights (no dropout).
+   * Scores the fixed held-out batches with {@link Trainer.model}, the model the run would write now (no dropout).
    *
    * @throws {@link dantinox!DantinoxError} `RUNTIME_ERROR` when the engine fails.
    */
   async validate(): Promise<ValidationRecord> {
     let sumNll = 0;
-    for (const batch of this.#validation.batches)
-      sumNll += await this.#session.evaluate(this.#weights, batch);
+    for (const batch of this.#validation.batches) sumNll += await this.#session.evaluate(this.model, batch);
     return { ...validationMetrics(this.#validation, sumNll), tokens: this.#validation.tokens };
   }
 

@@ -12,9 +12,17 @@ import type { BatchShape } from './training-data.js';
 
 /**
  * Copies of the weights a run holds at once: the weights, the gradients ONNX Runtime returns (and its own
- * buffers for them while a step runs), and AdamW's two moments.
+ * buffers for them while a step runs), and AdamW's two moments; one more while the weights are averaged.
  */
 export const TRAINING_WEIGHT_COPIES = 5;
+
+/** Options of {@link trainingMemoryBytes} and {@link checkTrainingMemory}. */
+export interface TrainingMemoryOptions {
+  /** The run averages its weights (`averageFrom` ≥ 1): one more copy of them. @default false */
+  readonly averaging?: boolean | undefined;
+  /** Start even when the estimate exceeds the available memory. @default false */
+  readonly force?: boolean | undefined;
+}
 
 /**
  * Bytes a training step of `config` at `shape` needs at its peak, estimated (float32 everywhere):
@@ -28,27 +36,36 @@ export const TRAINING_WEIGHT_COPIES = 5;
  * the estimate is 1.5× (dim 256, batch 16 × 128) and 2.5× (dim 384 / 6 blocks / vocab 4096, batch 16 × 256) the
  * measured bytes, and 0.96× at `tiny`, whose 117 MiB no machine lacks.
  */
-export function trainingMemoryBytes(config: ModelConfig, shape: BatchShape): number {
+export function trainingMemoryBytes(
+  config: ModelConfig,
+  shape: BatchShape,
+  options: Pick<TrainingMemoryOptions, 'averaging'> = {},
+): number {
   const { dim: d, numBlocks: l, vocabSize: v, nHeads: h } = config;
   const f = Math.round(config.expansion * d);
   const tokens = shape.batch * shape.seq;
   const weights = countParameters(config).total;
   const activations =
     tokens * (l * (24 * d + 10 * f) + 10 * v) + shape.batch * l * 8 * h * shape.seq * shape.seq;
-  return 4 * (TRAINING_WEIGHT_COPIES * weights + activations);
+  const copies = TRAINING_WEIGHT_COPIES + (options.averaging === true ? 1 : 0);
+  return 4 * (copies * weights + activations);
 }
 
 /**
  * Refuses a run of `config` at `shape` whose {@link trainingMemoryBytes} exceed the available memory, unless
- * `force`.
+ * `options.force`.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` stating the estimate, what is available and the fixes
  * (`--batch-size`, `--seq-len`, `--force`).
  */
-export function checkTrainingMemory(config: ModelConfig, shape: BatchShape, force = false): void {
+export function checkTrainingMemory(
+  config: ModelConfig,
+  shape: BatchShape,
+  options: TrainingMemoryOptions = {},
+): void {
   checkFitsInMemory(
     messages.trainingBuild(config.dim, config.numBlocks, config.vocabSize, shape.batch, shape.seq),
-    trainingMemoryBytes(config, shape),
-    { force },
+    trainingMemoryBytes(config, shape, options),
+    { force: options.force === true },
   );
 }

@@ -45,6 +45,14 @@ export interface TrainingOptions {
   readonly logEvery?: number;
   /** Write a checkpoint every this many steps (and after the last); 0: after the last only. @default 500 */
   readonly checkpointEvery?: number;
+  /**
+   * First update (1-based) whose weights join the average the run writes as its model (see `weight-average.ts`);
+   * validation scores that average from then on. 0: no averaging, the model is the last update's weights.
+   * @default 0
+   */
+  readonly averageFrom?: number;
+  /** Updates between two weights averaged (from `averageFrom` on). @default 1 */
+  readonly averageEvery?: number;
 }
 
 /** {@link TrainingOptions} with every field resolved. */
@@ -80,6 +88,10 @@ export const TRAINING_DEFAULTS = Object.freeze({
   logEvery: 10,
   /** Steps between checkpoints. */
   checkpointEvery: 500,
+  /** First update averaged (0: none). */
+  averageFrom: 0,
+  /** Updates between two averaged. */
+  averageEvery: 1,
 });
 
 /** The warm-up a run of `steps` updates gets by default: min(100, ⌊steps / 10⌋). */
@@ -106,7 +118,7 @@ function inRange(name: string, value: number, allowed: string, ok: (v: number) =
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` naming the first setting out of range: `steps` 0 (a run must
  * update at least once), a `seqLen` above `maxContext`, `minLr` above `lr`, a β outside [0, 1), a dropout
- * outside [0, 1).
+ * outside [0, 1), an `averageFrom` after the last step.
  */
 export function resolveTrainingOptions(
   config: ModelConfig,
@@ -121,6 +133,9 @@ export function resolveTrainingOptions(
   const seqLen = integer('seqLen', options.seqLen ?? config.maxContext, 1);
   if (seqLen > config.maxContext)
     throw new DantinoxError('INVALID_OPTION', messages.trainSeqTooLong(seqLen, config.maxContext));
+  const averageFrom = integer('averageFrom', options.averageFrom ?? TRAINING_DEFAULTS.averageFrom, 0);
+  if (averageFrom > steps)
+    throw new DantinoxError('INVALID_OPTION', messages.trainAverageFrom(averageFrom, steps));
   const fraction = (name: string, value: number): number =>
     inRange(name, value, 'a number in [0, 1)', (v) => v >= 0 && v < 1);
   return Object.freeze({
@@ -155,6 +170,8 @@ export function resolveTrainingOptions(
       options.checkpointEvery ?? TRAINING_DEFAULTS.checkpointEvery,
       0,
     ),
+    averageFrom,
+    averageEvery: integer('averageEvery', options.averageEvery ?? TRAINING_DEFAULTS.averageEvery, 1),
   });
 }
 

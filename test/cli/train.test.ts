@@ -118,6 +118,14 @@ describe('dantinox train refuses bad input in one line naming the flag (exit 2)'
     await refused(['--steps', '0'], /^error: option '--steps <n>' argument '0' is invalid/);
   });
 
+  it('--average-from after the last step, and --average-every 0', async () => {
+    await refused(
+      ['--steps', '10', '--average-from', '11', '--out', 'r0'],
+      /^error: --average-from 11 is after the last step \(--steps 10\): give a step from 1 to 10, or 0 for no averaging/,
+    );
+    await refused(['--average-every', '0'], /^error: option '--average-every <n>' argument '0' is invalid/);
+  });
+
   it('an empty text, and a text shorter than one batch', async () => {
     writeFileSync(join(cwd, 'empty.txt'), '');
     await refused(

@@ -41,6 +41,7 @@ export default defineConfig({
       'test/models/onnx/linear.test.ts',
       'test/runs/compare-runs.test.ts',
       'test/runs/record-history.test.ts',
+      'test/training/weight-average.test.ts',
     ],
     // The gate's simulated false-positive rates: 11 s a run, and it would run for every mutant of the comparison.
     exclude: [...configDefaults.exclude, 'test/benchmarking/compare/error-rates.test.ts'],

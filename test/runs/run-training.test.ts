@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { byteTokenizerFiles, gpt2TokenizerFiles } from '../../src/models/hf/hf-tokenizer-json.js';
 import { ModelConfig } from '../../src/models/model-config.js';
-import { modelFolderConfig } from '../../src/models/model-folder.js';
+import { modelFolderConfig, readModelFolder } from '../../src/models/model-folder.js';
 import { acquireRunLock } from '../../src/runs/run-lock.js';
 import { runTraining, type TrainingRunInput } from '../../src/runs/run-training.js';
 import { readCheckpoint, TRAINING_LOG_FILES } from '../../src/training/index.js';
@@ -107,6 +107,35 @@ describe('runTraining', () => {
     expect(record['trainSeconds']).toBeCloseTo(12 * 0.05, 9);
   });
 
+  it('writes the average of the weights as its model, and a run stopped inside the window resumes to it', async () => {
+    const averaging = { ...base('average').options, averageFrom: 6, averageEvery: 2 };
+    const straight = await runTraining({ ...base('average'), options: averaging, clock: manualClock() });
+    expect(straight.status).toBe('completed');
+    // The last checkpoint holds the live weights and the average; the model written is the average.
+    const model = read('average', 'model/model.safetensors');
+    expect(model.equals(read('average', 'checkpoint/model.safetensors'))).toBe(false);
+    const average = (await readCheckpoint(join(cwd, 'average')))?.state.average;
+    expect(average?.count).toBe(4);
+    const written = (await readModelFolder(join(cwd, 'average/model'))).weights;
+    for (const [name, w] of written) expect(w.data).toEqual(average?.weights.get(name)?.data);
+
+    const controller = new AbortController();
+    const clock = manualClock();
+    const stopped = await runTraining({
+      ...base('average-resumed'),
+      options: averaging,
+      clock,
+      signal: controller.signal,
+      hooks: { onStep: (record) => (record.step === 7 ? controller.abort() : undefined) },
+    });
+    expect(stopped).toMatchObject({ status: 'aborted', step: 7 });
+    await runTraining({ dir: 'average-resumed', cwd, resume: true, clock, charts: false });
+    expect(read('average-resumed', 'model/model.safetensors').equals(model)).toBe(true);
+    expect(read('average-resumed', TRAINING_LOG_FILES.jsonl).toString()).toBe(
+      read('average', TRAINING_LOG_FILES.jsonl).toString(),
+    );
+  });
+
   it('keeps a custom tokenizer with the model, and refuses one larger than the vocabulary', async () => {
     writeFileSync(join(cwd, 'bytes.json'), JSON.stringify(byteTokenizerFiles().tokenizerJson));
     const run = await runTraining({
@@ -137,6 +166,9 @@ describe('runTraining', () => {
       runTraining({ ...base('e3'), data: 'medium.txt', options: { seqLen: 8, batchSize: 64 } }),
     ).rejects.toThrow(/fewer than one batch.*--batch-size or --seq-len/);
     await expect(runTraining({ ...base('e4'), options: { steps: 0 } })).rejects.toThrow(/--steps 1 or more/);
+    await expect(runTraining({ ...base('e4'), options: { steps: 10, averageFrom: 11 } })).rejects.toThrow(
+      /--average-from 11 is after the last step \(--steps 10\): give a step from 1 to 10, or 0/,
+    );
     await expect(
       runTraining({ ...base('e5'), config: ModelConfig.preset('tiny', { ffn: 'moe' }) }),
     ).rejects.toThrow(/mixture-of-experts.*--config/);

@@ -2,12 +2,13 @@
  * The trainer on real ONNX Runtime sessions: a toy task it must learn to near-zero loss, determinism in the seed,
  * and checkpoints that continue a run bit for bit.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ModelConfig, type ModelConfigInput } from '../../src/models/model-config.js';
 import { ByteTokenizer } from '../../src/models/tokenizers/byte-tokenizer.js';
+import type { WeightMap, WeightTensor } from '../../src/models/weights.js';
 import {
   CHECKPOINT_FOLDER,
   checkpointFolder,
@@ -38,6 +39,24 @@ async function toyTrainer(over: ModelConfigInput = {}, settings: TrainingOptions
   return Trainer.create({ config, options, train: PATTERN, validation, threads });
 }
 
+/** The validation of a toy trainer holding `weights`. */
+async function toyTrainerAt(weights: WeightMap) {
+  const t = await toyTrainer({}, { steps: 10 });
+  const state = t.state();
+  await t.dispose();
+  const other = await Trainer.create({
+    config: t.config,
+    options: t.options,
+    train: PATTERN,
+    validation: toyValidation(t.config, 2),
+    threads: 1,
+    state: { ...state, weights: copyOf(weights) },
+  });
+  const result = await other.validate();
+  await other.dispose();
+  return result;
+}
+
 /** The toy task's held-out batches (4 × 32): `maxBatches` of the pattern's first 400 bytes. */
 function toyValidation(config: ModelConfig, maxBatches: number, seed = 0) {
   return validationSet(PATTERN.subarray(0, 400), {
@@ -61,14 +80,17 @@ const recordOf = (trainer: Trainer) => ({
   tokens: 128 * trainer.step,
   trainSeconds: 0.5,
   interval: EMPTY_INTERVAL,
+  ...(trainer.state().average === undefined ? {} : { averaged: trainer.state().average?.count as number }),
 });
 
-const bytesOf = (trainer: Trainer): Buffer =>
+const bytesOf = (trainer: Trainer, weights: WeightMap = trainer.weights): Buffer =>
   Buffer.concat(
-    [...trainer.weights.values()].map((w) =>
-      Buffer.from(w.data.buffer, w.data.byteOffset, w.data.byteLength),
-    ),
+    [...weights.values()].map((w) => Buffer.from(w.data.buffer, w.data.byteOffset, w.data.byteLength)),
   );
+
+/** A copy of `weights`. */
+const copyOf = (weights: WeightMap): Map<string, WeightTensor> =>
+  new Map([...weights].map(([name, w]) => [name, { dims: w.dims, data: Float32Array.from(w.data) }]));
 
 describe('Trainer', () => {
   it('learns a repeating sequence to near-zero loss (ar)', async () => {
@@ -122,31 +144,75 @@ describe('Trainer', () => {
     for (let i = 0; i < 4; i++) expect((await run()).equals(first)).toBe(true);
   });
 
-  it('continues from a checkpoint bit for bit: 10 steps straight = 4, checkpoint, a new trainer, 6 more', async () => {
-    const straight = await toyTrainer({ dropout: 0.1 }, { steps: 10 });
-    while (straight.step < 10) await straight.trainStep();
-    const expected = bytesOf(straight);
-    await straight.dispose();
+  it.each([
+    ['', {}],
+    [
+      ', averaging from step 3 every 2 (the checkpoint inside the window)',
+      { averageFrom: 3, averageEvery: 2 },
+    ],
+  ])(
+    'continues from a checkpoint bit for bit: 10 steps straight = 4, checkpoint, a new trainer, 6 more%s',
+    async (_, averaging) => {
+      const straight = await toyTrainer({ dropout: 0.1 }, { steps: 10, ...averaging });
+      while (straight.step < 10) await straight.trainStep();
+      const expected = bytesOf(straight);
+      const expectedModel = bytesOf(straight, straight.model);
+      await straight.dispose();
 
-    const dir = mkdtempSync(join(tmpdir(), 'dx-ckpt-'));
-    const first = await toyTrainer({ dropout: 0.1 }, { steps: 10 });
-    for (let i = 0; i < 4; i++) await first.trainStep();
-    await writeCheckpoint(dir, { record: recordOf(first), state: first.state(), config: first.config });
-    await first.dispose();
-    const checkpoint = await readCheckpoint(dir);
-    expect(checkpoint?.state.step).toBe(4);
-    const config = checkpoint?.config as ModelConfig;
-    const resumed = await Trainer.create({
-      config,
-      options: checkpoint?.record.options ?? first.options,
-      train: PATTERN,
-      validation: toyValidation(config, 1),
-      threads: 1,
-      ...(checkpoint === undefined ? {} : { state: checkpoint.state }),
-    });
-    while (resumed.step < 10) await resumed.trainStep();
-    expect(bytesOf(resumed).equals(expected)).toBe(true);
-    await resumed.dispose();
+      const dir = mkdtempSync(join(tmpdir(), 'dx-ckpt-'));
+      const first = await toyTrainer({ dropout: 0.1 }, { steps: 10, ...averaging });
+      for (let i = 0; i < 4; i++) await first.trainStep();
+      await writeCheckpoint(dir, { record: recordOf(first), state: first.state(), config: first.config });
+      await first.dispose();
+      const checkpoint = await readCheckpoint(dir);
+      expect(checkpoint?.state.step).toBe(4);
+      const config = checkpoint?.config as ModelConfig;
+      const resumed = await Trainer.create({
+        config,
+        options: checkpoint?.record.options ?? first.options,
+        train: PATTERN,
+        validation: toyValidation(config, 1),
+        threads: 1,
+        ...(checkpoint === undefined ? {} : { state: checkpoint.state }),
+      });
+      while (resumed.step < 10) await resumed.trainStep();
+      expect(bytesOf(resumed).equals(expected)).toBe(true);
+      expect(bytesOf(resumed, resumed.model).equals(expectedModel)).toBe(true);
+      await resumed.dispose();
+    },
+  );
+
+  it('averages the weights after updates 6, 8 and 10 as its model, and validates that average', async () => {
+    const trainer = await toyTrainer({}, { steps: 10, averageFrom: 6, averageEvery: 2 });
+    const after: Map<string, WeightTensor>[] = [];
+    while (trainer.step < 10) {
+      // Before update 6 the model is the live weights.
+      if (trainer.step < 6) expect(trainer.model).toBe(trainer.weights);
+      else expect(trainer.model).not.toBe(trainer.weights);
+      await trainer.trainStep();
+      after.push(copyOf(trainer.weights));
+    }
+    const mean = (steps: number[]) => (name: string, i: number) =>
+      steps.reduce((sum, s) => sum + (after[s - 1]?.get(name)?.data[i] as number), 0) / steps.length;
+    const expected = mean([6, 8, 10]);
+    const wrong = mean([5, 7, 9]);
+    let near = 0;
+    let far = 0;
+    for (const [name, w] of trainer.model)
+      w.data.forEach((v, i) => {
+        near = Math.max(near, Math.abs(v - expected(name, i)));
+        far = Math.max(far, Math.abs(v - wrong(name, i)));
+      });
+    expect(near).toBeLessThan(1e-6);
+    expect(far).toBeGreaterThan(1e-3);
+    expect(trainer.state().average?.count).toBe(3);
+    // Validation scores the average: a trainer holding the average as its weights scores the same.
+    const loss = (await trainer.validate()).loss;
+    const live = (await toyTrainerAt(trainer.weights)).loss;
+    const ofMean = (await toyTrainerAt(trainer.model)).loss;
+    await trainer.dispose();
+    expect(loss).toBe(ofMean);
+    expect(loss).not.toBe(live);
   });
 
   it('refuses a text shorter than one batch and a run too large for memory, naming the flags', async () => {
@@ -202,5 +268,26 @@ describe('checkpoint files', () => {
     rmSync(join(dir, `${CHECKPOINT_FOLDER}.previous`), { recursive: true });
     expect(existsSync(join(dir, CHECKPOINT_FOLDER))).toBe(false);
     expect(await readCheckpoint(dir)).toBeUndefined();
+  });
+
+  it('read a record written before averaging existed as a run without it; refuse an average that is missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dx-ckpt-average-'));
+    const trainer = await toyTrainer({}, { steps: 3, averageFrom: 1 });
+    await trainer.trainStep();
+    await writeCheckpoint(dir, { record: recordOf(trainer), state: trainer.state(), config: trainer.config });
+    await trainer.dispose();
+    const statePath = join(dir, CHECKPOINT_FOLDER, 'trainer.json');
+    const record = JSON.parse(readFileSync(statePath, 'utf8'));
+    expect(record.averaged).toBe(1);
+    expect((await readCheckpoint(dir))?.state.average?.count).toBe(1);
+    rmSync(join(dir, CHECKPOINT_FOLDER, 'average.safetensors'));
+    await expect(readCheckpoint(dir)).rejects.toThrow(/average\.safetensors.*no average of/);
+    delete record.averaged;
+    delete record.options.averageFrom;
+    delete record.options.averageEvery;
+    writeFileSync(statePath, JSON.stringify(record));
+    const old = await readCheckpoint(dir);
+    expect(old?.record.options).toMatchObject({ averageFrom: 0, averageEvery: 1 });
+    expect(old?.state.average).toBeUndefined();
   });
 });

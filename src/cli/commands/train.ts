@@ -119,6 +119,19 @@ const TRAINING_OPTIONS: CliOptions<TrainingOptions> = {
     ),
     parse: parseNonNegativeInt,
   },
+  averageFrom: {
+    flags: '--average-from <step>',
+    description: withDefault(
+      'write as the model the mean of the weights after this update and every --average-every-th after it; validation scores that mean from then on (0: the last weights)',
+      'averageFrom',
+    ),
+    parse: parseNonNegativeInt,
+  },
+  averageEvery: {
+    flags: '--average-every <n>',
+    description: withDefault('updates between two weights averaged', 'averageEvery'),
+    parse: parsePositiveInt,
+  },
 };
 
 /** Parsed options of `dantinox train`. */
