@@ -111,11 +111,7 @@ export function newSource(input: TrainingSourceInput, cwd: string): RunSource {
   const tokenizerFiles = tokenizerPath === undefined ? undefined : loadHfTokenizerFiles(tokenizerPath);
   const tokenizer = runTokenizer(config, tokenizerFiles, input.tokenizer);
   // Before the text is read and tokenized (seconds for a large BPE vocabulary).
-  checkTrainingMemory(
-    config,
-    { batch: options.batchSize, seq: options.seqLen },
-    { averaging: options.averageFrom > 0, force: input.force },
-  );
+  checkTrainingMemory(config, options, input.force === true);
   const { text, path } = readTrainingText(input.data, cwd);
   return {
     config,

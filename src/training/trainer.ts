@@ -124,7 +124,7 @@ export class Trainer {
         'INVALID_INPUT',
         messages.trainTextTooShort(input.train.length, shape.batch, window),
       );
-    checkTrainingMemory(config, shape, { averaging: options.averageFrom > 0, force: input.force });
+    checkTrainingMemory(config, options, input.force);
     const session = await TrainingSession.create(config, {
       ...shape,
       ...(input.threads === undefined ? {} : { threads: input.threads }),

@@ -9,6 +9,7 @@ import { checkFitsInMemory } from '../models/memory-check.js';
 import type { ModelConfig } from '../models/model-config.js';
 import { countParameters } from '../profiling/parameters.js';
 import type { BatchShape } from './training-data.js';
+import type { ResolvedTrainingOptions } from './training-options.js';
 
 /**
  * Copies of the weights a run holds at once: the weights, the gradients ONNX Runtime returns (and its own
@@ -16,12 +17,10 @@ import type { BatchShape } from './training-data.js';
  */
 export const TRAINING_WEIGHT_COPIES = 5;
 
-/** Options of {@link trainingMemoryBytes} and {@link checkTrainingMemory}. */
+/** Options of {@link trainingMemoryBytes}. */
 export interface TrainingMemoryOptions {
   /** The run averages its weights (`averageFrom` ≥ 1): one more copy of them. @default false */
-  readonly averaging?: boolean | undefined;
-  /** Start even when the estimate exceeds the available memory. @default false */
-  readonly force?: boolean | undefined;
+  readonly averaging?: boolean;
 }
 
 /**
@@ -39,7 +38,7 @@ export interface TrainingMemoryOptions {
 export function trainingMemoryBytes(
   config: ModelConfig,
   shape: BatchShape,
-  options: Pick<TrainingMemoryOptions, 'averaging'> = {},
+  options: TrainingMemoryOptions = {},
 ): number {
   const { dim: d, numBlocks: l, vocabSize: v, nHeads: h } = config;
   const f = Math.round(config.expansion * d);
@@ -52,20 +51,21 @@ export function trainingMemoryBytes(
 }
 
 /**
- * Refuses a run of `config` at `shape` whose {@link trainingMemoryBytes} exceed the available memory, unless
- * `options.force`.
+ * Refuses a run of `config` with the settings `options` (its batch shape, whether it averages) whose
+ * {@link trainingMemoryBytes} exceed the available memory, unless `force`.
  *
  * @throws {@link dantinox!DantinoxError} `INVALID_OPTION` stating the estimate, what is available and the fixes
  * (`--batch-size`, `--seq-len`, `--force`).
  */
 export function checkTrainingMemory(
   config: ModelConfig,
-  shape: BatchShape,
-  options: TrainingMemoryOptions = {},
+  options: Pick<ResolvedTrainingOptions, 'batchSize' | 'seqLen' | 'averageFrom'>,
+  force = false,
 ): void {
+  const shape = { batch: options.batchSize, seq: options.seqLen };
   checkFitsInMemory(
     messages.trainingBuild(config.dim, config.numBlocks, config.vocabSize, shape.batch, shape.seq),
-    trainingMemoryBytes(config, shape, options),
-    { force: options.force === true },
+    trainingMemoryBytes(config, shape, { averaging: options.averageFrom > 0 }),
+    { force },
   );
 }
