@@ -250,7 +250,6 @@ export {
 export { intervalKeys } from './tasks/interval-columns.js';
 export {
   KLD_METRICS,
-  type KldReference,
   KldTask,
   type KldTaskOptions,
   kldDistribution,
@@ -274,6 +273,7 @@ export {
   type ProfileTaskOptions,
 } from './tasks/profile-task.js';
 export { THROUGHPUT_METRICS, ThroughputTask, type ThroughputTaskOptions } from './tasks/throughput-task.js';
+export type { KldReference } from './tasks/with-reference.js';
 export {
   formatDifferences,
   type IdentifiedReport,

@@ -10,10 +10,11 @@ import { type RegisterOptions, Registry } from '../registry.js';
 import type { BenchmarkTask } from './task.js';
 import { ChoiceTask } from './tasks/choice-task.js';
 import type { PerplexityData } from './tasks/eval-windows.js';
-import { type KldReference, KldTask } from './tasks/kld-task.js';
+import { KldTask } from './tasks/kld-task.js';
 import { LatencyTask } from './tasks/latency-task.js';
 import { PerplexityTask } from './tasks/perplexity-task.js';
 import { ThroughputTask } from './tasks/throughput-task.js';
+import type { KldReference } from './tasks/with-reference.js';
 
 /** What a task factory receives (from the command line: `--data`). */
 export interface TaskFactoryInput {

@@ -29,6 +29,7 @@ export default defineConfig({
       'test/benchmarking/matrix/*.test.ts',
       'test/benchmarking/tasks/eval-windows.test.ts',
       'test/benchmarking/tasks/kld-task.test.ts',
+      'test/benchmarking/tasks/with-reference.test.ts',
       'test/benchmarking/tasks/perplexity-task.test.ts',
       'test/benchmarking/calibration.test.ts',
       'test/benchmarking/efficiency-columns.test.ts',

@@ -27,8 +27,8 @@ import type { BenchmarkContext, BenchmarkResult, CellRecord, MetaValue, MetricDe
 import { buildChoiceItems, type ChoiceItem, splitSentences } from './choice-items.js';
 import { EvalBudget, type PerplexityData } from './eval-windows.js';
 import { intervalMetrics, withIntervalColumns } from './interval-columns.js';
-import { type KldReference, withReference } from './kld-task.js';
 import { keepCell, standaloneContext } from './task-context.js';
+import { type KldReference, withReference } from './with-reference.js';
 
 /** Metrics of {@link ChoiceTask} (the `reference_*` and `mcnemar_*` ones only with a reference model). */
 export const CHOICE_METRICS: readonly MetricDescriptor[] = [

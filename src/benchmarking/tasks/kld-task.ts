@@ -23,6 +23,7 @@ import type { BenchmarkContext, BenchmarkResult, CellRecord, MetaValue, MetricDe
 import { batchRows, EvalBudget, type EvalTextOptions, planEvalWindows } from './eval-windows.js';
 import { intervalMetrics, withIntervalColumns } from './interval-columns.js';
 import { keepCell, standaloneContext } from './task-context.js';
+import { type KldReference, withReference } from './with-reference.js';
 
 /** Metrics of {@link KldTask}. */
 export const KLD_METRICS: readonly MetricDescriptor[] = [
@@ -72,40 +73,6 @@ const KLD_STATISTICS: readonly TotalsStatistic[] = [
   (t) => (t[2] as number) / (t[1] as number),
   (t) => Math.exp(((t[3] as number) - (t[4] as number)) / (t[1] as number)),
 ];
-
-/**
- * The reference model: a model to compare against, or a factory the task calls once per run (the model it
- * returns is disposed at the end of the run).
- */
-export type KldReference = Model | ((model: Model) => Promise<Model>);
-
-/**
- * Runs `use` on the reference model `option` stands for (`undefined` without one): the model itself, or the one a
- * factory opens for `model`, disposed once `use` settles (a model passed in is left to its owner).
- */
-export async function withReference<T>(
-  option: KldReference,
-  model: Model,
-  use: (reference: Model) => Promise<T>,
-): Promise<T>;
-export async function withReference<T>(
-  option: KldReference | undefined,
-  model: Model,
-  use: (reference: Model | undefined) => Promise<T>,
-): Promise<T>;
-export async function withReference<T>(
-  option: KldReference | undefined,
-  model: Model,
-  use: (reference: Model) => Promise<T>,
-): Promise<T> {
-  const reference = typeof option === 'function' ? await option(model) : option;
-  try {
-    // `undefined` only when `option` is, and then the overload's `use` takes it.
-    return await use(reference as Model);
-  } finally {
-    if (typeof option === 'function' && reference !== undefined) await reference.dispose();
-  }
-}
 
 /**
  * The distribution columns of per-position KL divergences (nats): their mean, median and 99th percentile (linear
