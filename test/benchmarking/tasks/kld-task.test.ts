@@ -163,6 +163,24 @@ describe('KldTask known answers', () => {
     expect(r.meta?.['eval_mode']).toBe('sliding (stride 5)');
   });
 
+  it('counts a sliding window by its scored positions, not its context: a model against itself agrees on all', async () => {
+    const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: Q });
+    const cfg = BenchmarkConfig.parse({ evalSeqLen: 16, evalStride: 5, evalBatchSize: 3, evalBatches: 50 });
+    const r = await new KldTask({ reference: model, dataSource: { text: 'abcd'.repeat(50), name: 'c' } }).run(
+      new ARParadigm(model.config),
+      model,
+      cfg,
+      new Rng(0),
+      contextFor(model),
+    );
+    expect(r.metrics).toMatchObject({
+      top1_agreement: 1,
+      top1_agreement_lo: 1,
+      top1_agreement_hi: 1,
+      ppl_ratio: 1,
+    });
+  });
+
   it('calls a reference factory once and disposes what it made', async () => {
     const model = new FakeModel({ tokenizer: charTokenizer('abcd'), bigram: P });
     let made = 0;
@@ -362,5 +380,9 @@ describe('kldDistribution', () => {
     expect(kldDistribution(kls)).toEqual({ kld_mean: 100, kld_median: 100, kld_p99: 198, kld_max: 200 });
     // Between order statistics: 0…10 has its 99th percentile at 9.9.
     expect(kldDistribution(Array.from({ length: 11 }, (_, i) => i)).kld_p99).toBeCloseTo(9.9, 12);
+  });
+
+  it('is NaN in every column for no positions', () => {
+    expect(Object.values(kldDistribution([]))).toEqual([Number.NaN, Number.NaN, Number.NaN, Number.NaN]);
   });
 });
