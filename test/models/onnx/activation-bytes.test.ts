@@ -13,11 +13,12 @@
  * libuv thread or four; the cause is not known. The formula itself is pinned by the known answers of
  * `memory-check.test.ts`. Linux only (`/proc`).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { forwardActivationBytes } from '../../../src/models/memory-check.js';
 import { ModelConfig, type ModelConfigInput } from '../../../src/models/model-config.js';
 import { createModel, type OnnxModel } from '../../../src/models/onnx/onnx-model.js';
+import { readRss, resetPeakRss } from '../../../src/profiling/process-memory.js';
 
 const KINDS: Record<string, ModelConfigInput> = {
   mha: {},
@@ -28,14 +29,6 @@ const KINDS: Record<string, ModelConfigInput> = {
 
 const BATCH = 4;
 const SEQ = 512;
-
-/** This process's peak resident memory since the last `clear_refs` reset, in bytes (`VmHWM` of `/proc/self/status`). */
-function peakResidentBytes(): number {
-  const line = readFileSync('/proc/self/status', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmHWM:'));
-  return Number(/(\d+) kB/.exec(line ?? '')?.[1]) * 1024;
-}
 
 const open: OnnxModel[] = [];
 afterAll(async () => {
@@ -51,10 +44,10 @@ describe.runIf(existsSync('/proc/self/clear_refs'))(
         const model = await createModel(config, { seed: 1, threads: 1 });
         open.push(model);
         await model.forward(new Int32Array(BATCH * 8).fill(3), { batch: BATCH, seq: 8 });
-        writeFileSync('/proc/self/clear_refs', '5');
-        const before = peakResidentBytes();
+        resetPeakRss();
+        const before = readRss().peakRssBytes;
         await model.forward(new Int32Array(BATCH * SEQ).fill(3), { batch: BATCH, seq: SEQ });
-        const measured = peakResidentBytes() - before;
+        const measured = readRss().peakRssBytes - before;
         const ratio = measured / forwardActivationBytes(config, BATCH, SEQ);
         expect(ratio, `${kind}: measured ${(measured / 2 ** 20).toFixed(1)} MiB`).toBeGreaterThan(0.9);
         expect(ratio, `${kind}: measured ${(measured / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(1.35);
