@@ -1,7 +1,8 @@
 /**
  * The trained preset `brown` ships as a dantinox model folder in `presets/brown/`: its config (`model.yaml`) is
- * the one stored in its weights, `SHA256SUMS` matches the weights and tokenizer, `--config brown` and the default
- * bench resolve to that folder, and a folder with a file missing or altered is refused with one line.
+ * the one stored in its weights, its record (`training.json`) holds the settings its `trainArgs` give, `SHA256SUMS`
+ * matches the weights and tokenizer, `--config brown` and the default bench resolve to that folder, and a folder
+ * with a file missing or altered is refused with one line.
  */
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import {
   sha256SumsText,
   TRAINED_PRESET_FILES,
   TRAINED_PRESET_HASHED_FILES,
+  TRAINED_PRESETS,
   trainedPresetDir,
 } from '../../src/models/trained-presets.js';
 import { filesSha256 } from '../../src/models/weight-file-bytes.js';
@@ -35,6 +37,20 @@ describe('the shipped brown preset', () => {
       expect(sums.get(file)).toBe(filesSha256([join(shipped, file)]));
     expect(readFileSync(join(shipped, TRAINED_PRESET_FILES.sums), 'utf8')).toBe(sha256SumsText(shipped));
     expect(checkTrainedPreset('brown')).toBe(shipped);
+  });
+
+  it('was trained with its trainArgs: each flag is the setting training.json records', () => {
+    const record = JSON.parse(readFileSync(join(shipped, TRAINED_PRESET_FILES.training), 'utf8')) as {
+      options: Record<string, unknown>;
+      threads: number;
+    };
+    const recorded: Record<string, unknown> = { ...record.options, threads: record.threads };
+    const args = TRAINED_PRESETS.brown.trainArgs;
+    expect(args.length % 2).toBe(0);
+    for (let i = 0; i < args.length; i += 2) {
+      const key = (args[i] as string).slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      expect([key, recorded[key]]).toEqual([key, Number(args[i + 1])]);
+    }
   });
 
   it("is the config it was trained from: model.yaml = the weights' stored config = ModelConfig.preset", async () => {
