@@ -25,7 +25,7 @@ describe('the default bench', () => {
   it('runs the trained brown preset on ONNX Runtime, and llama.cpp gives the same loss', async () => {
     const ort = await bench('ort');
     expect(ort.printed).toContain(
-      'Model: brown (built-in preset, trained weights): dim 256, 8 heads, 4 blocks',
+      'Model: brown (built-in preset, trained weights): dim 256, 8 heads, 6 blocks',
     );
     expect(ort.printed).toMatch(/perplexity +bits_per_byte +\d/);
     expect(ort.printed).not.toContain(messages.randomWeightsNote(['perplexity']) ?? 'none');
