@@ -1588,8 +1588,8 @@ export const messages = {
   hfDtypeMissing: (folder: string, dtype: string, file: string, available: readonly string[]): string =>
     `"${folder}" has no ${dtype} model (onnx/${file}). Dtypes this folder has: ${available.length > 0 ? list(available) : 'none'}. Pass one of them with --dtype (or write that file from a built-in model with \`dantinox export --format hf --dtype ${dtype}\`).`,
   /** A choice task text with too few sentences to make items of. */
-  choiceTooFewSentences: (source: string, eligible: number, distractors: number): string =>
-    `"${source}" has ${eligible} distinct sentences of 6 to 30 words; the choice task needs at least ${distractors + 1} (one true continuation and --choice-distractors ${distractors}). Give a longer --data text or fewer --choice-distractors.`,
+  choiceTooFewSentences: (source: string, eligible: number, distractors: number, tolerance: number): string =>
+    `"${source}" has ${eligible} sentences of 6 to 30 words, and none whose continuation has --choice-distractors ${distractors} other continuations within ${Math.round(tolerance * 100)}% of its length in bytes: the choice task cannot build an item. Give a longer --data text or fewer --choice-distractors.`,
   /** A kld reference whose vocabulary differs from the model's. */
   kldVocabMismatch: (model: number, reference: number): string =>
     `The kld reference model has a vocabulary of ${reference} tokens but the model has ${model}: compare models of the same vocabulary (the fp32 model of the same config, or --reference DIR with the same tokenizer).`,

@@ -226,6 +226,7 @@ export {
 } from './task-registry.js';
 export {
   buildChoiceItems,
+  CHOICE_LENGTH_TOLERANCE,
   CHOICE_MAX_WORDS,
   CHOICE_MIN_WORDS,
   type ChoiceItem,

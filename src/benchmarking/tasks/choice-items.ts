@@ -22,6 +22,11 @@ export interface ChoiceItem {
 export const CHOICE_MIN_WORDS = 6;
 /** Most words a sentence may have to make an item (so that an item fits a small model's context). */
 export const CHOICE_MAX_WORDS = 30;
+/**
+ * Most a distractor's UTF-8 byte length may differ from the true continuation's, as a fraction of the latter:
+ * continuations of one length, so that a summed log-likelihood cannot pick the answer by its length alone.
+ */
+export const CHOICE_LENGTH_TOLERANCE = 0.1;
 
 /**
  * Sentences of a plain text: one per line, and a line cut after `.`, `!` or `?` (optionally followed by a closing
@@ -41,6 +46,20 @@ function cut(sentence: string): { context: string; continuation: string } {
   return { context: words.slice(0, at).join(' '), continuation: words.slice(at).join(' ') };
 }
 
+const utf8 = new TextEncoder();
+
+/** The first index of the ascending `values` whose value is at least `bound` (`values.length` when none is). */
+function lowerBound(values: readonly number[], bound: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] as number) < bound) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Options of {@link buildChoiceItems}. */
 export interface ChoiceItemOptions {
   /** Items wanted (fewer when fewer sentences are eligible). */
@@ -56,13 +75,15 @@ export interface ChoiceItemOptions {
 /**
  * Multiple-choice items from `sentences`. Eligible sentences have {@link CHOICE_MIN_WORDS} to
  * {@link CHOICE_MAX_WORDS} space-separated words; each is cut into a context (its first ⌈n/2⌉ words) and a true
- * continuation (the rest). `items` eligible sentences are drawn without replacement (all of them, in a seeded
- * order, when there are fewer); each item's `distractors` continuations are those of other eligible sentences
- * drawn uniformly, distinct in text from the true one and from each other; the true continuation is put at a
- * uniformly drawn position. Deterministic for a given `rng` state.
+ * continuation (the rest). A sentence makes an item when at least `distractors` other continuation texts have a
+ * UTF-8 byte length within {@link CHOICE_LENGTH_TOLERANCE} of its own (|b − b₀| ≤ ⌊0.1 · b₀⌋). `items` such
+ * sentences are drawn without replacement (all of them, in a seeded order, when there are fewer); each item's
+ * `distractors` continuations are drawn uniformly from those length-matched texts, distinct from the true one and
+ * from each other; the true continuation is put at a uniformly drawn position. Deterministic for a given `rng`
+ * state.
  *
- * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when fewer than `distractors + 1` sentences are eligible
- * or their continuations have fewer than `distractors + 1` distinct texts.
+ * @throws {@link dantinox!DantinoxError} `INVALID_INPUT` when no sentence has `distractors` length-matched
+ * continuations to draw from.
  */
 export function buildChoiceItems(sentences: readonly string[], options: ChoiceItemOptions): ChoiceItem[] {
   const { items, distractors, rng, source } = options;
@@ -73,26 +94,38 @@ export function buildChoiceItems(sentences: readonly string[], options: ChoiceIt
       return n >= CHOICE_MIN_WORDS && n <= CHOICE_MAX_WORDS;
     })
     .map(cut);
-  const distinct = new Set(eligible.map((e) => e.continuation)).size;
-  if (eligible.length < distractors + 1 || distinct < distractors + 1) {
+  // The distinct continuation texts by byte length (then text, for a fixed order): a length range is an index range.
+  const texts = [...new Set(eligible.map((e) => e.continuation))]
+    .map((text) => ({ text, bytes: utf8.encode(text).length }))
+    .sort((a, b) => a.bytes - b.bytes || (a.text < b.text ? -1 : 1));
+  const lengths = texts.map((t) => t.bytes);
+  // Each eligible sentence's range of length-matched texts, its own continuation among them.
+  const candidates = eligible
+    .map((e) => {
+      const bytes = utf8.encode(e.continuation).length;
+      const slack = Math.floor(CHOICE_LENGTH_TOLERANCE * bytes);
+      return { ...e, from: lowerBound(lengths, bytes - slack), to: lowerBound(lengths, bytes + slack + 1) };
+    })
+    .filter((c) => c.to - c.from - 1 >= distractors);
+  if (candidates.length === 0) {
     throw new DantinoxError(
       'INVALID_INPUT',
-      messages.choiceTooFewSentences(source, Math.min(eligible.length, distinct), distractors),
+      messages.choiceTooFewSentences(source, eligible.length, distractors, CHOICE_LENGTH_TOLERANCE),
     );
   }
   // A partial Fisher–Yates shuffle: the first `count` entries of `order` are the items' sentences.
-  const order = Array.from(eligible.keys());
-  const count = Math.min(items, eligible.length);
+  const order = Array.from(candidates.keys());
+  const count = Math.min(items, candidates.length);
   for (let i = 0; i < count; i++) {
     const j = i + rng.int(order.length - i);
     [order[i], order[j]] = [order[j] as number, order[i] as number];
   }
   return order.slice(0, count).map((index) => {
-    const { context, continuation } = eligible[index] as { context: string; continuation: string };
+    const { context, continuation, from, to } = candidates[index] as (typeof candidates)[number];
     const taken = new Set([continuation]);
     const others: string[] = [];
     while (others.length < distractors) {
-      const other = (eligible[rng.int(eligible.length)] as { continuation: string }).continuation;
+      const other = (texts[from + rng.int(to - from)] as { text: string }).text;
       if (taken.has(other)) continue;
       taken.add(other);
       others.push(other);

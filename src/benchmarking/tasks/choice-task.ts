@@ -187,7 +187,8 @@ export function choiceVerdicts(item: ChoiceItem, lls: readonly number[]): [boole
 
 /**
  * lm-eval-style multiple choice: each item is a sentence's first ⌈n/2⌉ words and `choiceDistractors + 1`
- * continuations — the sentence's own and those of other sentences ({@link buildChoiceItems}), `choiceItems` items
+ * continuations — the sentence's own and those of other sentences of about its length in bytes
+ * ({@link buildChoiceItems}), `choiceItems` items
  * drawn with the run's seed from the held-out Brown split (sentences of 6 to 30 words) or `--data`. Every
  * continuation is scored by its summed log-likelihood given the context ({@link choiceLogLikelihoods}, one
  * forward pass per item). Reports `accuracy`, `accuracy_norm`, their percentile-bootstrap intervals over items

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { BenchmarkConfig } from '../../../src/benchmarking/config.js';
 import { brownSentences } from '../../../src/benchmarking/data/brown-corpus.js';
-import { buildChoiceItems, splitSentences } from '../../../src/benchmarking/tasks/choice-items.js';
+import {
+  buildChoiceItems,
+  CHOICE_LENGTH_TOLERANCE,
+  splitSentences,
+} from '../../../src/benchmarking/tasks/choice-items.js';
 import { ChoiceTask, choiceVerdicts } from '../../../src/benchmarking/tasks/choice-task.js';
 import { DantinoxError } from '../../../src/errors.js';
 import { ARParadigm } from '../../../src/models/paradigms/ar-paradigm.js';
@@ -11,7 +15,8 @@ import { Rng } from '../../../src/rng.js';
 import { contextFor, FakeModel } from '../fake-model.js';
 
 // Twelve sentences of six words: sentence i is "ai bi ci di ei fi", so its context is "ai bi ci" and its true
-// continuation "di ei fi"; sentences 10 and 11 have longer (two-digit) words.
+// continuation "di ei fi" (8 bytes); sentences 10 and 11 have longer (two-digit) words, so their continuations (11
+// bytes) have one other of their length, too few for three distractors: the items are sentences 0–9.
 const N = 12;
 const WORDS = Array.from({ length: N }, (_, i) =>
   ['a', 'b', 'c', 'd', 'e', 'f'].map((w) => `${w}${i}`),
@@ -66,21 +71,41 @@ const run = (model: FakeModel, options: ConstructorParameters<typeof ChoiceTask>
   );
 
 describe('buildChoiceItems', () => {
-  it('cuts each sentence in half, keeps k distinct distractors from other sentences, seeded', () => {
+  it('cuts each sentence in half, keeps k distinct distractors of its length from other sentences, seeded', () => {
     const items = itemsOf(0);
-    expect(items).toHaveLength(12);
+    expect(items).toHaveLength(10);
     for (const item of items) {
       expect(item.choices).toHaveLength(4);
       expect(new Set(item.choices).size).toBe(4);
       const i = Number(item.context.split(' ')[0]?.slice(1));
       expect(item.context).toBe(`a${i} b${i} c${i}`);
       expect(item.choices[item.gold]).toBe(`d${i} e${i} f${i}`);
+      // Only 8-byte continuations: never those of sentences 10 and 11.
+      expect(item.choices.every((c) => c.length === 8)).toBe(true);
     }
-    // Every sentence is an item once; the gold positions are spread (not all at 0).
-    expect(new Set(items.map((it) => it.context)).size).toBe(12);
+    // Every sentence of 0–9 is an item once; the gold positions are spread (not all at 0).
+    expect(new Set(items.map((it) => it.context)).size).toBe(10);
     expect(new Set(items.map((it) => it.gold)).size).toBeGreaterThan(1);
     expect(itemsOf(0)).toEqual(items);
     expect(itemsOf(1)).not.toEqual(items);
+  });
+
+  it('draws distractors within 10% of the true continuation’s bytes, both bounds included', () => {
+    // True continuation "aaaa bbbb cccccccccc" (20 bytes, so ±2): 18 and 22 bytes are in, 17 and 23 out.
+    const continuation = (bytes: number) => `aaaa bbbb ${'c'.repeat(bytes - 10)}`;
+    const sentence = (i: number, bytes: number) => `w${i} x${i} y${i} ${continuation(bytes)}`;
+    const text = [sentence(0, 20), sentence(1, 18), sentence(2, 22), sentence(3, 17), sentence(4, 23)];
+    expect(CHOICE_LENGTH_TOLERANCE).toBe(0.1);
+    const items = buildChoiceItems(text, { items: 5, distractors: 2, rng: new Rng(0), source: 'lengths' });
+    // Two others in range make an item: 20 → [18, 22] holds 18 and 22, 22 → [20, 24] holds 20 and 23; 18 → [17, 19],
+    // 17 → [16, 18] and 23 → [21, 25] hold one each. Each item's distractors are exactly its two.
+    const byContext = new Map(items.map((it) => [it.context, it.choices.map((c) => c.length).sort()]));
+    expect(byContext).toEqual(
+      new Map([
+        ['w0 x0 y0', [18, 20, 22]],
+        ['w2 x2 y2', [20, 22, 23]],
+      ]),
+    );
   });
 
   it('skips sentences outside 6–30 words and refuses a text with too few', () => {
@@ -110,6 +135,11 @@ describe('buildChoiceItems', () => {
       source: 'brown',
     });
     expect(items).toHaveLength(500);
+    for (const item of items) {
+      const gold = Buffer.byteLength(item.choices[item.gold] as string);
+      for (const c of item.choices)
+        expect(Math.abs(Buffer.byteLength(c) - gold)).toBeLessThanOrEqual(gold / 10);
+    }
   });
 });
 
@@ -122,25 +152,20 @@ describe('ChoiceTask on a toy model whose answers are known', () => {
       accuracy_hi: 1,
       accuracy_norm: 1,
       chance_accuracy: 0.25,
-      items: 12,
+      items: 10,
     });
     expect(r.meta?.['ci_method']).toBe('95% percentile bootstrap over items (200 resamples, seeded)');
     expect(r.meta?.['data_source']).toBe('toy');
   });
 
-  it('a uniform model: ties go to the first choice (accuracy), the longest continuation wins accuracy_norm', async () => {
+  it('a uniform model: ties go to the first choice, by sum and per byte alike (one length per item)', async () => {
     const items = itemsOf(0);
-    // Equal sums: arg-max is the first choice, so an item is right when its true continuation is first.
+    // Equal sums of continuations of equal bytes: arg-max is the first choice, so an item is right when its true
+    // continuation is first.
     const first = items.filter((it) => it.gold === 0).length / items.length;
-    // Sum ÷ bytes with an equal negative sum: the most bytes wins (first among equals), i.e. the two-digit
-    // continuations of sentences 10 and 11 when present.
-    const longest = items.filter((it) => {
-      const bytes = it.choices.map((c) => c.length);
-      return bytes.indexOf(Math.max(...bytes)) === it.gold;
-    }).length;
     const r = await run(uniform());
     expect(r.metrics['accuracy']).toBe(first);
-    expect(r.metrics['accuracy_norm']).toBe(longest / items.length);
+    expect(r.metrics['accuracy_norm']).toBe(first);
     expect(r.metrics['accuracy_lo']).toBeLessThanOrEqual(first);
     expect(r.metrics['accuracy_hi']).toBeGreaterThanOrEqual(first);
     expect(first).toBeLessThan(1);
@@ -154,7 +179,7 @@ describe('ChoiceTask on a toy model whose answers are known', () => {
     expect(r.metrics['mcnemar_b']).toBe(0);
     expect(r.metrics['mcnemar_c']).toBe(wrongWhenUniform);
     expect(r.metrics['mcnemar_p']).toBe(mcnemarTest(0, wrongWhenUniform).pValue);
-    expect(r.metrics['reference_accuracy']).toBe(1 - wrongWhenUniform / 12);
+    expect(r.metrics['reference_accuracy']).toBe((10 - wrongWhenUniform) / 10);
     expect(String(r.meta?.['mcnemar_method'])).toMatch(/^accuracy exact, accuracy_norm exact: McNemar/);
     expect(r.meta?.['reference']).toBe('uniform (fp32)');
     // The other way round, b and c swap.
@@ -170,7 +195,7 @@ describe('ChoiceTask on a toy model whose answers are known', () => {
     const model = oracle();
     await run(model);
     const forwards = model.calls.filter((c) => c.kind === 'forward');
-    expect(forwards).toHaveLength(12);
+    expect(forwards).toHaveLength(10);
     for (const call of forwards) expect([call.batch, call.seq]).toEqual([4, 5]);
   });
 
