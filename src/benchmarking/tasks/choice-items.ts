@@ -93,18 +93,22 @@ export function buildChoiceItems(sentences: readonly string[], options: ChoiceIt
       const n = s.split(' ').length;
       return n >= CHOICE_MIN_WORDS && n <= CHOICE_MAX_WORDS;
     })
-    .map(cut);
+    .map(cut)
+    .map((e) => ({ ...e, bytes: utf8.encode(e.continuation).length }));
   // The distinct continuation texts by byte length (then text, for a fixed order): a length range is an index range.
-  const texts = [...new Set(eligible.map((e) => e.continuation))]
-    .map((text) => ({ text, bytes: utf8.encode(text).length }))
+  const texts = [...new Map(eligible.map((e) => [e.continuation, e.bytes])).entries()]
+    .map(([text, bytes]) => ({ text, bytes }))
     .sort((a, b) => a.bytes - b.bytes || (a.text < b.text ? -1 : 1));
   const lengths = texts.map((t) => t.bytes);
   // Each eligible sentence's range of length-matched texts, its own continuation among them.
   const candidates = eligible
     .map((e) => {
-      const bytes = utf8.encode(e.continuation).length;
-      const slack = Math.floor(CHOICE_LENGTH_TOLERANCE * bytes);
-      return { ...e, from: lowerBound(lengths, bytes - slack), to: lowerBound(lengths, bytes + slack + 1) };
+      const slack = Math.floor(CHOICE_LENGTH_TOLERANCE * e.bytes);
+      return {
+        ...e,
+        from: lowerBound(lengths, e.bytes - slack),
+        to: lowerBound(lengths, e.bytes + slack + 1),
+      };
     })
     .filter((c) => c.to - c.from - 1 >= distractors);
   if (candidates.length === 0) {
