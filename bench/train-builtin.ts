@@ -7,11 +7,11 @@
  * trained `model.safetensors` and `tokenizer.json` with the shipped `SHA256SUMS`, printing equal/different, the
  * time taken, the CPU and the load average at start and end. Exit 0 when both are equal, 1 otherwise.
  *
- * The full `brown` run is 7,000 steps (81 minutes on a 2-core Intel Xeon with AVX-512 and AMX). `--steps N` is a
- * smoke test of the script only: it overrides the step count, so the weights (not the tokenizer) are expected to
- * differ.
- * Bit-for-bit equality needs the machine the shipped weights were trained on (same CPU family, 2 threads, the
- * same ONNX Runtime): floating-point sums in another order give other weights.
+ * The full `brown` run is 7,000 steps (81 minutes on a 2-core Intel Xeon with AVX-512 and AMX, 71 on a 2-core AMD
+ * Zen 5, both `equal`). `--steps N` is a smoke test of the script only: it overrides the step count, so the weights
+ * (not the tokenizer) are expected to differ.
+ * Bit-for-bit equality is guaranteed only with 2 threads and the same ONNX Runtime on a CPU whose kernels add in the
+ * same order: floating-point sums in another order give other weights.
  */
 
 import { spawnSync } from 'node:child_process';
