@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CalibrationOutcome, loadOrCalibrate, SuiteReport } from '../../src/benchmarking/index.js';
 import { summaryRows } from '../../src/benchmarking/summary-table.js';
+import { runCli as runInProcess } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { calibrateOrt } from '../../src/models/calibration/calibrate-ort.js';
 import { type CliRun, ensureBuilt, runCli } from './built-cli.js';
+import { captureIo } from './capture-io.js';
 
 /** A quick sweep on the tiny preset: a few hundred milliseconds of measuring. */
 const QUICK = [
@@ -170,6 +172,12 @@ describe('dantinox bench (tiny preset, real binary)', () => {
 });
 
 describe('dantinox bench: newcomer errors exit 2 with one line and the fix, before building anything', () => {
+  // In process: usage errors end before any model is built, and a process start costs about a second each.
+  const usage = async (args: string[], { cwd: dir }: { cwd: string }): Promise<CliRun> => {
+    const io = captureIo(dir);
+    const code = await runInProcess(args, io);
+    return { code, stdout: io.out.join(''), stderr: io.err.join('') };
+  };
   const expectUsage = (r: CliRun, message: string): void => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`error: ${message}\n`);
@@ -185,19 +193,19 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
       tasks,
       messages.addYourOwn('task', 'examples/custom-task.ts'),
     );
-    expectUsage(await runCli(['bench', '--tasks', 'throughput,latncy'], { cwd: dir }), unknownTask);
+    expectUsage(await usage(['bench', '--tasks', 'throughput,latncy'], { cwd: dir }), unknownTask);
     expect(unknownTask).toContain('Did you mean "latency"?');
     expect(unknownTask).toContain('--plugin <module>');
     expectUsage(
-      await runCli(['bench', '--data', 'missing.txt'], { cwd: dir }),
+      await usage(['bench', '--data', 'missing.txt'], { cwd: dir }),
       messages.dataFileMissing('missing.txt'),
     );
     expectUsage(
-      await runCli(['bench', '--model', 'models/none'], { cwd: dir }),
+      await usage(['bench', '--model', 'models/none'], { cwd: dir }),
       messages.modelFolderMissing('models/none', '--model'),
     );
     expectUsage(
-      await runCli(['bench', '--model', '.', '--config', 'tiny'], { cwd: dir }),
+      await usage(['bench', '--model', '.', '--config', 'tiny'], { cwd: dir }),
       messages.configAndModel(),
     );
     expect(readdirSync(dir)).toEqual([]);
@@ -206,21 +214,21 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
   it('unwritable output directory, bad YAML bench config, invalid config value', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dantinox-bench-err-'));
     writeFileSync(join(dir, 'file'), '');
-    const notDir = await runCli(['bench', '--config', 'tiny', '--out', 'file/out'], { cwd: dir });
+    const notDir = await usage(['bench', '--config', 'tiny', '--out', 'file/out'], { cwd: dir });
     expectUsage(notDir, messages.outDirNotWritable('file/out', { code: 'ENOTDIR' }));
 
     writeFileSync(join(dir, 'bench.yaml'), 'seq_lens: [64, 128\nn_measure: 3\n');
-    const yaml = await runCli(['bench', '--bench-config', 'bench.yaml'], { cwd: dir });
+    const yaml = await usage(['bench', '--bench-config', 'bench.yaml'], { cwd: dir });
     expect(yaml.code).toBe(2);
     expect(yaml.stderr).toMatch(/^error: "[^"]*bench\.yaml" is not valid YAML: /);
     expect(yaml.stderr).not.toMatch(/\n\s+at /);
 
     writeFileSync(join(dir, 'bench2.yaml'), 'n_mesure: 3\n');
-    const typo = await runCli(['bench', '--bench-config', 'bench2.yaml'], { cwd: dir });
+    const typo = await usage(['bench', '--bench-config', 'bench2.yaml'], { cwd: dir });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('Did you mean "n_measure"?');
 
-    const badFlag = await runCli(['bench', '--seq-lens', '64,x'], { cwd: dir });
+    const badFlag = await usage(['bench', '--seq-lens', '64,x'], { cwd: dir });
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain(
       messages.badCliValue('64,x', 'a comma-separated list of positive integers', '64,128,256'),
@@ -229,13 +237,13 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
 
   it('plot and report: unknown chart, missing results file, unknown format', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dantinox-plot-err-'));
-    expectUsage(await runCli(['plot', 'nope.csv'], { cwd: dir }), messages.resultsFileMissing('nope.csv'));
-    expectUsage(await runCli(['report', 'nope'], { cwd: dir }), messages.resultsFileMissing('nope'));
-    expectUsage(await runCli(['report', '.'], { cwd: dir }), messages.resultsDirEmpty('.'));
-    const chart = await runCli(['plot', 'x.csv', '--charts', 'througput'], { cwd: dir });
+    expectUsage(await usage(['plot', 'nope.csv'], { cwd: dir }), messages.resultsFileMissing('nope.csv'));
+    expectUsage(await usage(['report', 'nope'], { cwd: dir }), messages.resultsFileMissing('nope'));
+    expectUsage(await usage(['report', '.'], { cwd: dir }), messages.resultsDirEmpty('.'));
+    const chart = await usage(['plot', 'x.csv', '--charts', 'througput'], { cwd: dir });
     expect(chart.code).toBe(2);
     expect(chart.stderr).toContain('Unknown chart "througput". Did you mean "throughput"?');
-    const format = await runCli(['plot', 'x.csv', '--format', 'gif'], { cwd: dir });
+    const format = await usage(['plot', 'x.csv', '--format', 'gif'], { cwd: dir });
     expect(format.code).toBe(2);
     expect(format.stderr).toContain('Unknown format "gif".');
   });
