@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CalibrationOutcome, loadOrCalibrate, SuiteReport } from '../../src/benchmarking/index.js';
 import { summaryRows } from '../../src/benchmarking/summary-table.js';
-import { runCli as runInProcess } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { calibrateOrt } from '../../src/models/calibration/calibrate-ort.js';
 import { type CliRun, ensureBuilt, runCli } from './built-cli.js';
-import { captureIo } from './capture-io.js';
+import { runCliInProcess } from './capture-io.js';
 
 /** A quick sweep on the tiny preset: a few hundred milliseconds of measuring. */
 const QUICK = [
@@ -172,12 +171,6 @@ describe('dantinox bench (tiny preset, real binary)', () => {
 });
 
 describe('dantinox bench: newcomer errors exit 2 with one line and the fix, before building anything', () => {
-  // In process: usage errors end before any model is built, and a process start costs about a second each.
-  const usage = async (args: string[], { cwd: dir }: { cwd: string }): Promise<CliRun> => {
-    const io = captureIo(dir);
-    const code = await runInProcess(args, io);
-    return { code, stdout: io.out.join(''), stderr: io.err.join('') };
-  };
   const expectUsage = (r: CliRun, message: string): void => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`error: ${message}\n`);
@@ -193,19 +186,19 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
       tasks,
       messages.addYourOwn('task', 'examples/custom-task.ts'),
     );
-    expectUsage(await usage(['bench', '--tasks', 'throughput,latncy'], { cwd: dir }), unknownTask);
+    expectUsage(await runCliInProcess(['bench', '--tasks', 'throughput,latncy'], dir), unknownTask);
     expect(unknownTask).toContain('Did you mean "latency"?');
     expect(unknownTask).toContain('--plugin <module>');
     expectUsage(
-      await usage(['bench', '--data', 'missing.txt'], { cwd: dir }),
+      await runCliInProcess(['bench', '--data', 'missing.txt'], dir),
       messages.dataFileMissing('missing.txt'),
     );
     expectUsage(
-      await usage(['bench', '--model', 'models/none'], { cwd: dir }),
+      await runCliInProcess(['bench', '--model', 'models/none'], dir),
       messages.modelFolderMissing('models/none', '--model'),
     );
     expectUsage(
-      await usage(['bench', '--model', '.', '--config', 'tiny'], { cwd: dir }),
+      await runCliInProcess(['bench', '--model', '.', '--config', 'tiny'], dir),
       messages.configAndModel(),
     );
     expect(readdirSync(dir)).toEqual([]);
@@ -214,21 +207,21 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
   it('unwritable output directory, bad YAML bench config, invalid config value', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dantinox-bench-err-'));
     writeFileSync(join(dir, 'file'), '');
-    const notDir = await usage(['bench', '--config', 'tiny', '--out', 'file/out'], { cwd: dir });
+    const notDir = await runCliInProcess(['bench', '--config', 'tiny', '--out', 'file/out'], dir);
     expectUsage(notDir, messages.outDirNotWritable('file/out', { code: 'ENOTDIR' }));
 
     writeFileSync(join(dir, 'bench.yaml'), 'seq_lens: [64, 128\nn_measure: 3\n');
-    const yaml = await usage(['bench', '--bench-config', 'bench.yaml'], { cwd: dir });
+    const yaml = await runCliInProcess(['bench', '--bench-config', 'bench.yaml'], dir);
     expect(yaml.code).toBe(2);
     expect(yaml.stderr).toMatch(/^error: "[^"]*bench\.yaml" is not valid YAML: /);
     expect(yaml.stderr).not.toMatch(/\n\s+at /);
 
     writeFileSync(join(dir, 'bench2.yaml'), 'n_mesure: 3\n');
-    const typo = await usage(['bench', '--bench-config', 'bench2.yaml'], { cwd: dir });
+    const typo = await runCliInProcess(['bench', '--bench-config', 'bench2.yaml'], dir);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('Did you mean "n_measure"?');
 
-    const badFlag = await usage(['bench', '--seq-lens', '64,x'], { cwd: dir });
+    const badFlag = await runCliInProcess(['bench', '--seq-lens', '64,x'], dir);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain(
       messages.badCliValue('64,x', 'a comma-separated list of positive integers', '64,128,256'),
@@ -237,13 +230,13 @@ describe('dantinox bench: newcomer errors exit 2 with one line and the fix, befo
 
   it('plot and report: unknown chart, missing results file, unknown format', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dantinox-plot-err-'));
-    expectUsage(await usage(['plot', 'nope.csv'], { cwd: dir }), messages.resultsFileMissing('nope.csv'));
-    expectUsage(await usage(['report', 'nope'], { cwd: dir }), messages.resultsFileMissing('nope'));
-    expectUsage(await usage(['report', '.'], { cwd: dir }), messages.resultsDirEmpty('.'));
-    const chart = await usage(['plot', 'x.csv', '--charts', 'througput'], { cwd: dir });
+    expectUsage(await runCliInProcess(['plot', 'nope.csv'], dir), messages.resultsFileMissing('nope.csv'));
+    expectUsage(await runCliInProcess(['report', 'nope'], dir), messages.resultsFileMissing('nope'));
+    expectUsage(await runCliInProcess(['report', '.'], dir), messages.resultsDirEmpty('.'));
+    const chart = await runCliInProcess(['plot', 'x.csv', '--charts', 'througput'], dir);
     expect(chart.code).toBe(2);
     expect(chart.stderr).toContain('Unknown chart "througput". Did you mean "throughput"?');
-    const format = await usage(['plot', 'x.csv', '--format', 'gif'], { cwd: dir });
+    const format = await runCliInProcess(['plot', 'x.csv', '--format', 'gif'], dir);
     expect(format.code).toBe(2);
     expect(format.stderr).toContain('Unknown format "gif".');
   });

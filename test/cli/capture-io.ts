@@ -1,5 +1,6 @@
 /** An injected console for in-process CLI tests: records stdout and stderr, fixed clock, given working folder. */
-import type { CliIo } from '../../src/cli/index.js';
+import { type CliIo, runCli } from '../../src/cli/index.js';
+import type { CliRun } from './built-cli.js';
 
 /** A {@link CliIo} writing into `out` and `err`, in `cwd`, at 2026-01-31 04:05:09 local time. */
 export function captureIo(cwd: string): CliIo & { out: string[]; err: string[] } {
@@ -13,4 +14,14 @@ export function captureIo(cwd: string): CliIo & { out: string[]; err: string[] }
     cwd,
     now: () => new Date(2026, 0, 31, 4, 5, 9),
   };
+}
+
+/**
+ * Runs the CLI in this process, in `cwd`, and collects its output as {@link CliRun} (as a child process's run):
+ * for usage errors, which end before any model is built, where a process start would cost about a second.
+ */
+export async function runCliInProcess(args: readonly string[], cwd: string): Promise<CliRun> {
+  const io = captureIo(cwd);
+  const code = await runCli(args, io);
+  return { code, stdout: io.out.join(''), stderr: io.err.join('') };
 }
