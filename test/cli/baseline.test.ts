@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ngramBaseline } from '../../src/benchmarking/baselines/ngram-baseline.js';
 import { brownCorpusText } from '../../src/benchmarking/data/brown-corpus.js';
-import { runCli } from '../../src/cli/index.js';
 import { loadHfTokenizer } from '../../src/models/hf/hf-tokenizer.js';
 import { saveHfTokenizerFiles } from '../../src/models/hf/hf-tokenizer-json.js';
 import { trainBpe } from '../../src/models/tokenizers/train-bpe.js';
-import { captureIo } from './capture-io.js';
+import type { CliRun } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 
 const TRAIN = brownCorpusText('train').slice(0, 100_000);
 const HELD_OUT = brownCorpusText('held-out').slice(0, 10_000);
@@ -22,11 +22,7 @@ writeFileSync(join(cwd, 'held.txt'), HELD_OUT);
 saveHfTokenizerFiles(trainBpe(TRAIN, { vocabSize: 400 }).tokenizerFiles(), join(cwd, 'tok'));
 const FILES = ['--train', 'train.txt', '--held-out', 'held.txt'];
 
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo(cwd);
-  const code = await runCli(argv, io);
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const run = (argv: string[]): Promise<CliRun> => runCliInProcess(argv, cwd);
 
 describe('dantinox baseline', () => {
   const library = ngramBaseline(loadHfTokenizer(join(cwd, 'tok')), {
@@ -36,9 +32,9 @@ describe('dantinox baseline', () => {
 
   it('prints the texts, then one line per model with the library numbers, the best marked', async () => {
     const r = await run(['baseline', '--tokenizer', 'tok/tokenizer.json', ...FILES]);
-    expect(r.err).toBe('');
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const lines = r.out.trimEnd().split('\n');
+    const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('N-gram baseline of tokenizer tok/tokenizer.json (hf:BPE, 400 ids)');
     expect(lines[1]).toMatch(
       /^ {2}train: {4}train\.txt, 100,000 bytes, [\d,]+ tokens \(k and discounts chosen on its dev slice\)$/,
@@ -74,7 +70,7 @@ describe('dantinox baseline', () => {
   it('--json prints the library result; --orders and --smoothing choose the rows', async () => {
     const r = await run(['baseline', '--tokenizer', 'tok', ...FILES, '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toEqual(JSON.parse(JSON.stringify(library)));
+    expect(JSON.parse(r.stdout)).toEqual(JSON.parse(JSON.stringify(library)));
     const one = await run([
       'baseline',
       '--tokenizer',
@@ -86,22 +82,22 @@ describe('dantinox baseline', () => {
       'kneser-ney',
     ]);
     expect(one.code).toBe(0);
-    expect(one.out.trimEnd().split('\n').slice(5)).toHaveLength(1);
+    expect(one.stdout.trimEnd().split('\n').slice(5)).toHaveLength(1);
   });
 
   it('refuses an unknown order, a repeated smoothing, a missing tokenizer or text file, in one line', async () => {
     const orders = await run(['baseline', '--orders', '2,4']);
     expect(orders.code).toBe(2);
-    expect(orders.err.split('\n')[0]).toBe(
+    expect(orders.stderr.split('\n')[0]).toBe(
       `error: option '--orders <list>' argument '2,4' is invalid. "2,4" is not a comma-separated list of 1, 2, 3, each once, e.g. 1,2,3.`,
     );
     const twice = await run(['baseline', '--smoothing', 'add-k,add-k']);
     expect(twice.code).toBe(2);
     const tokenizer = await run(['baseline', '--tokenizer', 'nowhere/tokenizer.json']);
     expect(tokenizer.code).toBe(2);
-    expect(tokenizer.err).toMatch(/^error: Hugging Face model folder ".*nowhere" has no tokenizer\.json/);
+    expect(tokenizer.stderr).toMatch(/^error: Hugging Face model folder ".*nowhere" has no tokenizer\.json/);
     const text = await run(['baseline', '--tokenizer', 'bytes', '--train', 'missing.txt']);
     expect(text.code).toBe(2);
-    expect(text.err).toMatch(/^error: Cannot read training file ".*missing\.txt": there is no such file/);
+    expect(text.stderr).toMatch(/^error: Cannot read training file ".*missing\.txt": there is no such file/);
   });
 });

@@ -2,11 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode } from '../../src/cli/index.js';
 import { markRunSeparator, RUN_SEPARATOR } from '../../src/cli/run-separator.js';
 import { messages } from '../../src/messages.js';
 import { type FakeRunOptions, fakeRun } from '../benchmarking/compare/fake-runs.js';
-import { captureIo } from './capture-io.js';
+import type { CliRun } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 
 /** Writes a fake run as `<cwd>/<name>/results.json` (the layout of a bench run folder). */
 function saveRun(cwd: string, name: string, options: FakeRunOptions, file = 'results.json'): string {
@@ -21,11 +22,7 @@ function saveRuns(cwd: string, folder: string, count: number, options: FakeRunOp
   );
 }
 
-async function compare(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo(cwd);
-  const code = await runCli(['compare', ...args], io);
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const compare = (cwd: string, args: string[]): Promise<CliRun> => runCliInProcess(['compare', ...args], cwd);
 
 const DRIFT = { drift: 0.03, generation: true } as const;
 
@@ -41,21 +38,23 @@ describe('dantinox compare', () => {
 
   it('several runs per side with "--": Welch decides; the same code passes the gate, a 10% slowdown fails it', async () => {
     const aa = await compare(cwd, [...base, '--', ...same, '--fail-on-regression']);
-    expect(aa.code, aa.err).toBe(ExitCode.ok);
-    expect(aa.out.startsWith('same-1 … same-5 (5 runs) vs base-1 … base-5 (5 runs) (baseline): ')).toBe(true);
-    expect(aa.out).not.toContain(' regressed');
-    expect(aa.out).toContain('Runs per side: 5 baseline, 5 candidate');
-    expect(aa.out).toContain("welch: Welch's t-test on per-run values");
+    expect(aa.code, aa.stderr).toBe(ExitCode.ok);
+    expect(aa.stdout.startsWith('same-1 … same-5 (5 runs) vs base-1 … base-5 (5 runs) (baseline): ')).toBe(
+      true,
+    );
+    expect(aa.stdout).not.toContain(' regressed');
+    expect(aa.stdout).toContain('Runs per side: 5 baseline, 5 candidate');
+    expect(aa.stdout).toContain("welch: Welch's t-test on per-run values");
     const gated = await compare(cwd, [...base, '--', ...slow, '--fail-on-regression']);
     expect(gated.code).toBe(ExitCode.regression);
-    expect(gated.out).toMatch(/ttft_ms \(ms\) .* 5\+5 +welch +regressed/);
+    expect(gated.stdout).toMatch(/ttft_ms \(ms\) .* 5\+5 +welch +regressed/);
     expect((await compare(cwd, [...base, '--', ...slow])).code).toBe(ExitCode.ok);
   });
 
   it('folders of repeated runs, options after "--" included', async () => {
     const r = await compare(cwd, ['base', 'slow', '--format', 'json']);
-    expect(r.code, r.err).toBe(ExitCode.ok);
-    const c = JSON.parse(r.out).comparisons[0];
+    expect(r.code, r.stderr).toBe(ExitCode.ok);
+    const c = JSON.parse(r.stdout).comparisons[0];
     expect(c.baseline).toMatchObject({ label: 'base (5 runs)', runs: 5 });
     expect(c.candidate.runIds).toEqual(['slow-1', 'slow-2', 'slow-3', 'slow-4', 'slow-5']);
     const tpot = c.rows.find(
@@ -69,38 +68,39 @@ describe('dantinox compare', () => {
   it('one run per side: inconclusive with the runs needed, never a failed gate, unless a noise floor decides', async () => {
     const r = await compare(cwd, ['main', 'slower', '--fail-on-regression']);
     expect(r.code).toBe(ExitCode.ok);
-    expect(r.out).toMatch(/inconclusive: \d+ runs per side needed/);
-    expect(r.out).toContain(
+    expect(r.stdout).toMatch(/inconclusive: \d+ runs per side needed/);
+    expect(r.stdout).toContain(
       'one run per side cannot tell a change from run-to-run drift without a noise floor',
     );
     const floor = await compare(cwd, ['main', 'slower', '--noise-floor', '8%', '--fail-on-regression']);
     expect(floor.code).toBe(ExitCode.regression);
-    expect(floor.out).toMatch(/noise floor +regressed/);
-    expect(floor.out).toContain('noise floor 8% (given)');
+    expect(floor.stdout).toMatch(/noise floor +regressed/);
+    expect(floor.stdout).toContain('noise floor 8% (given)');
     const fine = await compare(cwd, ['main', 'again', '--noise-floor', '8%', '--fail-on-regression']);
     expect(fine.code).toBe(ExitCode.ok);
     // A floor where no comparison has one run per side is said to be unused.
     const unused = await compare(cwd, ['base', 'same', '--noise-floor', '8%']);
-    expect(unused.err).toBe(`note: ${messages.noiseFloorUnused()}\n`);
+    expect(unused.stderr).toBe(`note: ${messages.noiseFloorUnused()}\n`);
   });
 
   it('one run per side with --history: the earlier runs of the baseline variant there give the noise', async () => {
     const earlier = saveRuns(cwd, 'earlier', 4, { seed: 400, ...DRIFT });
-    const io = captureIo(cwd);
-    expect(await runCli(['history', 'add', ...earlier, '--history', 'h.duckdb'], io)).toBe(ExitCode.ok);
+    expect((await runCliInProcess(['history', 'add', ...earlier, '--history', 'h.duckdb'], cwd)).code).toBe(
+      ExitCode.ok,
+    );
     const r = await compare(cwd, ['main', 'slower', '--history', 'h.duckdb', '--fail-on-regression']);
-    expect(r.err).toBe('');
-    expect(r.out).toMatch(/earlier runs +regressed/);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/earlier runs +regressed/);
     expect(r.code).toBe(ExitCode.regression);
     const unused = await compare(cwd, ['base', 'same', '--history', 'h.duckdb']);
-    expect(unused.err).toBe(`note: ${messages.historyUnused(false)}\n`);
+    expect(unused.stderr).toBe(`note: ${messages.historyUnused(false)}\n`);
   });
 
   it('a baseline and several candidates, markdown, and --out with the chart and the HTML report', async () => {
     const r = await compare(cwd, ['base', 'same', 'slow', '--format', 'markdown', '--out', 'cmp']);
     expect(r.code).toBe(ExitCode.ok);
-    expect(r.out).toContain('### `same (5 runs)` vs `base (5 runs)` (baseline)');
-    expect(r.out).toContain('### `slow (5 runs)` vs `base (5 runs)` (baseline)');
+    expect(r.stdout).toContain('### `same (5 runs)` vs `base (5 runs)` (baseline)');
+    expect(r.stdout).toContain('### `slow (5 runs)` vs `base (5 runs)` (baseline)');
     for (const f of [
       'comparison.md',
       'comparison.json',
@@ -110,9 +110,9 @@ describe('dantinox compare', () => {
     ]) {
       expect(statSync(join(cwd, 'cmp', f)).size, f).toBeGreaterThan(500);
     }
-    expect(readFileSync(join(cwd, 'cmp', 'comparison.md'), 'utf8')).toBe(r.out);
+    expect(readFileSync(join(cwd, 'cmp', 'comparison.md'), 'utf8')).toBe(r.stdout);
     // The files listed are the ones written (writeComparison's list, from dantinox/runs).
-    expect(r.err).toContain(
+    expect(r.stderr).toContain(
       `wrote ${join(cwd, 'cmp')}/{comparison.md,comparison.json,comparison-compare.svg,comparison-compare.png,comparison-report.html}`,
     );
     expect(readFileSync(join(cwd, 'cmp', 'comparison-report.html'), 'utf8')).toContain('"change"');
@@ -129,7 +129,7 @@ describe('dantinox compare', () => {
       '--fail-on-regression',
     ]);
     expect(r.code).toBe(ExitCode.ok);
-    const row = JSON.parse(r.out).comparisons[0].rows.find(
+    const row = JSON.parse(r.stdout).comparisons[0].rows.find(
       (x: { metric: string }) => x.metric === 'tps_seq16',
     );
     expect(row.changeCi).toEqual([null, null]);
@@ -155,17 +155,17 @@ describe('dantinox compare', () => {
   });
 
   describe('bad input: one clear line, exit 2', () => {
-    const expectUsage = (r: { code: number; err: string }, text: string) => {
+    const expectUsage = (r: CliRun, text: string) => {
       expect(r.code).toBe(ExitCode.usage);
-      expect(r.err.trim().split('\n')).toHaveLength(1);
-      expect(r.err).toContain(text);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(text);
     };
 
     it('different variants without --allow-different', async () => {
       expectUsage(await compare(cwd, ['main', 'gpt2']), 'model tiny → gpt2');
       const allowed = await compare(cwd, ['main', 'gpt2', '--allow-different']);
       expect(allowed.code).toBe(ExitCode.ok);
-      expect(allowed.out).toContain(
+      expect(allowed.stdout).toContain(
         'Different variants (--allow-different): model tiny → gpt2, dim 64 → 768.',
       );
     });

@@ -12,16 +12,13 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { SuiteReport } from '../../src/benchmarking/index.js';
-import { ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { fakeRun } from '../benchmarking/compare/fake-runs.js';
-import { captureIo } from './capture-io.js';
+import type { CliRun } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 
-async function cli(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo(cwd);
-  const code = await runCli(args, io);
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const cli = (cwd: string, args: string[]): Promise<CliRun> => runCliInProcess(args, cwd);
 
 /** Saves a fake run (of `dtype`, when given) with an environment block starting on 2026-01-<day>. */
 function saveRun(cwd: string, day: number, slowdown = 1, dtype?: string): string {
@@ -54,29 +51,29 @@ describe('dantinox history', () => {
   it('adds runs (once), lists, shows and trends them, with a chart', async () => {
     const add = await cli(cwd, ['history', 'add', ...runs]);
     expect(add.code).toBe(ExitCode.ok);
-    expect(add.out).toContain('added: tiny-1');
-    expect((await cli(cwd, ['history', 'add', 'run-1'])).out).toContain('already there: tiny-1');
+    expect(add.stdout).toContain('added: tiny-1');
+    expect((await cli(cwd, ['history', 'add', 'run-1'])).stdout).toContain('already there: tiny-1');
     const list = await cli(cwd, ['history', 'list']);
     expect(
-      list.out
+      list.stdout
         .trim()
         .split('\n')
         .map((l) => l.split(/\s+/)[0]),
     ).toEqual(['run', 'tiny-1', 'tiny-2', 'tiny-3']);
-    expect(list.out).toContain('Test CPU · 2 CPUs · 8 GiB');
+    expect(list.stdout).toContain('Test CPU · 2 CPUs · 8 GiB');
     const show = await cli(cwd, ['history', 'show', 'tiny-2']);
-    expect(show.out).toContain('run tiny-2');
-    expect(show.out).toMatch(/throughput {2}seq=16,batch=1 {2}prefill /);
+    expect(show.stdout).toContain('run tiny-2');
+    expect(show.stdout).toMatch(/throughput {2}seq=16,batch=1 {2}prefill /);
     const trend = await cli(cwd, ['history', 'trend', 'tps_seq16', '--out', 'trend', '--x', 'commit']);
     expect(trend.code).toBe(ExitCode.ok);
-    const lines = trend.out.trim().split('\n');
+    const lines = trend.stdout.trim().split('\n');
     expect(lines).toHaveLength(4);
     expect(lines[1]).toMatch(/^tiny-1 .* \[\d+(\.\d+)?, \d+(\.\d+)?\]$/);
     for (const f of ['history-trend.svg', 'history-trend.png', 'history-report.html']) {
       expect(statSync(join(cwd, 'trend', f)).size, f).toBeGreaterThan(500);
     }
     const json = JSON.parse(
-      (await cli(cwd, ['history', 'trend', 'p99_ms', '--cell', 'decode@32', '--json'])).out,
+      (await cli(cwd, ['history', 'trend', 'p99_ms', '--cell', 'decode@32', '--json'])).stdout,
     );
     expect(json.map((p: { run_id: string }) => p.run_id)).toEqual(['tiny-1', 'tiny-2', 'tiny-3']);
   });
@@ -87,7 +84,7 @@ describe('dantinox history', () => {
     expect((await cli(dir, ['history', 'add', ...added])).code).toBe(ExitCode.ok);
     const trend = await cli(dir, ['history', 'trend', 'peak_tps']);
     expect(trend.code).toBe(ExitCode.ok);
-    const [head, ...rows] = trend.out.trim().split('\n');
+    const [head, ...rows] = trend.stdout.trim().split('\n');
     expect(head?.split(/ {2,}/)).toEqual([
       'run',
       'started',
@@ -110,30 +107,30 @@ describe('dantinox history', () => {
     mkdirSync(join(cwd, 'adir'), { recursive: true });
     const dir = await cli(cwd, ['history', 'list', '--history', 'adir']);
     expect(dir.code).toBe(ExitCode.usage);
-    expect(dir.err).toBe(`error: ${messages.historyIsDirectory(join(cwd, 'adir'))}\n`);
+    expect(dir.stderr).toBe(`error: ${messages.historyIsDirectory(join(cwd, 'adir'))}\n`);
     // Reading a history that does not exist says so (before: DuckDB's "Cannot open database … read-only mode").
     const missing = await cli(cwd, ['history', 'list', '--history', 'none.duckdb']);
-    expect(missing.err).toBe(`error: ${messages.historyMissing(join(cwd, 'none.duckdb'))}\n`);
+    expect(missing.stderr).toBe(`error: ${messages.historyMissing(join(cwd, 'none.duckdb'))}\n`);
     expect(missing.code).toBe(ExitCode.usage);
     // An empty DuckDB database (no tables) holds no runs; it is not an old schema to migrate.
     const { DuckDBInstance } = await import('@duckdb/node-api');
     (await DuckDBInstance.create(join(cwd, 'blank.duckdb'))).closeSync();
     const blank = await cli(cwd, ['history', 'list', '--history', 'blank.duckdb']);
-    expect(blank.err).toBe(`error: ${messages.historyEmpty(join(cwd, 'blank.duckdb'))}\n`);
+    expect(blank.stderr).toBe(`error: ${messages.historyEmpty(join(cwd, 'blank.duckdb'))}\n`);
     expect(blank.code).toBe(ExitCode.usage);
     const unknown = await cli(cwd, ['history', 'show', 'nope']);
     expect(unknown.code).toBe(ExitCode.usage);
-    expect(unknown.err).toBe(`error: ${messages.historyUnknownRun('results.duckdb', 'nope')}\n`);
+    expect(unknown.stderr).toBe(`error: ${messages.historyUnknownRun('results.duckdb', 'nope')}\n`);
     // The command the message suggests works as written.
-    const suggested = /"dantinox (history list [^"]+)"/.exec(unknown.err)?.[1] ?? '';
+    const suggested = /"dantinox (history list [^"]+)"/.exec(unknown.stderr)?.[1] ?? '';
     expect((await cli(cwd, suggested.split(' '))).code).toBe(ExitCode.ok);
     const metric = await cli(cwd, ['history', 'trend', 'nope_metric']);
     expect(metric.code).toBe(ExitCode.usage);
     const lastWithout = await cli(cwd, ['bench', '--compare-last']);
     expect(lastWithout.code).toBe(ExitCode.usage);
-    expect(lastWithout.err).toBe(`error: ${messages.compareLastNeedsHistory()}\n`);
+    expect(lastWithout.stderr).toBe(`error: ${messages.compareLastNeedsHistory()}\n`);
     const benchDir = await cli(cwd, ['bench', '--history', 'adir']);
-    expect(benchDir.err).toBe(`error: ${messages.historyIsDirectory('adir')}\n`);
+    expect(benchDir.stderr).toBe(`error: ${messages.historyIsDirectory('adir')}\n`);
   });
 
   it('a DuckDB database of another program, or a damaged history: one line saying what the file is, exit 2', async () => {
@@ -148,7 +145,7 @@ describe('dantinox history', () => {
       const before = readFileSync(path);
       for (const args of [['list'], ['add', runs[0] as string]]) {
         const r = await cli(cwd, ['history', ...args, '--history', path]);
-        expect(r.err).toBe(`error: ${messages.historyForeign(path, [`main.${table}`])}\n`);
+        expect(r.stderr).toBe(`error: ${messages.historyForeign(path, [`main.${table}`])}\n`);
         expect(r.code).toBe(ExitCode.usage);
       }
       expect(readFileSync(path).equals(before)).toBe(true); // nothing was added to it
@@ -168,11 +165,11 @@ describe('dantinox history', () => {
     for (const path of [cut, overwritten])
       for (const args of [['list'], ['add', runs[0] as string], ['show', 'tiny-1']]) {
         const r = await cli(cwd, ['history', ...args, '--history', path]);
-        expect(r.err).toMatch(
+        expect(r.stderr).toMatch(
           /^error: History file ".*" is damaged \(cut short or overwritten\): IO Error: /,
         );
-        expect(r.err).toContain('pass --history a new path');
-        expect(r.err.split('\n')).toHaveLength(2);
+        expect(r.stderr).toContain('pass --history a new path');
+        expect(r.stderr.split('\n')).toHaveLength(2);
         expect(r.code).toBe(ExitCode.usage);
       }
   });

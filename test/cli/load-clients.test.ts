@@ -13,7 +13,7 @@ import { parseAllDocuments } from 'yaml';
 import { parseCsv } from '../../src/benchmarking/csv.js';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
 import type { CellRecord } from '../../src/benchmarking/task.js';
-import { ExitCode, runCli as runCliInProcess } from '../../src/cli/index.js';
+import { ExitCode } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { quantileSorted } from '../../src/profiling/index.js';
 import { readLoadClientManifest } from '../../src/runs/load-client-manifest.js';
@@ -21,8 +21,8 @@ import { runLoad } from '../../src/runs/run-load.js';
 import { CLIENT_FLAGS } from '../../src/scheduler-index.js';
 import { type RequestLine, readRequestLines } from '../../src/serving/client/request-rows.js';
 import { type MockServer, startMockServer } from '../serving/mock-openai-server.js';
-import { ensureBuilt, ROOT, runCli, runProcess } from './built-cli.js';
-import { captureIo } from './capture-io.js';
+import { type CliRun, ensureBuilt, ROOT, runCli, runProcess } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 import { dantinoxOnPath, runSlurmArray } from './slurm-array.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-load-clients-'));
@@ -35,11 +35,7 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-async function cli(args: string[]) {
-  const io = captureIo(cwd);
-  const code = await runCliInProcess(args, io);
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const cli = (args: string[]): Promise<CliRun> => runCliInProcess(args, cwd);
 
 /** An open-loop point: 24 requests at 40 req/s, at most 8 in flight, 2 warm-up requests. */
 const POINT = [
@@ -99,9 +95,9 @@ describe('dantinox load --client i/n and merge', () => {
     const single = await cli(['load', server.url, ...POINT, '--out', 'single', '--no-charts']);
     expect(single.code).toBe(ExitCode.ok);
     const merge = await cli(['merge', 'clients', '--out', 'merged']);
-    expect(merge.err).toBe('');
+    expect(merge.stderr).toBe('');
     expect(merge.code).toBe(ExitCode.ok);
-    expect(merge.out).toContain('Merged 2 of 2 client(s) of one sweep point from 2 folder(s) into merged');
+    expect(merge.stdout).toContain('Merged 2 of 2 client(s) of one sweep point from 2 folder(s) into merged');
 
     // The same requests: every index once, each client every other one, on the single process's schedule.
     const merged = requestsOf('merged');
@@ -155,9 +151,9 @@ describe('dantinox load --client i/n and merge', () => {
     expect(existsSync(join(cwd, 'merged/charts/mock-serving_timeline.svg'))).toBe(true);
     const compare = await cli(['compare', 'single', 'merged', '--noise-floor', '500%']);
     expect([ExitCode.ok, ExitCode.regression]).toContain(compare.code);
-    expect(compare.out).toContain(ID);
+    expect(compare.stdout).toContain(ID);
     const history = await cli(['history', 'add', 'merged', 'merged/results.csv', '--history', 'h.duckdb']);
-    expect(history.err).toBe('');
+    expect(history.stderr).toBe('');
     expect(history.code).toBe(ExitCode.ok);
   }, 90_000);
 
@@ -215,15 +211,15 @@ describe('dantinox load --client i/n and merge', () => {
     for (const [extra, message] of cases) {
       const run = await load(...extra);
       expect(run.code, extra.join(' ')).toBe(ExitCode.usage);
-      expect(run.err, extra.join(' ')).toBe(`error: ${message}\n`);
+      expect(run.stderr, extra.join(' ')).toBe(`error: ${message}\n`);
     }
     const past = await load('--client', '0/2', '--start-at', '2020-01-01T00:00:00Z');
     expect(past.code).toBe(ExitCode.usage);
-    expect(past.err.split('\n')).toHaveLength(2);
-    expect(past.err).toMatch(/^error: --start-at 2020-01-01T00:00:00\.000Z is [\d.]+ s in the past/);
+    expect(past.stderr.split('\n')).toHaveLength(2);
+    expect(past.stderr).toMatch(/^error: --start-at 2020-01-01T00:00:00\.000Z is [\d.]+ s in the past/);
     const zoneless = await load('--start-at', '2030-01-01T00:00:00');
     expect(zoneless.code).toBe(ExitCode.usage);
-    expect(zoneless.err).toContain(messages.loadBadStartAt('2030-01-01T00:00:00'));
+    expect(zoneless.stderr).toContain(messages.loadBadStartAt('2030-01-01T00:00:00'));
     expect(existsSync(join(cwd, 'bad'))).toBe(false);
   });
 
@@ -246,12 +242,12 @@ describe('dantinox load --client i/n and merge', () => {
     await Promise.all([client('other/client-0-of-2', 0), client('other/client-1-of-2', 1, 7)]);
     const differ = await cli(['merge', 'other', '--out', 'other-merged']);
     expect(differ.code).toBe(ExitCode.usage);
-    expect(differ.err).toBe(
+    expect(differ.stderr).toBe(
       `error: ${messages.loadShardsDiffer(join(cwd, 'other/client-0-of-2'), join(cwd, 'other/client-1-of-2'), '--seed', '0', '7', CLIENT_FLAGS)}\n`,
     );
     const missing = await cli(['merge', 'other/client-0-of-2', '--out', 'half']);
     expect(missing.code).toBe(ExitCode.usage);
-    expect(missing.err).toBe(
+    expect(missing.stderr).toBe(
       `error: ${messages.mergeIncomplete([messages.clientsMissing([1], 2)], CLIENT_FLAGS)}\n`,
     );
     const partial = await cli([
@@ -263,12 +259,12 @@ describe('dantinox load --client i/n and merge', () => {
       '--no-charts',
     ]);
     expect(partial.code).toBe(ExitCode.ok);
-    expect(partial.err).toContain('missing (--allow-partial): missing client folder(s) client-1-of-2');
+    expect(partial.stderr).toContain('missing (--allow-partial): missing client folder(s) client-1-of-2');
     expect(RunDirectory.load(join(cwd, 'half')).results[0]?.meta?.['interrupted']).toBe(
       messages.loadClientsInterrupted(1),
     );
     const twice = await cli(['merge', 'other/client-0-of-2', 'other/client-0-of-2', '--out', 'twice']);
-    expect(twice.err).toBe(
+    expect(twice.stderr).toBe(
       `error: ${messages.duplicateClient(0, [join(cwd, 'other/client-0-of-2'), join(cwd, 'other/client-0-of-2')])}\n`,
     );
     await runLoad({
@@ -281,7 +277,7 @@ describe('dantinox load --client i/n and merge', () => {
       shard: { index: 0, count: 1, source: '--shard' },
     });
     const mixed = await cli(['merge', 'shards', 'other', '--out', 'mixed']);
-    expect(mixed.err).toBe(
+    expect(mixed.stderr).toBe(
       `error: ${messages.mergeShardsAndClients(join(cwd, 'shards'), join(cwd, 'other'))}\n`,
     );
   });
@@ -306,7 +302,7 @@ describe('dantinox load --client i/n and merge', () => {
         startAt,
         '--quiet',
       ]);
-      expect(run.code, run.err).toBe(ExitCode.ok);
+      expect(run.code, run.stderr).toBe(ExitCode.ok);
       expect(readLoadClientManifest(join(cwd, 'k8s/client-1-of-2')).client).toEqual({
         index: 1,
         count: 2,
@@ -408,7 +404,7 @@ describe('the Kubernetes and Slurm forms of docs/ (their commands, scaled down, 
   }, 120_000);
 
   it('names only flags that exist', async () => {
-    const help = (await cli(['load', '--help'])).out + (await cli(['merge', '--help'])).out;
+    const help = (await cli(['load', '--help'])).stdout + (await cli(['merge', '--help'])).stdout;
     const files = [
       'kubernetes/dantinox-load-clients.yaml',
       'kubernetes/dantinox-load-merge.yaml',

@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
-import { ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode } from '../../src/cli/index.js';
 import { type MockServer, startMockServer } from '../serving/mock-openai-server.js';
-import { captureIo } from './capture-io.js';
+import type { CliRun } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-load-https-'));
 let server: MockServer;
@@ -63,9 +64,8 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-async function load(...args: string[]) {
-  const io = captureIo(cwd);
-  const code = await runCli(
+function load(...args: string[]): Promise<CliRun> {
+  return runCliInProcess(
     [
       'load',
       server.url,
@@ -78,16 +78,15 @@ async function load(...args: string[]) {
       '--no-charts',
       ...args,
     ],
-    io,
+    cwd,
   );
-  return { code, out: io.out.join(''), err: io.err.join('') };
 }
 
 describe('dantinox load over https', () => {
   it('streams from a server whose self-signed certificate --ca-file trusts', async () => {
     expect(server.url.startsWith('https://127.0.0.1:')).toBe(true);
     const run = await load('--ca-file', 'cert.pem', '--out', 'trusted');
-    expect(run.err).toContain('ok 3/3');
+    expect(run.stderr).toContain('ok 3/3');
     expect(run.code).toBe(ExitCode.ok);
     const cell = RunDirectory.load(join(cwd, 'trusted')).results[0]?.cells?.[0];
     expect(cell?.metrics['output_tokens']).toBe(3 * 4);
@@ -99,26 +98,28 @@ describe('dantinox load over https', () => {
     const before = server.received();
     const untrusted = await load('--out', 'untrusted');
     expect(untrusted.code).toBe(ExitCode.usage);
-    expect(untrusted.err.trimEnd().split('\n')).toHaveLength(1);
-    expect(untrusted.err).toMatch(/^error: The server at https:\/\/127\.0\.0\.1:\d+ presented a certificate/);
-    expect(untrusted.err).toContain('self-signed certificate');
-    expect(untrusted.err).toContain('--ca-file <ca.pem>');
+    expect(untrusted.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(untrusted.stderr).toMatch(
+      /^error: The server at https:\/\/127\.0\.0\.1:\d+ presented a certificate/,
+    );
+    expect(untrusted.stderr).toContain('self-signed certificate');
+    expect(untrusted.stderr).toContain('--ca-file <ca.pem>');
     expect(server.received()).toBe(before); // no request was sent
     expect(existsSync(join(cwd, 'untrusted'))).toBe(false);
     // A CA that did not sign it: the same line, saying so.
     selfSigned('other-key.pem', 'other.pem', 'other');
     const wrongCa = await load('--ca-file', 'other.pem', '--out', 'untrusted');
     expect(wrongCa.code).toBe(ExitCode.usage);
-    expect(wrongCa.err).toContain('the --ca-file given did not sign it');
+    expect(wrongCa.stderr).toContain('the --ca-file given did not sign it');
   });
 
   it('refuses a --ca-file that is missing or holds no PEM certificate, in one line', async () => {
     const missing = await load('--ca-file', 'nope.pem', '--out', 'x');
     expect(missing.code).toBe(ExitCode.usage);
-    expect(missing.err).toMatch(/^error: --ca-file "\S*nope\.pem" cannot be read: .*\n$/);
+    expect(missing.stderr).toMatch(/^error: --ca-file "\S*nope\.pem" cannot be read: .*\n$/);
     const key = await load('--ca-file', 'key.pem', '--out', 'x');
     expect(key.code).toBe(ExitCode.usage);
-    expect(key.err).toMatch(/^error: --ca-file "\S*key\.pem" holds no PEM certificate .*\n$/);
+    expect(key.stderr).toMatch(/^error: --ca-file "\S*key\.pem" holds no PEM certificate .*\n$/);
     expect(existsSync(join(cwd, 'x'))).toBe(false);
   });
 });

@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runState } from '../../src/benchmarking/matrix/matrix-report.js';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
-import { ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { runLoad } from '../../src/runs/run-load.js';
 import { type MockServer, startMockServer } from '../serving/mock-openai-server.js';
-import { captureIo } from './capture-io.js';
+import type { CliRun } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-load-shard-'));
 let server: MockServer;
@@ -24,11 +25,7 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-async function cli(args: string[]) {
-  const io = captureIo(cwd);
-  const code = await runCli(args, io);
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const cli = (args: string[]): Promise<CliRun> => runCliInProcess(args, cwd);
 
 /** A 4-point closed-loop sweep of 4 requests per point, with the extra flags. */
 const sweep = (...extra: string[]): string[] => [
@@ -60,12 +57,12 @@ describe('dantinox load --shard and merge', () => {
     const first = await cli(sweep('--out', 'sharded', '--shard', '0/2', '--no-charts'));
     const second = await cli(sweep('--out', 'sharded', '--shard', '1/2', '--no-charts'));
     expect([first.code, second.code]).toEqual([ExitCode.ok, ExitCode.ok]);
-    expect(first.err.split('\n')[0]).toBe('Shard 0/2 (from --shard): 2 of 4 sweep point(s).');
-    expect(first.err).toContain('concurrency=3,rate=inf');
-    expect(first.err).not.toContain('concurrency=2,rate=inf');
+    expect(first.stderr.split('\n')[0]).toBe('Shard 0/2 (from --shard): 2 of 4 sweep point(s).');
+    expect(first.stderr).toContain('concurrency=3,rate=inf');
+    expect(first.stderr).not.toContain('concurrency=2,rate=inf');
     // Round-robin, as bench deals variants: shard 0 has points 0 and 2, shard 1 points 1 and 3.
-    expect(first.out).toContain('sharded/shard-0-of-2/concurrency=1,rate=inf/');
-    expect(first.out).toContain('sharded/shard-0-of-2/concurrency=3,rate=inf/');
+    expect(first.stdout).toContain('sharded/shard-0-of-2/concurrency=1,rate=inf/');
+    expect(first.stdout).toContain('sharded/shard-0-of-2/concurrency=3,rate=inf/');
     expect(readdirSync(join(cwd, 'sharded/shard-1-of-2')).sort()).toEqual(
       [
         'concurrency=2,rate=inf',
@@ -76,9 +73,9 @@ describe('dantinox load --shard and merge', () => {
       ].sort(),
     );
     const merge = await cli(['merge', 'sharded', '--out', 'merged']);
-    expect(merge.err).toBe('');
+    expect(merge.stderr).toBe('');
     expect(merge.code).toBe(ExitCode.ok);
-    expect(merge.out).toContain('Merged 4 of 4 sweep point(s) from 2 folder(s) into merged');
+    expect(merge.stdout).toContain('Merged 4 of 4 sweep point(s) from 2 folder(s) into merged');
     expect(cellsOf('merged')).toEqual(POINTS);
     expect(cellsOf('whole')).toEqual(POINTS);
     expect(header('merged')).toBe(header('whole'));
@@ -96,13 +93,13 @@ describe('dantinox load --shard and merge', () => {
     // The merged run reads like any load run.
     const compare = await cli(['compare', 'whole', 'merged', '--noise-floor', '500%']);
     expect([ExitCode.ok, ExitCode.taskFailed]).toContain(compare.code);
-    expect(compare.out).toContain('concurrency=4,rate=inf');
+    expect(compare.stdout).toContain('concurrency=4,rate=inf');
     const report = await cli(['report', 'merged', '--out', 'merged-report.html']);
     expect(report.code).toBe(ExitCode.ok);
     const html = readFileSync(join(cwd, 'merged-report.html'), 'utf8');
     for (const point of POINTS) expect(html).toContain(point);
     const history = await cli(['history', 'add', 'merged', '--history', 'h.duckdb']);
-    expect(history.err).toBe('');
+    expect(history.stderr).toBe('');
     expect(history.code).toBe(ExitCode.ok);
   }, 30_000);
 
@@ -133,7 +130,7 @@ describe('dantinox load --shard and merge', () => {
     await cli(sweep('--out', 'differ', '--shard', '1/2', '--no-charts', '--seed', '7'));
     const merge = await cli(['merge', 'differ', '--out', 'differ-merged']);
     expect(merge.code).toBe(ExitCode.usage);
-    expect(merge.err).toBe(
+    expect(merge.stderr).toBe(
       `error: ${messages.loadShardsDiffer(join(cwd, 'differ/shard-0-of-2'), join(cwd, 'differ/shard-1-of-2'), '--seed', '0', '7')}\n`,
     );
     expect(existsSync(join(cwd, 'differ-merged/results.json'))).toBe(false);
@@ -142,8 +139,8 @@ describe('dantinox load --shard and merge', () => {
   it('refuses a bad shard and --find-max-goodput with a shard: one line, exit 2, naming the flag', async () => {
     const outOfRange = await cli(sweep('--out', 'bad', '--shard', '2/2'));
     expect(outOfRange.code).toBe(ExitCode.usage);
-    expect(outOfRange.err).toBe(`error: ${messages.badShard('2/2')}\n`);
-    expect(outOfRange.err).toContain('--shard 0/4');
+    expect(outOfRange.stderr).toBe(`error: ${messages.badShard('2/2')}\n`);
+    expect(outOfRange.stderr).toContain('--shard 0/4');
     const search = await cli([
       'load',
       server.url,
@@ -158,17 +155,17 @@ describe('dantinox load --shard and merge', () => {
       'bad',
     ]);
     expect(search.code).toBe(ExitCode.usage);
-    expect(search.err).toBe(`error: ${messages.loadShardedSearch('--shard')}\n`);
-    expect(search.err).toContain('--find-max-goodput cannot be sharded');
+    expect(search.stderr).toBe(`error: ${messages.loadShardedSearch('--shard')}\n`);
+    expect(search.stderr).toContain('--find-max-goodput cannot be sharded');
     const resume = await cli(sweep('--out', 'bad', '--resume'));
     expect(resume.code).toBe(ExitCode.usage);
-    expect(resume.err).toBe(`error: ${messages.loadResumeWithoutShard()}\n`);
+    expect(resume.stderr).toBe(`error: ${messages.loadResumeWithoutShard()}\n`);
     const before = process.env['JOB_COMPLETION_INDEX'];
     process.env['JOB_COMPLETION_INDEX'] = '1';
     try {
       const env = await cli(sweep('--find-max-goodput', '--slo', 'ttft=1s', '--shards', '2', '--out', 'bad'));
       expect(env.code).toBe(ExitCode.usage);
-      expect(env.err).toBe(`error: ${messages.loadShardedSearch('JOB_COMPLETION_INDEX')}\n`);
+      expect(env.stderr).toBe(`error: ${messages.loadShardedSearch('JOB_COMPLETION_INDEX')}\n`);
     } finally {
       if (before === undefined) delete process.env['JOB_COMPLETION_INDEX'];
       else process.env['JOB_COMPLETION_INDEX'] = before;
@@ -217,9 +214,9 @@ describe('dantinox load --shard and merge', () => {
       expect(runState(join(cwd, 'partial/shard-0-of-2', POINTS[2] as string))).toBe('unfinished');
       const refused = await cli(['merge', 'partial', '--out', 'partial-merged']);
       expect(refused.code).toBe(ExitCode.usage);
-      expect(refused.err.split('\n')).toHaveLength(2);
-      expect(refused.err).toContain('sweep point concurrency=3,rate=inf: unfinished in');
-      expect(refused.err).toContain('--allow-partial');
+      expect(refused.stderr.split('\n')).toHaveLength(2);
+      expect(refused.stderr).toContain('sweep point concurrency=3,rate=inf: unfinished in');
+      expect(refused.stderr).toContain('--allow-partial');
       const partial = await cli([
         'merge',
         'partial',
@@ -229,7 +226,7 @@ describe('dantinox load --shard and merge', () => {
         '--no-charts',
       ]);
       expect(partial.code).toBe(ExitCode.ok);
-      expect(partial.err).toContain('missing (--allow-partial): sweep point concurrency=3,rate=inf');
+      expect(partial.stderr).toContain('missing (--allow-partial): sweep point concurrency=3,rate=inf');
       expect(cellsOf('partial-merged')).toEqual(POINTS);
       expect(runState(join(cwd, 'partial-merged'))).toBe('unfinished');
       // --resume keeps the completed point (its folder untouched) and measures the cut one again.

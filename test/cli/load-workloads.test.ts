@@ -3,23 +3,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
-import { ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode } from '../../src/cli/index.js';
 import { Gpt2Tokenizer } from '../../src/models/tokenizers/gpt2-tokenizer.js';
 import { readRequestLines } from '../../src/serving/client/request-rows.js';
 import { type MockOptions, startMockServer } from '../serving/mock-openai-server.js';
-import { captureIo } from './capture-io.js';
+import type { CliRun } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-load-workloads-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const gpt2 = new Gpt2Tokenizer();
 
 /** Runs `dantinox load` against a fresh mock server with `mock`'s options. */
-async function load(mock: MockOptions, args: string[]) {
+async function load(mock: MockOptions, args: string[]): Promise<CliRun> {
   const server = await startMockServer(mock);
   try {
-    const io = captureIo(cwd);
-    const code = await runCli(['load', server.url, '--no-charts', '--model', 'm', ...args], io);
-    return { code, out: io.out.join(''), err: io.err.join('') };
+    return await runCliInProcess(['load', server.url, '--no-charts', '--model', 'm', ...args], cwd);
   } finally {
     await server.close();
   }
@@ -45,7 +44,7 @@ describe('dantinox load: the workloads people run', () => {
       '--out',
       'turns',
     ]);
-    expect(run.code, run.err).toBe(ExitCode.ok);
+    expect(run.code, run.stderr).toBe(ExitCode.ok);
     const requests = readRequestLines(join(cwd, 'turns', 'requests.jsonl'));
     expect(requests.map((r) => [r.index, r.turn])).toEqual(
       [0, 1, 2, 3].flatMap((i) => [0, 1, 2].map((t) => [i, t])),
@@ -79,7 +78,7 @@ describe('dantinox load: the workloads people run', () => {
       '--out',
       'sharegpt',
     ]);
-    expect(run.code, run.err).toBe(ExitCode.ok);
+    expect(run.code, run.stderr).toBe(ExitCode.ok);
     const requests = readRequestLines(join(cwd, 'sharegpt', 'requests.jsonl'));
     // The answer after "Hi" in the file is two tokens: the first turn asks for two; "More?" has none: --output-tokens.
     expect(requests.map((r) => [r.turn, r.status === 'ok' ? r.outputTokens : 0])).toEqual([
@@ -108,7 +107,7 @@ describe('dantinox load: the workloads people run', () => {
         'prefix',
       ],
     );
-    expect(run.code, run.err).toBe(ExitCode.ok);
+    expect(run.code, run.stderr).toBe(ExitCode.ok);
     const m = cell('prefix')?.metrics ?? {};
     // After the warm-up every prompt's first 48 of 64 tokens are cached (the word cut at the prefix's end may cost one).
     expect(m['cache_hit_rate']).toBeGreaterThan(46 / 64);
@@ -134,7 +133,7 @@ describe('dantinox load: the workloads people run', () => {
       '--out',
       'mooncake',
     ]);
-    expect(run.code, run.err).toBe(ExitCode.ok);
+    expect(run.code, run.stderr).toBe(ExitCode.ok);
     const requests = readRequestLines(join(cwd, 'mooncake', 'requests.jsonl'));
     expect(requests.map((r) => r.plannedMs)).toEqual([0, 40]);
     expect(requests.map((r) => (r.status === 'ok' ? [r.serverPromptTokens, r.outputTokens] : []))).toEqual([
@@ -146,8 +145,8 @@ describe('dantinox load: the workloads people run', () => {
     writeFileSync(join(cwd, 'missing-field.jsonl'), '{"timestamp": 0, "input_length": 5}\n');
     const missing = await load({}, ['--trace', 'missing-field.jsonl', '--out', 'bad2']);
     expect(missing.code).toBe(ExitCode.usage);
-    expect(missing.err.trim().split('\n')).toHaveLength(1);
-    expect(missing.err).toContain('missing-field.jsonl, row 1: field output_length');
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(missing.stderr).toContain('missing-field.jsonl, row 1: field output_length');
   });
 
   it('a reasoning model: thinking and answer counted apart, TTFT at the first thinking token', async () => {
@@ -161,7 +160,7 @@ describe('dantinox load: the workloads people run', () => {
       '--out',
       'reasoning',
     ]);
-    expect(run.code, run.err).toBe(ExitCode.ok);
+    expect(run.code, run.stderr).toBe(ExitCode.ok);
     const m = cell('reasoning')?.metrics ?? {};
     expect([m['output_tokens'], m['reasoning_tokens']]).toEqual([30, 18]);
     expect(m['ttfa_p50_ms']).toBeGreaterThan(m['ttft_p50_ms'] ?? Number.POSITIVE_INFINITY);
@@ -175,8 +174,8 @@ describe('dantinox load: the workloads people run', () => {
     ] as const) {
       const run = await load({}, [...args, '--requests', '1']);
       expect(run.code).toBe(ExitCode.usage);
-      expect(run.err.trim().split('\n')).toHaveLength(1);
-      expect(run.err).toContain(`${a} and ${b} cannot be used together`);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toContain(`${a} and ${b} cannot be used together`);
     }
   });
 });

@@ -5,12 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/benchmarking/csv.js';
 import { SuiteReport } from '../../src/benchmarking/report.js';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
-import { ExitCode, runCli } from '../../src/cli/index.js';
+import { ExitCode } from '../../src/cli/index.js';
 import { parseLoadList, parseWindow } from '../../src/cli/load-option-parsers.js';
 import { readRequestLines } from '../../src/serving/client/request-rows.js';
 import { servingMetrics } from '../../src/serving/client/serving-metrics.js';
 import { type MockServer, startMockServer } from '../serving/mock-openai-server.js';
-import { captureIo } from './capture-io.js';
+import type { CliRun } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-load-cli-'));
 let server: MockServer;
@@ -22,11 +23,7 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-async function load(args: string[]) {
-  const io = captureIo(cwd);
-  const code = await runCli(['load', ...args], io);
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const load = (args: string[]): Promise<CliRun> => runCliInProcess(['load', ...args], cwd);
 
 describe('dantinox load', () => {
   it('parses sweep lists and windows', () => {
@@ -60,10 +57,10 @@ describe('dantinox load', () => {
       '--model',
       'mock',
     ]);
-    expect(run.err).toContain('concurrency=4,rate=50');
-    expect(run.err).toContain('concurrency=4,rate=inf');
-    expect(run.err).toContain('ok 12/12');
-    expect(run.out.split('\n')).toEqual(
+    expect(run.stderr).toContain('concurrency=4,rate=50');
+    expect(run.stderr).toContain('concurrency=4,rate=inf');
+    expect(run.stderr).toContain('ok 12/12');
+    expect(run.stdout.split('\n')).toEqual(
       expect.arrayContaining([
         'r1/results.csv',
         'r1/results.json',
@@ -96,8 +93,8 @@ describe('dantinox load', () => {
       .trim()
       .split('\n');
     expect(csv).toHaveLength(1 + 32);
-    const compare = await runCli(['compare', 'r1', 'r1', '--noise-floor', '50%'], captureIo(cwd));
-    expect(compare).toBe(ExitCode.ok);
+    const compare = await runCliInProcess(['compare', 'r1', 'r1', '--noise-floor', '50%'], cwd);
+    expect(compare.code).toBe(ExitCode.ok);
     // results.csv: one row per sweep point, its metrics as columns, read back as the points of the serving row.
     const table = parseCsv(readFileSync(join(cwd, 'r1', 'results.csv'), 'utf8'));
     expect(table.header.slice(0, 6)).toEqual(['run_id', 'task', 'cell', 'status', 'concurrency', 'rate']);
@@ -110,19 +107,14 @@ describe('dantinox load', () => {
       cells.map((c) => Object.fromEntries(Object.entries(c.metrics).filter(([, v]) => !Number.isNaN(v)))),
     );
     // compare and history take the CSV: point by point.
-    const io = captureIo(cwd);
-    const csvCompare = await runCli(
+    const csvCompare = await runCliInProcess(
       ['compare', 'r1/results.csv', 'r1/results.csv', '--noise-floor', '50%'],
-      io,
+      cwd,
     );
-    expect(csvCompare).toBe(ExitCode.ok);
-    expect(io.out.join('')).toContain('concurrency=4,rate=50');
-    const added = captureIo(cwd);
-    expect(
-      await runCli(['history', 'add', 'r1/results.csv', '--history', 'csv.duckdb'], added),
-      added.err.join(''),
-    ).toBe(ExitCode.ok);
-    const trend = captureIo(cwd);
+    expect(csvCompare.code).toBe(ExitCode.ok);
+    expect(csvCompare.stdout).toContain('concurrency=4,rate=50');
+    const added = await runCliInProcess(['history', 'add', 'r1/results.csv', '--history', 'csv.duckdb'], cwd);
+    expect(added.code, added.stderr).toBe(ExitCode.ok);
     const args = [
       'history',
       'trend',
@@ -132,8 +124,9 @@ describe('dantinox load', () => {
       '--history',
       'csv.duckdb',
     ];
-    expect(await runCli(args, trend)).toBe(ExitCode.ok);
-    expect(trend.out.join('')).toContain(String(Number(cells[1]?.metrics['output_tps']?.toPrecision(4))));
+    const trend = await runCliInProcess(args, cwd);
+    expect(trend.code).toBe(ExitCode.ok);
+    expect(trend.stdout).toContain(String(Number(cells[1]?.metrics['output_tps']?.toPrecision(4))));
   });
 
   it('replays a trace and reads JSONL prompts', async () => {
@@ -151,7 +144,7 @@ describe('dantinox load', () => {
       'r2',
       '--no-charts',
     ]);
-    expect(trace.err).toContain('ok 2/2');
+    expect(trace.stderr).toContain('ok 2/2');
     expect(trace.code).toBe(ExitCode.ok);
     writeFileSync(join(cwd, 'p.jsonl'), '{"prompt":"Hello there","output_tokens":3}\n\n{"prompt":"Why?"}\n');
     const prompts = await load([
@@ -166,7 +159,7 @@ describe('dantinox load', () => {
       'r3',
       '--no-charts',
     ]);
-    expect(prompts.err).toContain('ok 4/4');
+    expect(prompts.stderr).toContain('ok 4/4');
     expect(prompts.code).toBe(ExitCode.ok);
   });
 
@@ -204,7 +197,7 @@ describe('dantinox load', () => {
     }
     const noSlo = await load([server.url, '--find-max-goodput', '--requests', '3']);
     expect(noSlo.code).toBe(ExitCode.usage);
-    expect(noSlo.err).toContain('pass them with --slo');
+    expect(noSlo.stderr).toContain('pass them with --slo');
   }, 60_000);
 
   it('a server without usage whose tokens the client counts otherwise: ≈ and one warning naming --tokenizer, in the summary, report.html and compare', async () => {
@@ -213,10 +206,10 @@ describe('dantinox load', () => {
       const args = ['--requests', '3', '--input-tokens', '4', '--output-tokens', '6', '--model', 'm'];
       const run = await load([other.url, ...args, '--out', 'approx']);
       expect(run.code).toBe(ExitCode.ok);
-      const pointLine = run.err.split('\n').find((l) => l.startsWith('concurrency=1,rate=inf')) ?? '';
+      const pointLine = run.stderr.split('\n').find((l) => l.startsWith('concurrency=1,rate=inf')) ?? '';
       expect(pointLine).toMatch(/itl p50 ≈/);
       expect(pointLine).toMatch(/≈[\d.,]+ tok\/s/);
-      const warning = run.err.split('\n').filter((l) => l.includes('approximate'));
+      const warning = run.stderr.split('\n').filter((l) => l.includes('approximate'));
       expect(warning).toHaveLength(1);
       expect(warning[0]).toContain('--tokenizer');
       const cell = RunDirectory.load(join(cwd, 'approx')).results[0]?.cells?.[0];
@@ -225,9 +218,8 @@ describe('dantinox load', () => {
       expect(readFileSync(join(cwd, 'approx', 'report.html'), 'utf8')).toContain(
         'so output tokens, tok/s, TPOT and ITL are approximate',
       );
-      const io = captureIo(cwd);
-      await runCli(['compare', 'approx', 'approx', '--noise-floor', '50%'], io);
-      expect(io.out.join('') + io.err.join('')).toContain('are approximate');
+      const compared = await runCliInProcess(['compare', 'approx', 'approx', '--noise-floor', '50%'], cwd);
+      expect(compared.stdout + compared.stderr).toContain('are approximate');
     } finally {
       await other.close();
     }
@@ -244,8 +236,8 @@ describe('dantinox load', () => {
         'exact',
         '--no-charts',
       ]);
-      expect(run.err).not.toContain('≈');
-      const counts = run.err
+      expect(run.stderr).not.toContain('≈');
+      const counts = run.stderr
         .split('\n')
         .filter((l) => l.includes('counted 24 output tokens where the server reported 12'));
       expect(counts).toHaveLength(1);
@@ -270,19 +262,19 @@ describe('dantinox load', () => {
         'r4',
         '--no-charts',
       ]);
-      expect(run.err).toContain('http_500 3');
+      expect(run.stderr).toContain('http_500 3');
       expect(run.code).toBe(ExitCode.taskFailed);
     } finally {
       await failing.close();
     }
     const noEnd = await load([server.url]);
     expect(noEnd.code).toBe(ExitCode.usage);
-    expect(noEnd.err).toContain('--requests N or --duration');
+    expect(noEnd.stderr).toContain('--requests N or --duration');
     const badUrl = await load(['localhost:8080', '--requests', '1', '--out', 'r5']);
     expect(badUrl.code).toBe(ExitCode.usage);
-    expect(badUrl.err).toContain('is not an http:// or https:// URL');
+    expect(badUrl.stderr).toContain('is not an http:// or https:// URL');
     const badSlo = await load([server.url, '--requests', '1', '--slo', 'ttft=fast']);
     expect(badSlo.code).toBe(ExitCode.usage);
-    expect(badSlo.err).toContain('--slo');
+    expect(badSlo.stderr).toContain('--slo');
   });
 });

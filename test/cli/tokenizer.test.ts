@@ -6,20 +6,16 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/index.js';
 import { messages } from '../../src/messages.js';
 import { loadHfTokenizer } from '../../src/models/hf/hf-tokenizer.js';
 import { trainBpe } from '../../src/models/tokenizers/train-bpe.js';
-import { captureIo } from './capture-io.js';
+import type { CliRun } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 
 const TEXT = 'the cat sat on the mat; the cat ate the rat, and then the cat sat again. '.repeat(40);
 
 /** Runs the CLI in `cwd`; resolves to its exit code and output. */
-async function run(argv: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo(cwd);
-  const code = await runCli(argv, io);
-  return { code, out: io.out.join(''), err: io.err.join('') };
-}
+const run = (argv: string[], cwd: string): Promise<CliRun> => runCliInProcess(argv, cwd);
 
 function workspace(): string {
   const cwd = mkdtempSync(join(tmpdir(), 'dx-tokenizer-'));
@@ -36,10 +32,10 @@ describe('dantinox tokenizer train', () => {
       ['tokenizer', 'train', '--vocab-size', '270', '--data', 'corpus.txt', '--out', 'tok'],
       cwd,
     );
-    expect(r.err).toBe('');
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const tok = trainBpe(TEXT, { vocabSize: 270 });
-    const lines = r.out.trimEnd().split('\n');
+    const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(
       `Wrote tok/tokenizer.json and tok/tokenizer_config.json: byte-level BPE ${tok.name}, 270 ids (256 bytes, 13 merges, <|endoftext|> = 269)`,
     );
@@ -60,7 +56,7 @@ describe('dantinox tokenizer train', () => {
     );
     expect(r.code).toBe(0);
     const ids = trainBpe(TEXT, { vocabSize: 5000 }).vocabSize;
-    expect(r.out).toContain(
+    expect(r.stdout).toContain(
       `Stopped at ${ids} of --vocab-size 5000 ids: no pair occurs --min-pair-count 2 times any more.`,
     );
   });
@@ -71,7 +67,7 @@ describe('dantinox tokenizer train', () => {
     expect((await run(argv, cwd)).code).toBe(0);
     const again = await run(argv, cwd);
     expect(again.code).toBe(2);
-    expect(again.err).toBe(
+    expect(again.stderr).toBe(
       `error: ${messages.outFolderHoldsTokenizer('tok', ['tokenizer.json', 'tokenizer_config.json'])}\n`,
     );
     expect((await run([...argv, '--force'], cwd)).code).toBe(0);
@@ -81,18 +77,18 @@ describe('dantinox tokenizer train', () => {
     const cwd = workspace();
     const small = await run(['tokenizer', 'train', '--vocab-size', '256', '--out', 'tok'], cwd);
     expect(small.code).toBe(2);
-    expect(small.err.split('\n')[0]).toBe(
+    expect(small.stderr.split('\n')[0]).toBe(
       `error: option '--vocab-size <n>' argument '256' is invalid. ${messages.badCliValue('256', 'an integer from 257 to 1048576', '4096')}`,
     );
     const empty = await run(['tokenizer', 'train', '--data', 'empty.txt', '--out', 'tok'], cwd);
     expect(empty.code).toBe(2);
-    expect(empty.err).toBe(`error: ${messages.bpeEmptyText('--data empty.txt')}\n`);
+    expect(empty.stderr).toBe(`error: ${messages.bpeEmptyText('--data empty.txt')}\n`);
     const onFile = await run(['tokenizer', 'train', '--data', 'corpus.txt', '--out', 'a-file'], cwd);
     expect(onFile.code).toBe(2);
-    expect(onFile.err).toBe(`error: ${messages.outFolderIsFile('a-file')}\n`);
+    expect(onFile.stderr).toBe(`error: ${messages.outFolderIsFile('a-file')}\n`);
     const pairs = await run(['tokenizer', 'train', '--min-pair-count', '0', '--out', 'tok'], cwd);
     expect(pairs.code).toBe(2);
-    expect(pairs.err).toContain("option '--min-pair-count <n>' argument '0' is invalid.");
+    expect(pairs.stderr).toContain("option '--min-pair-count <n>' argument '0' is invalid.");
     expect(existsSync(join(cwd, 'tok'))).toBe(false);
   });
 });
