@@ -17,8 +17,8 @@ export function captureIo(cwd: string): CliIo & { out: string[]; err: string[] }
 }
 
 /**
- * Runs the CLI in this process, in `cwd`, and collects its output as {@link CliRun} (as a child process's run):
- * for usage errors, which end before any model is built, where a process start would cost about a second.
+ * Runs the CLI in this process, in `cwd`, and collects its output as {@link CliRun}, as a child process's run
+ * does: the CLI tests' one in-process run, which saves the second a process start costs.
  */
 export async function runCliInProcess(args: readonly string[], cwd: string): Promise<CliRun> {
   const io = captureIo(cwd);

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunDirectory } from '../../src/benchmarking/run-directory.js';
-import { ExitCode, runCli } from '../../src/cli/index.js';
-import { ensureBuilt } from './built-cli.js';
-import { captureIo } from './capture-io.js';
+import { ExitCode } from '../../src/cli/index.js';
+import { type CliRun, ensureBuilt } from './built-cli.js';
+import { runCliInProcess } from './capture-io.js';
 import { type Served, serve, tinyLoadArgs } from './serve-process.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'dantinox-serve-load-'));
@@ -24,18 +24,15 @@ afterAll(async () => {
   await served.exit;
 });
 
-async function load(out: string) {
-  const io = captureIo(cwd);
-  const code = await runCli([...tinyLoadArgs(served.url, out), '--no-charts'], io);
-  return { code, err: io.err.join('') };
-}
+const load = (out: string): Promise<CliRun> =>
+  runCliInProcess([...tinyLoadArgs(served.url, out), '--no-charts'], cwd);
 
 describe('dantinox serve + load + compare', () => {
   it('loads our own server at two concurrencies, twice, and compares the two runs', async () => {
     const first = await load('a');
-    expect(first.code, first.err).toBe(ExitCode.ok);
+    expect(first.code, first.stderr).toBe(ExitCode.ok);
     const second = await load('b');
-    expect(second.code, second.err).toBe(ExitCode.ok);
+    expect(second.code, second.stderr).toBe(ExitCode.ok);
     const row = RunDirectory.load(join(cwd, 'a')).results.find((r) => r.task === 'serving');
     const cells = row?.cells ?? [];
     expect(cells.map((c) => c.cell)).toEqual(['concurrency=1,rate=inf', 'concurrency=4,rate=inf']);
@@ -52,10 +49,12 @@ describe('dantinox serve + load + compare', () => {
       expect(prefill, cell.cell).toBeLessThan(cell.metrics['ttft_ms'] ?? Number.NaN);
       expect(cell.metrics['server_tpot_ms'], cell.cell).toBeGreaterThan(0);
     }
-    const io = captureIo(cwd);
-    const compared = await runCli(['compare', 'a', 'b', '--noise-floor', '50%', '--format', 'json'], io);
-    expect([ExitCode.ok, ExitCode.taskFailed], io.err.join('')).toContain(compared);
-    const json = JSON.parse(io.out.join('')) as {
+    const compared = await runCliInProcess(
+      ['compare', 'a', 'b', '--noise-floor', '50%', '--format', 'json'],
+      cwd,
+    );
+    expect([ExitCode.ok, ExitCode.taskFailed], compared.stderr).toContain(compared.code);
+    const json = JSON.parse(compared.stdout) as {
       comparisons: { rows: { task: string; cell: string | null; metric: string; verdict: string }[] }[];
     };
     // Each sweep point's latencies and throughput are compared, point by point, with a verdict.
